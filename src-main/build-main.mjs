@@ -1,0 +1,52 @@
+// Bundles the Node side: every `*.entry.ts` under src-main becomes dist/main/<name>.cjs, and the
+// preload becomes one self-contained CommonJS file (a sandboxed preload can only require 'electron').
+import { build } from 'esbuild';
+import { readdirSync } from 'node:fs';
+import { join, basename } from 'node:path';
+
+function findEntries(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...findEntries(p));
+    else if (e.name.endsWith('.entry.ts')) out.push(p);
+  }
+  return out;
+}
+
+const entries = findEntries('src-main').filter((p) => !p.endsWith('preload.entry.ts'));
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+  // import.meta.url does not exist in CommonJS: give the bundle a real one so the same source works in both.
+  define: { 'import.meta.url': '__scan2meshImportMetaUrl', __BUNDLED__: 'true' },
+  banner: { js: "const __scan2meshImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+};
+
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(entries.map((p) => [basename(p, '.entry.ts'), p])),
+  outdir: 'dist/main',
+  outExtension: { '.js': '.cjs' },
+  packages: 'external',
+});
+// The CLI is also the package's bin: it needs a shebang.
+await build({
+  ...common,
+  entryPoints: { cli: 'src-main/cli/cli.ts' },
+  outdir: 'dist/main',
+  outExtension: { '.js': '.cjs' },
+  packages: 'external',
+  banner: { js: '#!/usr/bin/env node\n' + common.banner.js },
+});
+await build({
+  ...common,
+  entryPoints: { preload: 'src-main/electron/preload.entry.ts' },
+  outdir: 'dist/main',
+  outExtension: { '.js': '.cjs' },
+  external: ['electron'],
+});

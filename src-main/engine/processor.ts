@@ -1,0 +1,54 @@
+/**
+ * What the local engine's protocol server asks of whatever does the work, so that the HTTP side
+ * (state machine, uploads, polling) and the segmentation are built and tested apart.
+ */
+export interface ProcessorInput {
+  /** Input name from the job body, e.g. 'cbct'. */
+  name: string;
+  /** Extension as declared in the job body, e.g. '.zip', '.dcm.gz'. */
+  extension: string;
+  /** Where the uploaded bytes were saved. */
+  path: string;
+}
+
+export interface MeshRequest {
+  extension: string;
+  structures: string[];
+}
+
+export interface ProcessorJob {
+  jobId: string;
+  inputs: ProcessorInput[];
+  meshes: MeshRequest[];
+  /** `options` of the job body, passed through untouched (e.g. { mandible: { decimateMaxError: 0.1 } }). */
+  options: Record<string, unknown>;
+  /** A private folder for this job; outputs are written here. */
+  workDir: string;
+}
+
+export interface ProcessedMesh {
+  /** The written file, one per requested mesh, same order as ProcessorJob.meshes. */
+  path: string;
+  /** What the engine did for this mesh, in words (e.g. "mandible: bone surface, not separated from the skull"). */
+  note?: string;
+  triangles?: number;
+}
+
+export interface ProcessorResult {
+  meshes: ProcessedMesh[];
+}
+
+export interface ProcessorProgress {
+  /** 0..1 */
+  fraction: number;
+  stage: string;
+}
+
+export interface Processor {
+  /**
+   * Checked at job creation: null when the processor can do the job, else the message of a 400
+   * (unsupported input extension, structures it cannot find, ...).
+   */
+  validate(spec: { inputs: { name: string; extension: string }[]; meshes: MeshRequest[] }): string | null;
+  process(job: ProcessorJob, onProgress: (p: ProcessorProgress) => void, signal: AbortSignal): Promise<ProcessorResult>;
+}

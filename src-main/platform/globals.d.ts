@@ -1,0 +1,2 @@
+/** Set to true by the esbuild bundle; undefined when the TypeScript source runs directly (vitest). */
+declare const __BUNDLED__: boolean | undefined;

@@ -1,0 +1,25 @@
+/**
+ * A scan volume in memory, as the volume reader produces it and the engine and preview consume it.
+ *
+ * Voxel (i, j, k) = column i, row j, slice k; `data[i + j * dims[0] + k * dims[0] * dims[1]]`.
+ * Its centre in patient coordinates (DICOM LPS, millimetres) is
+ *   origin + i * spacing[0] * rowDir + j * spacing[1] * colDir + k * spacing[2] * sliceDir
+ * where rowDir is ImageOrientationPatient[0..2] (the direction in which the column index grows),
+ * colDir is ImageOrientationPatient[3..5] (the direction in which the row index grows) and sliceDir
+ * points from the first slice to the last (ordered along the slice normal).
+ */
+export interface Volume {
+  /** Rescaled values (slope and intercept applied): Int16Array when they are integers within int16, else Float32Array. */
+  data: Int16Array | Float32Array;
+  /** [columns, rows, slices] */
+  dims: [number, number, number];
+  /** [column spacing, row spacing, slice spacing] in mm; note DICOM PixelSpacing is [row, column]. */
+  spacing: [number, number, number];
+  /** Patient position (mm) of voxel (0, 0, 0)'s centre. */
+  origin: [number, number, number];
+  rowDir: [number, number, number];
+  colDir: [number, number, number];
+  sliceDir: [number, number, number];
+  /** Modality of the source series ('CT', 'MR', ...), when known. */
+  modality?: string;
+}
