@@ -21,7 +21,10 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'child_process', 'electron', 'keytar'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['node:*', 'fs', 'path', 'child_process', 'electron', 'keytar'] },
+      ],
     },
   },
   {

@@ -32,7 +32,11 @@ export class AppError extends Error implements AppErrorShape {
   readonly action?: string;
   readonly retryable?: boolean;
 
-  constructor(code: ErrorCode, message: string, opts: { action?: string; retryable?: boolean; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { action?: string; retryable?: boolean; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;

@@ -10,7 +10,8 @@ export interface StructureInfo {
   group: StructureGroup;
 }
 
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** FDI quadrants: permanent 1-4 with teeth 1-8, deciduous 5-8 with teeth 1-5. */
 export const PERMANENT_TEETH: string[] = [1, 2, 3, 4].flatMap((q) => range(1, 8).map((t) => `tooth${q}${t}`));

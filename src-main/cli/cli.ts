@@ -24,7 +24,11 @@ async function main(argv: string[]): Promise<number> {
     }
     if (isAppError(e)) {
       process.stderr.write(`scan2mesh: ${e.message}${e.action ? `\n  ${e.action}` : ''}\n`);
-      return e.code === 'auth-failed' ? EXIT.authFailed : e.code === 'bad-input' ? EXIT.usage : EXIT.jobFailed;
+      return e.code === 'auth-failed'
+        ? EXIT.authFailed
+        : e.code === 'bad-input'
+          ? EXIT.usage
+          : EXIT.jobFailed;
     }
     process.stderr.write(`scan2mesh: unexpected error: ${e instanceof Error ? e.message : String(e)}\n`);
     return EXIT.jobFailed;

@@ -4,7 +4,10 @@
  */
 const PATTERNS: [RegExp, string][] = [
   [/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1[redacted]'],
-  [/("?(?:client_secret|access_token|refresh_token|secret|password|token)"?\s*[:=]\s*"?)[^"\s,&}]+/gi, '$1[redacted]'],
+  [
+    /("?(?:client_secret|access_token|refresh_token|secret|password|token)"?\s*[:=]\s*"?)[^"\s,&}]+/gi,
+    '$1[redacted]',
+  ],
   // Query strings carry the signature of pre-signed addresses; keep the path for diagnosis.
   [/(https?:\/\/[^\s?"']+)\?[^\s"']*/gi, '$1?[redacted]'],
 ];

@@ -1,0 +1,28 @@
+import { net, protocol } from 'electron';
+import { join, normalize, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { APP_SCHEME } from './security.js';
+import { SECURITY_HEADERS } from '../transport/security-headers.js';
+
+/** Must run before the app is ready: our scheme behaves like https (secure origin, fetch, workers). */
+export function registerAppScheme(): void {
+  protocol.registerSchemesAsPrivileged([
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  ]);
+}
+
+/** Serves the built renderer from app://scan2mesh/ with the same CSP and headers as web mode. */
+export function serveRenderer(rendererDir: string): void {
+  const root = normalize(rendererDir);
+  protocol.handle(APP_SCHEME, async (request) => {
+    const url = new URL(request.url);
+    let rel = decodeURIComponent(url.pathname);
+    if (rel === '/' || rel === '') rel = '/index.html';
+    const file = normalize(join(root, rel));
+    if (!file.startsWith(root + sep)) return new Response('Not found', { status: 404 });
+    const upstream = await net.fetch(pathToFileURL(file).toString());
+    const headers = new Headers(upstream.headers);
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) headers.set(k, v);
+    return new Response(upstream.body, { status: upstream.status, headers });
+  });
+}

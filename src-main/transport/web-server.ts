@@ -1,0 +1,251 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { join, normalize, resolve, sep, extname, dirname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import type { Core } from '../app/core.js';
+import { SECURITY_HEADERS } from './security-headers.js';
+import { checkEvent } from '../app/dispatch.js';
+
+const COOKIE = 'scan2mesh_session';
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+export interface WebServerOptions {
+  core: Core;
+  /** The built renderer (dist/renderer). */
+  rendererDir: string;
+  port?: number;
+  /** Fixed token for tests; random otherwise. */
+  token?: string;
+  /** Where files dropped in the browser are copied so the core can read them by path. */
+  stagingDir?: string;
+}
+
+export interface RunningWebServer {
+  /** The address to open: carries the session token once, then a cookie does. */
+  url: string;
+  origin: string;
+  port: number;
+  token: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.cookie ?? '';
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === COOKIE) return v.join('=');
+  }
+  return undefined;
+}
+
+function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_JSON_BYTES) throw new Error('request too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : {};
+}
+
+/**
+ * Web mode: the built renderer and the contract on 127.0.0.1 only. A random session token guards every
+ * request (given once in the printed address, then held in an HttpOnly SameSite cookie); Host and Origin
+ * must be this server's own, which stops DNS rebinding and cross-site requests from other pages.
+ */
+export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
+  const token = opts.token ?? randomBytes(32).toString('base64url');
+  const rendererDir = resolve(opts.rendererDir);
+  const stagingRoot = opts.stagingDir ?? join(tmpdir(), `scan2mesh-web-${process.pid}`);
+  const logger = opts.core.logger.child('web');
+  const sseClients = new Set<ServerResponse>();
+  let port = 0;
+
+  const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`];
+  const allowedOrigins = (): string[] => allowedHosts().map((h) => `http://${h}`);
+
+  const unsubscribe = opts.core.bus.subscribe((event, payload) => {
+    const data = `event: message\ndata: ${JSON.stringify({ event, payload: checkEvent(event, payload) })}\n\n`;
+    for (const c of sseClients) c.write(data);
+  });
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      logger.error('web request failed', { error: String(e) });
+      if (!res.headersSent) send(res, 500, 'Internal error');
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const host = req.headers.host ?? '';
+    if (!allowedHosts().includes(host)) return send(res, 403, 'Forbidden: unexpected Host header.');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins().includes(origin))
+      return send(res, 403, 'Forbidden: requests from other sites are refused.');
+    const url = new URL(req.url ?? '/', `http://${host}`);
+
+    // First visit: take the token from the address, keep it in a cookie, and drop it from the address bar.
+    const given = url.searchParams.get('token');
+    if (given !== null) {
+      if (!safeEqual(given, token)) return send(res, 401, 'Unauthorized: this session token is not valid.');
+      res.writeHead(303, {
+        ...SECURITY_HEADERS,
+        'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        Location: url.pathname,
+      });
+      res.end();
+      return;
+    }
+    const presented = cookieToken(req) ?? req.headers['x-scan2mesh-token'];
+    if (typeof presented !== 'string' || !safeEqual(presented, token))
+      return send(
+        res,
+        401,
+        "Unauthorized: open the address that `scan2mesh web` printed; it carries this session's token.",
+      );
+
+    if (url.pathname.startsWith('/api/')) {
+      // State-changing calls must come from our own page: browsers always send Origin on POST.
+      if (req.method !== 'GET' && origin === undefined && req.headers['x-scan2mesh-token'] === undefined)
+        return send(res, 403, 'Forbidden: missing Origin.');
+      return api(req, res, url);
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed');
+    return staticFile(res, url.pathname);
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (url.pathname === '/api/events' && req.method === 'GET') {
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Content-Type': 'text/event-stream',
+        Connection: 'keep-alive',
+      });
+      res.write(': connected\n\n');
+      sseClients.add(res);
+      req.on('close', () => sseClients.delete(res));
+      return;
+    }
+    const invoke = /^\/api\/invoke\/([a-zA-Z]+\.[a-zA-Z]+)$/.exec(url.pathname);
+    if (invoke && req.method === 'POST') {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+        return send(res, 415, 'Content-Type must be application/json');
+      let payload: unknown;
+      try {
+        payload = await readJson(req);
+      } catch {
+        return send(res, 400, 'The request body is not valid JSON.');
+      }
+      const envelope = await opts.core.dispatch(invoke[1] as string, payload);
+      return send(res, 200, JSON.stringify(envelope), 'application/json');
+    }
+    if (url.pathname === '/api/stage' && req.method === 'POST') return stage(req, res, url);
+    return send(res, 404, 'Not found');
+  }
+
+  /**
+   * A browser cannot hand us a dropped file's path, so web mode copies it: the body is streamed to a
+   * per-drop folder under the staging root, keeping the file's relative path inside a dropped folder.
+   */
+  async function stage(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const drop = url.searchParams.get('drop') ?? '';
+    const rel = url.searchParams.get('path') ?? '';
+    if (!/^[0-9a-f-]{36}$/.test(drop)) return send(res, 400, 'drop must be a UUID');
+    const parts = rel.split('/').filter((p) => p && p !== '.' && p !== '..');
+    if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
+      return send(res, 400, 'path must be a relative file path');
+    const dropDir = join(stagingRoot, drop);
+    const target = join(dropDir, ...parts);
+    if (!target.startsWith(dropDir + sep)) return send(res, 400, 'path escapes the drop folder');
+    mkdirSync(dirname(target), { recursive: true });
+    await pipeline(req, createWriteStream(target, { mode: 0o600 }));
+    return send(
+      res,
+      200,
+      JSON.stringify({ path: target, root: join(dropDir, parts[0] as string) }),
+      'application/json',
+    );
+  }
+
+  function staticFile(res: ServerResponse, pathname: string): void {
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname);
+    } catch {
+      return send(res, 400, 'Bad path');
+    }
+    if (rel.endsWith('/')) rel += 'index.html';
+    const file = normalize(join(rendererDir, rel));
+    if (!file.startsWith(rendererDir + sep)) return send(res, 404, 'Not found');
+    let size: number;
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) return send(res, 404, 'Not found');
+      size = st.size;
+    } catch {
+      return send(res, 404, 'Not found');
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': size,
+    });
+    createReadStream(file).pipe(res);
+  }
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => ok());
+  });
+  port = (server.address() as AddressInfo).port;
+  const originUrl = `http://127.0.0.1:${port}`;
+  return {
+    url: `${originUrl}/?token=${token}`,
+    origin: originUrl,
+    port,
+    token,
+    server,
+    async close() {
+      unsubscribe();
+      for (const c of sseClients) c.end();
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import {
+  CHANNEL_NAMES,
+  type Channel,
+  type ContractApi,
+  type Envelope,
+  type EventName,
+  type EventPayload,
+  type RendererBridge,
+} from '../../src-shared/contract';
+import { AppError } from '../../src-shared/errors';
+import type { DroppedItem } from './dropped-item';
+import { createWebBridge } from './web-bridge';
+
+declare global {
+  interface Window {
+    /** Put there by the Electron preload; absent in web mode. */
+    scan2mesh?: RendererBridge<DroppedItem>;
+  }
+}
+
+const bridge: RendererBridge<DroppedItem> = window.scan2mesh ?? createWebBridge();
+
+function unwrap<T>(e: Envelope<T>): T {
+  if (e.ok) return e.value;
+  throw new AppError(e.error.code, e.error.message, {
+    ...(e.error.action !== undefined ? { action: e.error.action } : {}),
+    ...(e.error.retryable !== undefined ? { retryable: e.error.retryable } : {}),
+  });
+}
+
+/** The contract as the UI uses it: typed calls that resolve to results and throw AppError. */
+export const api: ContractApi = (() => {
+  const out: Record<string, Record<string, (req: unknown) => Promise<unknown>>> = {};
+  const raw = bridge.api as unknown as Record<
+    string,
+    Record<string, (req: unknown) => Promise<Envelope<unknown>>>
+  >;
+  for (const channel of CHANNEL_NAMES as Channel[]) {
+    const [group, method] = channel.split('.') as [string, string];
+    const call = raw[group]?.[method];
+    if (!call) continue;
+    (out[group] ??= {})[method] = async (req: unknown) => unwrap(await call(req ?? {}));
+  }
+  return out as unknown as ContractApi;
+})();
+
+export function onEvent<E extends EventName>(
+  event: E,
+  listener: (payload: EventPayload<E>) => void,
+): () => void {
+  return bridge.on(event, listener);
+}
+
+export const transport = bridge.transport;
+export const pathsForFiles = (items: DroppedItem[]): Promise<string[]> => bridge.pathsForFiles(items);
+
+export function errorText(e: unknown): { message: string; action?: string } {
+  if (e instanceof AppError)
+    return e.action ? { message: e.message, action: e.action } : { message: e.message };
+  return { message: e instanceof Error ? e.message : String(e) };
+}
