@@ -50,5 +50,11 @@ export interface Processor {
    * (unsupported input extension, structures it cannot find, ...).
    */
   validate(spec: { inputs: { name: string; extension: string }[]; meshes: MeshRequest[] }): string | null;
-  process(job: ProcessorJob, onProgress: (p: ProcessorProgress) => void, signal: AbortSignal): Promise<ProcessorResult>;
+  /** What the processor does for a structure it accepts, in words for the UI (e.g. "bone surface, not separated from the skull"). */
+  describe?(structure: string): string | undefined;
+  process(
+    job: ProcessorJob,
+    onProgress: (p: ProcessorProgress) => void,
+    signal: AbortSignal,
+  ): Promise<ProcessorResult>;
 }
