@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,6 +38,7 @@ export function startPrivateKeyring(): PrivateKeyring {
     },
   );
   const keyringPid = Number(/GNOME_KEYRING_PID=(\d+)/.exec(keyringOut)?.[1] ?? 0);
+  waitUntilUnlocked(env);
   process.env.DBUS_SESSION_BUS_ADDRESS = address;
   return {
     address,
@@ -52,6 +53,37 @@ export function startPrivateKeyring(): PrivateKeyring {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The daemon answers on the bus before its login collection exists; a secret stored in that moment
+ * lands in a new, locked collection. So wait until the login collection reports itself unlocked.
+ */
+function waitUntilUnlocked(env: NodeJS.ProcessEnv): void {
+  const deadline = Date.now() + 10_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      last = execFileSync(
+        'dbus-send',
+        [
+          '--session',
+          '--print-reply',
+          '--dest=org.freedesktop.secrets',
+          '/org/freedesktop/secrets/collection/login',
+          'org.freedesktop.DBus.Properties.Get',
+          'string:org.freedesktop.Secret.Collection',
+          'string:Locked',
+        ],
+        { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      if (/boolean false/.test(last)) return;
+    } catch (e) {
+      last = String(e);
+    }
+    execFileSync('sleep', ['0.1']);
+  }
+  throw new Error(`the private keyring did not unlock its login collection: ${last}`);
 }
 
 /** True when the binaries are installed (the CI script installs them). */
