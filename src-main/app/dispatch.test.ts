@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testCore } from './test-support.js';
 import { CHANNEL_NAMES } from '../../src-shared/contract.js';
-import { keyringAvailable, startPrivateKeyring, type PrivateKeyring } from '../secrets/private-keyring.js';
+import { keyringAvailable, ensureKeyring, type PrivateKeyring } from '../secrets/private-keyring.js';
 
 describe.skipIf(!keyringAvailable())('dispatch (secrets in a real gnome-keyring)', () => {
   let keyring: PrivateKeyring;
   beforeAll(() => {
-    keyring = startPrivateKeyring();
+    keyring = ensureKeyring();
   });
   afterAll(() => keyring?.stop());
 

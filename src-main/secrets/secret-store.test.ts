@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createKeytarSecretStore, type SecretStore } from './secret-store.js';
-import { keyringAvailable, startPrivateKeyring, type PrivateKeyring } from './private-keyring.js';
+import { keyringAvailable, ensureKeyring, type PrivateKeyring } from './private-keyring.js';
 
 // A real gnome-keyring on a private D-Bus bus: the same libsecret path the app takes on Linux.
 describe.skipIf(!keyringAvailable())('keytar secret store against a real gnome-keyring', () => {
@@ -10,7 +10,7 @@ describe.skipIf(!keyringAvailable())('keytar secret store against a real gnome-k
   const service = `scan2mesh-test-${randomUUID()}`;
 
   beforeAll(() => {
-    keyring = startPrivateKeyring();
+    keyring = ensureKeyring();
     store = createKeytarSecretStore(service);
   });
   afterAll(() => keyring?.stop());
