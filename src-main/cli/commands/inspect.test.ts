@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { IntakeResultSchema } from '../../../src-shared/scans.js';
+import { FIXTURES, PHANTOM_DIR } from '../../scans/test-support.js';
+
+const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** Runs the real command line from source, as a user would run the built one. */
+function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(project, 'src-main', 'cli', 'cli.ts'), ...args],
+    {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, SCAN2MESH_LOG_LEVEL: 'error' },
+    },
+  );
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('scan2mesh inspect', () => {
+  it('prints the series found as one JSON document', () => {
+    const r = cli('inspect', PHANTOM_DIR, join(FIXTURES, 'bad', 'rtplan-no-pixeldata.dcm'), '--json');
+    expect(r.status).toBe(0);
+    const result = IntakeResultSchema.parse(JSON.parse(r.stdout));
+    expect(result.series).toHaveLength(1);
+    expect(result.series[0]).toMatchObject({ slices: 140, rows: 512, columns: 512, modality: 'CT' });
+    expect(result.skipped).toEqual([
+      { path: join(FIXTURES, 'bad', 'rtplan-no-pixeldata.dcm'), reason: 'a radiotherapy plan, not an image' },
+    ]);
+  });
+
+  it('prints a readable block per series with its problems', () => {
+    const r = cli('inspect', PHANTOM_DIR, join(FIXTURES, 'mr', 'mr-siemens-trio-explicit-le.dcm'));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Series 1 of 2: BONE BRAIN 1MM, series number 203 — usable/);
+    expect(r.stdout).toMatch(/size +512 x 512 pixels x 140 slices/);
+    expect(r.stdout).toMatch(/spacing +pixels 0\.451 x 0\.451 mm, slices 1 mm apart/);
+    expect(r.stdout).toMatch(/patient +HEAD, id PLASTIC/);
+    expect(r.stdout).toMatch(/Series 2 of 2: ax_asc_35sl.* — NOT usable/);
+    expect(r.stdout).toMatch(/warning: This is an MR \(magnetic resonance\) scan, not a CT scan/);
+  });
+
+  it('exits with 2 when nothing usable was found', () => {
+    const r = cli('inspect', join(FIXTURES, 'bad'), join(FIXTURES, 'dicomdir', 'DICOMDIR'));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(/error: No series in what you dropped can be used/);
+    expect(r.stdout).toMatch(/DICOMDIR\n +a DICOMDIR index/);
+    const json = cli('inspect', join(FIXTURES, 'bad', 'structured-report-no-pixeldata.dcm'), '--json');
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stdout).problems[0].code).toBe('nothing-usable');
+  });
+
+  it('explains a missing path', () => {
+    const r = cli('inspect', join(FIXTURES, 'no-such-folder'));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(/error: no-such-folder does not exist/);
+  });
+});

@@ -1,0 +1,259 @@
+import type { DataSet, Element } from 'dicom-parser';
+import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
+
+export type Vec3 = [number, number, number];
+
+/** Geometry and value mapping of one frame, from the top level or from Enhanced functional groups. */
+export interface FrameInfo {
+  position?: Vec3;
+  /** ImageOrientationPatient: row direction then column direction. */
+  orientation?: [number, number, number, number, number, number];
+  /** DICOM order: [row spacing (between rows), column spacing (between columns)] in mm. */
+  pixelSpacing?: [number, number];
+  slope: number;
+  intercept: number;
+}
+
+/** What scan2mesh needs from one file's header: identity, grouping, geometry, pixel format. */
+export interface DicomHeader {
+  path: string;
+  fileSize: number;
+  transferSyntaxUid: string;
+  sopClassUid: string;
+  sopInstanceUid: string;
+  studyUid: string;
+  seriesUid: string;
+  frameOfReferenceUid: string;
+  patientName: string;
+  patientId: string;
+  patientBirthDate: string;
+  studyDate: string;
+  studyDescription: string;
+  seriesDescription: string;
+  seriesNumber?: number;
+  instanceNumber?: number;
+  modality: string;
+  manufacturer: string;
+  imageType: string;
+  rows: number;
+  columns: number;
+  samplesPerPixel: number;
+  photometric: string;
+  bitsAllocated: number;
+  bitsStored: number;
+  pixelRepresentation: number;
+  numberOfFrames: number;
+  sliceThickness?: number;
+  spacingBetweenSlices?: number;
+  windowCenter?: number;
+  windowWidth?: number;
+  /** One entry per frame (a single entry for a single-frame file). */
+  frames: FrameInfo[];
+  pixelData?: {
+    offset: number;
+    length: number;
+    encapsulated: boolean;
+    /** Bytes of uncompressed pixel data the file lacks (it was cut off); 0 when whole or unknown. */
+    missingBytes: number;
+  };
+}
+
+const CHARSET = 'x00080005';
+
+const utf8Decoder = new TextDecoder('utf-8');
+
+/** The raw text of an element (Latin-1 bytes as characters), decoded once with Node's native slice. */
+function raw(ds: DataSet, el: Element): string {
+  const b = ds.byteArray;
+  const end = el.dataOffset + el.length;
+  return Buffer.isBuffer(b)
+    ? b.toString('latin1', el.dataOffset, end)
+    : Buffer.from(b.subarray(el.dataOffset, end)).toString('latin1');
+}
+
+/** Decodes a text value honouring the Specific Character Set where Node can (UTF-8, else Latin-1). */
+function text(ds: DataSet, tag: string, utf8: boolean): string {
+  const el = ds.elements[tag];
+  if (!el || el.length === 0 || el.length === 0xffffffff) return '';
+  const s = utf8
+    ? utf8Decoder.decode(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length))
+    : raw(ds, el);
+  return s.replace(/\0+$/, '').trim();
+}
+
+/** The numbers of a decimal or integer string (DS, IS) element; undefined when absent or not numeric. */
+function numbers(ds: DataSet, tag: string, count: number): number[] | undefined {
+  const el = ds.elements[tag];
+  if (!el || el.length === 0 || el.length === 0xffffffff) return undefined;
+  const parts = raw(ds, el).split('\\');
+  if (parts.length < count) return undefined;
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const v = parseFloat(parts[i]!);
+    if (!Number.isFinite(v)) return undefined;
+    out.push(v);
+  }
+  return out;
+}
+
+function num(ds: DataSet, tag: string): number | undefined {
+  return numbers(ds, tag, 1)?.[0];
+}
+
+function us(ds: DataSet, tag: string): number | undefined {
+  const el = ds.elements[tag];
+  if (!el || el.length < 2) return undefined;
+  return ds.uint16(tag);
+}
+
+/** First item's data set of a sequence, if any. */
+function item(ds: DataSet | undefined, tag: string): DataSet | undefined {
+  const el: Element | undefined = ds?.elements[tag];
+  return el?.items?.[0]?.dataSet;
+}
+
+const SHARED_GROUPS = 'x52009229';
+const PER_FRAME_GROUPS = 'x52009230';
+const PLANE_POSITION = 'x00209113';
+const PLANE_ORIENTATION = 'x00209116';
+const PIXEL_MEASURES = 'x00289110';
+const PIXEL_VALUE_TRANSFORMATION = 'x00289145';
+const FRAME_VOI_LUT = 'x00289132';
+
+function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameInfo {
+  const pick = <T>(f: (ds: DataSet) => T | undefined): T | undefined => {
+    for (const g of groups) {
+      if (!g) continue;
+      const v = f(g);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  };
+  const position = pick((g) => {
+    const p = item(g, PLANE_POSITION);
+    return p ? (numbers(p, 'x00200032', 3) as Vec3 | undefined) : undefined;
+  });
+  const orientation = pick((g) => {
+    const o = item(g, PLANE_ORIENTATION);
+    return o ? (numbers(o, 'x00200037', 6) as FrameInfo['orientation']) : undefined;
+  });
+  const pixelSpacing = pick((g) => {
+    const m = item(g, PIXEL_MEASURES);
+    return m ? (numbers(m, 'x00280030', 2) as [number, number] | undefined) : undefined;
+  });
+  const slope = pick((g) => {
+    const t = item(g, PIXEL_VALUE_TRANSFORMATION);
+    return t ? num(t, 'x00281053') : undefined;
+  });
+  const intercept = pick((g) => {
+    const t = item(g, PIXEL_VALUE_TRANSFORMATION);
+    return t ? num(t, 'x00281052') : undefined;
+  });
+  const frame: FrameInfo = { slope: slope ?? fallback.slope, intercept: intercept ?? fallback.intercept };
+  const pos = position ?? fallback.position;
+  const ori = orientation ?? fallback.orientation;
+  const sp = pixelSpacing ?? fallback.pixelSpacing;
+  if (pos) frame.position = pos;
+  if (ori) frame.orientation = ori;
+  if (sp) frame.pixelSpacing = sp;
+  return frame;
+}
+
+/** Extracts the fields scan2mesh uses. Values are plain strings/numbers; absent text is ''. */
+export function headerFields(path: string, fileSize: number, parsed: ParsedDicom): DicomHeader {
+  const ds = parsed.dataSet;
+  const utf8 = /ISO_IR 192/i.test(ds.string(CHARSET) ?? '');
+  const t = (tag: string): string => text(ds, tag, utf8);
+  const uid = (tag: string): string => t(tag).replace(/\0/g, '');
+  const numberOfFrames = Math.max(1, Math.round(num(ds, 'x00280008') ?? 1));
+  const topFrame: FrameInfo = {
+    slope: num(ds, 'x00281053') ?? 1,
+    intercept: num(ds, 'x00281052') ?? 0,
+  };
+  const pos = numbers(ds, 'x00200032', 3) as Vec3 | undefined;
+  const ori = numbers(ds, 'x00200037', 6) as FrameInfo['orientation'];
+  const sp = (numbers(ds, 'x00280030', 2) ?? numbers(ds, 'x00181164', 2)) as [number, number] | undefined;
+  if (pos) topFrame.position = pos;
+  if (ori) topFrame.orientation = ori;
+  if (sp) topFrame.pixelSpacing = sp;
+
+  const shared = item(ds, SHARED_GROUPS);
+  const perFrameItems = ds.elements[PER_FRAME_GROUPS]?.items ?? [];
+  let frames: FrameInfo[];
+  if (shared || perFrameItems.length > 0) {
+    frames = [];
+    for (let i = 0; i < numberOfFrames; i++)
+      frames.push(frameFrom([perFrameItems[i]?.dataSet, shared], topFrame));
+  } else if (numberOfFrames > 1) {
+    // A multi-frame file without functional groups gives one position for all its frames: only the
+    // first frame's is known, and the others are laid out from it (see layoutSlices).
+    const { position: _first, ...rest } = topFrame;
+    frames = Array.from({ length: numberOfFrames }, (_, i) => (i === 0 ? topFrame : { ...rest }));
+  } else {
+    frames = [topFrame];
+  }
+
+  let windowCenter = num(ds, 'x00281050');
+  let windowWidth = num(ds, 'x00281051');
+  if (windowCenter === undefined || windowWidth === undefined) {
+    const voi = item(shared, FRAME_VOI_LUT) ?? item(perFrameItems[0]?.dataSet, FRAME_VOI_LUT);
+    if (voi) {
+      windowCenter = num(voi, 'x00281050');
+      windowWidth = num(voi, 'x00281051');
+    }
+  }
+
+  const px = ds.elements[PIXEL_DATA];
+  const header: DicomHeader = {
+    path,
+    fileSize,
+    transferSyntaxUid: parsed.transferSyntaxUid,
+    sopClassUid: uid('x00080016'),
+    sopInstanceUid: uid('x00080018'),
+    studyUid: uid('x0020000d'),
+    seriesUid: uid('x0020000e'),
+    frameOfReferenceUid: uid('x00200052'),
+    patientName: t('x00100010').replace(/\^+$/, ''),
+    patientId: t('x00100020'),
+    patientBirthDate: t('x00100030'),
+    studyDate: t('x00080020'),
+    studyDescription: t('x00081030'),
+    seriesDescription: t('x0008103e'),
+    modality: t('x00080060').toUpperCase(),
+    manufacturer: t('x00080070'),
+    imageType: t('x00080008'),
+    rows: us(ds, 'x00280010') ?? 0,
+    columns: us(ds, 'x00280011') ?? 0,
+    samplesPerPixel: us(ds, 'x00280002') ?? 1,
+    photometric: t('x00280004').toUpperCase(),
+    bitsAllocated: us(ds, 'x00280100') ?? 0,
+    bitsStored: us(ds, 'x00280101') ?? us(ds, 'x00280100') ?? 0,
+    pixelRepresentation: us(ds, 'x00280103') ?? 0,
+    numberOfFrames,
+    frames,
+  };
+  const seriesNumber = num(ds, 'x00200011');
+  const instanceNumber = num(ds, 'x00200013');
+  const thickness = num(ds, 'x00180050') ?? num(item(shared, PIXEL_MEASURES) ?? ds, 'x00180050');
+  const between = num(ds, 'x00180088');
+  if (seriesNumber !== undefined) header.seriesNumber = seriesNumber;
+  if (instanceNumber !== undefined) header.instanceNumber = instanceNumber;
+  if (thickness !== undefined) header.sliceThickness = thickness;
+  if (between !== undefined) header.spacingBetweenSlices = between;
+  if (windowCenter !== undefined && windowWidth !== undefined && windowWidth > 0) {
+    header.windowCenter = windowCenter;
+    header.windowWidth = windowWidth;
+  }
+  if (px) {
+    const encapsulated = px.hadUndefinedLength === true || px.encapsulatedPixelData === true;
+    const end =
+      parsed.fileOffset === undefined || encapsulated ? 0 : parsed.fileOffset + px.dataOffset + px.length;
+    header.pixelData = {
+      offset: px.dataOffset,
+      length: px.length,
+      encapsulated,
+      missingBytes: Math.max(0, end - fileSize),
+    };
+  }
+  return header;
+}

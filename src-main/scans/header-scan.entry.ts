@@ -1,0 +1,7 @@
+// Worker thread that reads file headers for intake (see header-scan-pool.ts).
+import { parentPort } from 'node:worker_threads';
+import { classifyFile, type ClassifyItem } from './classify-file.js';
+
+parentPort?.on('message', (msg: { id: number; items: ClassifyItem[] }) => {
+  parentPort?.postMessage({ id: msg.id, results: msg.items.map(classifyFile) });
+});

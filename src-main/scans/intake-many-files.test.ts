@@ -1,0 +1,26 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { intake } from './intake.js';
+import { phantomFiles } from './test-support.js';
+
+const root = mkdtempSync(join(tmpdir(), 's2m-many-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+it('handles a folder of ten thousand files', async () => {
+  const dir = join(root, 'drop');
+  mkdirSync(dir);
+  // The 140 real slices (as links, to spare 74 MB of copies) among 9,860 files that are not DICOM.
+  for (const f of phantomFiles()) symlinkSync(f, join(dir, `${basename(f)}.dcm`));
+  const junk = Buffer.alloc(300, 0x41);
+  for (let i = 0; i < 9860; i++) writeFileSync(join(dir, `note-${i}.txt`), junk);
+  const started = performance.now();
+  const { result } = await intake([dir], { tempDir: join(root, 'work') });
+  const ms = performance.now() - started;
+  expect(result.series).toHaveLength(1);
+  expect(result.series[0]!.slices).toBe(140);
+  expect(result.skipped).toHaveLength(9860);
+  expect(result.skipped[0]!.reason).toBe('a text file, not DICOM');
+  expect(ms).toBeLessThan(20_000);
+});

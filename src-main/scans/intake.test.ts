@@ -1,0 +1,501 @@
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { IntakeResult, SeriesSummary } from '../../src-shared/scans.js';
+import { AppError } from '../../src-shared/errors.js';
+import { intake } from './intake.js';
+import { readVolume } from './volume-reader.js';
+import {
+  FIXTURES,
+  PHANTOM_DIR,
+  copyClaimingSyntax,
+  patchElement,
+  phantomBySlice,
+  phantomFiles,
+  pydicomMissing,
+  python,
+  sameLength,
+} from './test-support.js';
+import { declareSizes, renameEntry, writeZip } from './zip-test-support.js';
+
+const root = mkdtempSync(join(tmpdir(), 's2m-intake-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = (name: string): string => {
+  const dir = join(root, `${n++}-${name}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+async function run(paths: string[]): Promise<IntakeResult> {
+  return (await intake(paths, { tempDir: fresh('work') })).result;
+}
+
+/** A copy of the phantom folder that tests may change. */
+function phantomCopy(name: string): { dir: string; files: string[] } {
+  const dir = fresh(name);
+  const files = phantomFiles().map((f) => {
+    const to = join(dir, basename(f));
+    copyFileSync(f, to);
+    return to;
+  });
+  return { dir, files };
+}
+
+const codes = (s: SeriesSummary | IntakeResult): string[] => s.problems.map((p) => p.code);
+
+describe('intake of the real fixtures', () => {
+  it('describes the phantom series from its headers', async () => {
+    const r = await run([PHANTOM_DIR]);
+    expect(r.series).toHaveLength(1);
+    const s = r.series[0]!;
+    expect(s).toMatchObject({
+      patient: { name: 'HEAD', id: 'PLASTIC', birthDate: '' },
+      study: { date: '20150206', description: '1A TRAUMA/PLAIN HEAD DM' },
+      seriesDescription: 'BONE BRAIN 1MM',
+      seriesNumber: 203,
+      modality: 'CT',
+      manufacturer: 'Philips',
+      rows: 512,
+      columns: 512,
+      slices: 140,
+      bitsAllocated: 16,
+      bitsStored: 12,
+      transferSyntax: { uid: '1.2.840.10008.1.2.1', compressed: false },
+      multiFrame: false,
+      fileCount: 140,
+      previewable: true,
+      orientation: { plane: 'axial' },
+    });
+    expect(s.sliceSpacing).toBeCloseTo(1, 6);
+    expect(s.totalBytes).toBe(phantomFiles().reduce((t, f) => t + readFileSync(f).length, 0));
+    expect(s.problems).toEqual([]);
+    expect(r.problems).toEqual([]);
+    // The id is stable: the same files give the same id.
+    expect((await run([PHANTOM_DIR])).series[0]!.id).toBe(s.id);
+  });
+
+  const noPydicom = pydicomMissing();
+  it.skipIf(noPydicom !== null)(
+    `matches pydicom's geometry for every consistent fixture series${noPydicom ? ` (skipped: ${noPydicom})` : ''}`,
+    async () => {
+      const drop = [
+        PHANTOM_DIR,
+        join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'),
+        join(FIXTURES, 'mr'),
+        join(FIXTURES, 'dicomdir'),
+      ];
+      const outcome = await intake(drop, { tempDir: fresh('work') });
+      // Series whose geometry is undefined (mixed planes, no orientation or positions) have nothing to compare.
+      const comparable = outcome.series.filter(
+        (s) =>
+          !codes(s.summary).some((c) => ['mixed-orientations', 'no-positions', 'no-orientation'].includes(c)),
+      );
+      expect(comparable.length).toBeGreaterThanOrEqual(6);
+      const groups = comparable.map((s) => ({ id: s.summary.id, files: s.headers.map((h) => h.path) }));
+      const ref = python<
+        Record<
+          string,
+          {
+            rows: number;
+            columns: number;
+            slices: number;
+            pixelSpacing: number[];
+            orientation: number[];
+            origin: number[];
+            sliceSpacing: number | null;
+            seriesUid: string;
+            bits: number[];
+          }
+        >
+      >(
+        String.raw`
+import sys, json, pydicom, numpy as np
+out = {}
+for g in json.loads(sys.stdin.read()):
+    dss = [pydicom.dcmread(f, stop_before_pixels=True) for f in g['files']]
+    d0 = dss[0]
+    if int(getattr(d0, 'NumberOfFrames', 1) or 1) > 1 and 'PerFrameFunctionalGroupsSequence' in d0:
+        sh = d0.SharedFunctionalGroupsSequence[0]
+        ori = [float(v) for v in sh.PlaneOrientationSequence[0].ImageOrientationPatient]
+        ps = [float(v) for v in sh.PixelMeasuresSequence[0].PixelSpacing]
+        pos = [[float(v) for v in f.PlanePositionSequence[0].ImagePositionPatient] for f in d0.PerFrameFunctionalGroupsSequence]
+    else:
+        ori = [float(v) for v in d0.ImageOrientationPatient]; ps = [float(v) for v in d0.PixelSpacing]
+        pos = [[float(v) for v in d.ImagePositionPatient] for d in dss]
+    n = np.cross(ori[:3], ori[3:]); n = n / np.linalg.norm(n)
+    along = sorted(float(np.dot(p, n)) for p in pos)
+    first = min(pos, key=lambda p: float(np.dot(p, n)))
+    gaps = np.diff(along)
+    out[g['id']] = {'rows': int(d0.Rows), 'columns': int(d0.Columns), 'slices': len(pos), 'pixelSpacing': ps,
+      'orientation': ori, 'origin': first, 'sliceSpacing': float(np.median(gaps)) if len(gaps) else None,
+      'seriesUid': str(d0.SeriesInstanceUID), 'bits': [int(d0.BitsAllocated), int(d0.BitsStored)]}
+print(json.dumps(out))
+`,
+        [],
+        JSON.stringify(groups),
+      );
+      for (const s of comparable.map((c) => c.summary)) {
+        const r = ref[s.id]!;
+        expect({
+          rows: s.rows,
+          columns: s.columns,
+          slices: s.slices,
+          seriesUid: s.seriesUid,
+          bits: [s.bitsAllocated, s.bitsStored],
+        }).toEqual({
+          rows: r.rows,
+          columns: r.columns,
+          slices: r.slices,
+          seriesUid: r.seriesUid,
+          bits: r.bits,
+        });
+        s.pixelSpacing.forEach((v, i) => expect(v).toBeCloseTo(r.pixelSpacing[i]!, 9));
+        s.orientation.cosines.forEach((v, i) => expect(v).toBeCloseTo(r.orientation[i]!, 9));
+        s.origin.forEach((v, i) => expect(v).toBeCloseTo(r.origin[i]!, 6));
+        if (r.sliceSpacing !== null) expect(s.sliceSpacing).toBeCloseTo(r.sliceSpacing, 6);
+      }
+    },
+  );
+
+  it('takes a multi-frame file as one volume, and says what is compressed', async () => {
+    const r = await run([join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-rle.dcm')]);
+    const s = r.series[0]!;
+    expect(s).toMatchObject({
+      multiFrame: true,
+      slices: 2,
+      fileCount: 1,
+      transferSyntax: { name: 'RLE Lossless', compressed: true },
+    });
+    expect(s.sliceSpacing).toBeCloseTo(10, 6);
+    expect(codes(s)).toContain('compressed');
+    expect(s.previewable).toBe(true);
+    const j2k = (await run([join(FIXTURES, 'transfer-syntax', 'mr-ts-j2k-lossless.dcm')])).series[0]!;
+    expect(j2k.problems.find((p) => p.code === 'compressed')?.message).toMatch(
+      /JPEG 2000 Lossless.*That is fine/,
+    );
+    const odd = copyClaimingSyntax(
+      join(FIXTURES, 'transfer-syntax', 'mr-ts-j2k-lossless.dcm'),
+      join(fresh('ext'), 'x.dcm'),
+    );
+    const ext = (await run([odd])).series[0]!;
+    expect(ext.problems.find((p) => p.code === 'compressed')?.message).toMatch(
+      /JPEG Extended \(lossy\).*uploaded as they are.*cannot show a preview/,
+    );
+    expect(codes(ext)).toContain('lossy-compression');
+    expect(ext.previewable).toBe(false);
+  });
+
+  it('skips what is not an image, saying what it is', async () => {
+    const r = await run([join(FIXTURES, 'dicomdir', 'DICOMDIR'), join(FIXTURES, 'bad')]);
+    const reason = (name: string): string | undefined => r.skipped.find((s) => s.path.endsWith(name))?.reason;
+    expect(reason('DICOMDIR')).toMatch(/DICOMDIR index/);
+    expect(reason('rtplan-no-pixeldata.dcm')).toMatch(/radiotherapy plan/);
+    expect(reason('structured-report-no-pixeldata.dcm')).toMatch(/structured report/);
+    // Found by content although it has no preamble and no meta header.
+    expect(reason('explicit-le-no-preamble-no-meta.dcm')).toMatch(/radiotherapy plan/);
+    expect(reason('ct-no-preamble-no-meta.dcm')).toMatch(/not a DICOM file/);
+    // The gzipped MR was unpacked and is the complete copy of the image whose other copy is cut off.
+    const mr = r.series.find((s) => s.modality === 'MR')!;
+    expect(codes(mr)).toContain('duplicate-files');
+    expect(codes(mr)).not.toContain('truncated-file');
+    expect(codes(mr)).toContain('not-ct');
+    const rgb = r.series.find((s) => s.modality === 'OT')!;
+    expect(codes(rgb)).toContain('colour-image');
+  });
+});
+
+describe('intake of a mixed drop', () => {
+  it('accepts a folder, a zip, a gzipped file and a multi-frame file together, and lets the user choose', async () => {
+    const zipDir = fresh('zips');
+    const zip = join(zipDir, 'phantom.zip');
+    await writeZip(
+      zip,
+      phantomFiles().map((f) => ({ name: `export/CT/${basename(f)}`, file: f })),
+    );
+    const gz = join(zipDir, 'mr.dcm.gz');
+    writeFileSync(gz, gzipSync(readFileSync(join(FIXTURES, 'mr', 'mr-siemens-trio-explicit-le.dcm'))));
+    const renamed = join(zipDir, 'slice.jpg'); // a DICOM file with a misleading name
+    copyFileSync(phantomFiles()[3]!, renamed);
+    const r = await run([
+      zip,
+      gz,
+      join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'),
+      renamed,
+    ]);
+    const ct = r.series.find((s) => s.slices === 140)!;
+    expect(ct.fileCount).toBe(140); // the renamed copy is the same image, counted once
+    expect(codes(ct)).toEqual(['duplicate-files']);
+    expect(r.series.find((s) => s.multiFrame)?.slices).toBe(2);
+    expect(r.series.find((s) => s.modality === 'MR')).toBeDefined();
+    expect(codes(r)).toContain('several-series');
+    // Problems name zip entries as the user knows them.
+    const fromZip = await run([zip]);
+    expect(fromZip.series[0]!.slices).toBe(140);
+  });
+});
+
+describe('intake of nested archives and cancellation', () => {
+  it('opens a zip inside a zip, but not archives nested deeper than two levels', async () => {
+    const dir = fresh('nested');
+    const inner = join(dir, 'inner.zip');
+    await writeZip(
+      inner,
+      phantomFiles()
+        .slice(0, 3)
+        .map((f) => ({ name: basename(f), file: f })),
+    );
+    const outer = join(dir, 'outer.zip');
+    await writeZip(outer, [{ name: 'export/inner.zip', file: inner }]);
+    const r = await run([outer]);
+    expect(r.series[0]!.fileCount).toBe(3);
+    const deepest = join(dir, 'deepest.zip');
+    await writeZip(deepest, [{ name: 'outer.zip', file: outer }]);
+    const deep = await run([deepest]);
+    expect(deep.series).toEqual([]);
+    expect(deep.skipped).toEqual([
+      {
+        path: `${deepest}/outer.zip/export/inner.zip`,
+        reason: 'an archive inside archives nested too deeply',
+      },
+    ]);
+  });
+
+  it('stops when canceled', async () => {
+    const ctl = new AbortController();
+    ctl.abort();
+    const err = await intake([PHANTOM_DIR], { tempDir: fresh('work'), signal: ctl.signal }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('canceled');
+  });
+});
+
+describe('intake checks', () => {
+  it('warns of missing slices and says where', async () => {
+    const { files } = phantomCopy('gap');
+    const ordered = phantomBySlice(files);
+    for (const f of ordered.slice(60, 63)) rmSync(f);
+    const s = (await run([join(files[0]!, '..')])).series[0]!;
+    const p = s.problems.find((x) => x.code === 'missing-slices')!;
+    expect(p.severity).toBe('warning');
+    expect(p.message).toMatch(
+      /3 in all.*between slice 60 and 61 \(753\.2 to 757\.2 mm\), a 4\.0 mm gap: about 3 slices/,
+    );
+  });
+
+  it('warns of uneven spacing and says where', async () => {
+    const { files } = phantomCopy('uneven');
+    const f = phantomBySlice(files)[70]!; // z = 764.21
+    const bytes = readFileSync(f);
+    patchElement(bytes, 'x00200032', sameLength(bytes, 'x00200032', '-115.5\\-1.85\\764.51'));
+    writeFileSync(f, bytes);
+    const s = (await run([join(f, '..')])).series[0]!;
+    const p = s.problems.find((x) => x.code === 'uneven-spacing')!;
+    expect(p.severity).toBe('warning');
+    expect(p.message).toMatch(
+      /between slice 70 and 71 \(763\.2 to 764\.5 mm\): 1\.30 mm; between slice 71 and 72 \(764\.5 to 765\.2 mm\): 0\.70 mm/,
+    );
+  });
+
+  it('reports mixed sizes and mixed orientations in one series as errors naming a file', async () => {
+    const { files } = phantomCopy('mixed');
+    const [a, b] = phantomBySlice(files).slice(10, 12) as [string, string];
+    const bytesA = readFileSync(a);
+    patchElement(bytesA, 'x00280010', Buffer.from([0, 1])); // Rows 512 -> 256
+    writeFileSync(a, bytesA);
+    const bytesB = readFileSync(b);
+    patchElement(bytesB, 'x00200037', sameLength(bytesB, 'x00200037', '1\\0\\0\\0\\0\\-1'));
+    writeFileSync(b, bytesB);
+    const s = (await run([join(a, '..')])).series[0]!;
+    expect(s.problems.find((p) => p.code === 'mixed-sizes')).toMatchObject({ severity: 'error', file: a });
+    expect(s.problems.find((p) => p.code === 'mixed-sizes')!.message).toMatch(/512x512, 512x256/);
+    expect(s.problems.find((p) => p.code === 'mixed-orientations')).toMatchObject({
+      severity: 'error',
+      file: b,
+    });
+    expect(s.previewable).toBe(false);
+  });
+
+  it('reads slices without preamble or meta header among the others', async () => {
+    const dir = fresh('raw');
+    for (const f of phantomBySlice(phantomFiles()).slice(0, 12)) {
+      // Strip preamble, 'DICM' and the meta group: what is left is the bare data set.
+      const bytes = readFileSync(f);
+      const metaLength = bytes.readUInt32LE(140); // (0002,0000) value
+      writeFileSync(join(dir, basename(f)), bytes.subarray(144 + metaLength));
+    }
+    const s = (await run([dir])).series[0]!;
+    expect(s.slices).toBe(12);
+    expect(s.modality).toBe('CT');
+    expect(codes(s)).toEqual([]);
+  });
+});
+
+describe('intake of bad and hostile input', () => {
+  it('gives each bad file a clear reason, without crashing', async () => {
+    const dir = fresh('bad-corpus');
+    const slice = readFileSync(phantomFiles()[0]!);
+    writeFileSync(join(dir, 'cut-in-pixels.dcm'), slice.subarray(0, Math.floor(slice.length * 0.6)));
+    writeFileSync(join(dir, 'cut-in-header'), slice.subarray(0, 3000));
+    writeFileSync(join(dir, 'random.bin'), randomBytes(70_000));
+    writeFileSync(join(dir, 'notes.txt'), 'Patient to be rescanned next week.\n');
+    writeFileSync(join(dir, 'Thumbs.db'), randomBytes(512));
+    writeFileSync(join(dir, 'empty'), '');
+    copyFileSync(join(FIXTURES, 'bad', 'structured-report-no-pixeldata.dcm'), join(dir, 'report'));
+    const r = await run([dir, join(dir, 'does-not-exist')]);
+    const reasons = Object.fromEntries(r.skipped.map((s) => [basename(s.path), s.reason]));
+    expect(reasons).toMatchObject({
+      'random.bin': expect.stringMatching(/not a DICOM file/),
+      'notes.txt': expect.stringMatching(/text file/),
+      'Thumbs.db': expect.stringMatching(/thumbnail cache/),
+      empty: 'an empty file',
+      report: expect.stringMatching(/structured report/),
+    });
+    const problem = (file: string) => r.problems.find((p) => p.file?.endsWith(file));
+    expect(problem('cut-in-header')).toMatchObject({ severity: 'error', code: 'corrupt-file' });
+    expect(problem('cut-in-header')!.message).toMatch(/^cut-in-header is a damaged or incomplete DICOM file/);
+    expect(problem('does-not-exist')).toMatchObject({ severity: 'error', code: 'unreadable' });
+    const cut = r.series[0]!;
+    expect(cut.problems[0]).toMatchObject({ severity: 'error', code: 'truncated-file' });
+    expect(cut.problems[0]!.message).toMatch(/cut-in-pixels\.dcm is incomplete/);
+    expect(codes(r)).toContain('nothing-usable');
+  });
+
+  it('lists a zip with no DICOM in it, and finds nothing usable', async () => {
+    const dir = fresh('zip-no-dicom');
+    const zip = join(dir, 'photos.zip');
+    await writeZip(zip, [
+      { name: 'readme.txt', data: Buffer.from('hello') },
+      {
+        name: 'img/photo.png',
+        data: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), randomBytes(100)]),
+      },
+    ]);
+    const r = await run([zip]);
+    expect(r.series).toEqual([]);
+    expect(r.skipped.map((s) => [s.path, s.reason])).toEqual([
+      [`${zip}/readme.txt`, 'a text file, not DICOM'],
+      [`${zip}/img/photo.png`, 'a PNG picture, not DICOM'],
+    ]);
+    expect(r.problems).toEqual([
+      expect.objectContaining({
+        code: 'nothing-usable',
+        message: 'No DICOM images were found in what you dropped.',
+      }),
+    ]);
+  });
+
+  it('refuses a zip whose entries climb out with .. or are absolute', async () => {
+    const dir = fresh('zip-traversal');
+    for (const [name, evil] of [
+      ['aa/bb/evil.dcm', '../../evil.dcm'.slice(0, 14)],
+      ['xetc/passwd', '/etc/passwd'],
+    ] as const) {
+      const zip = join(dir, `${name.length}.zip`);
+      await writeZip(zip, [
+        { name: 'ok.dcm', file: phantomFiles()[0]! },
+        { name, file: phantomFiles()[1]! },
+      ]);
+      await renameEntry(zip, name, evil.padEnd(name.length, 'x').slice(0, name.length));
+      const outcome = await intake([zip], { tempDir: fresh('work') });
+      expect(outcome.result.problems[0]).toMatchObject({
+        severity: 'error',
+        code: 'archive-refused',
+        file: zip,
+      });
+      expect(outcome.result.problems[0]!.message).toMatch(/outside the archive's folder.*refused for safety/);
+      // Refused as a whole: not even the harmless entry was unpacked.
+      expect(outcome.result.series).toEqual([]);
+    }
+  });
+
+  it('refuses a zip that declares an absurd size before unpacking anything', async () => {
+    const dir = fresh('zip-bomb');
+    const zip = join(dir, 'big.zip');
+    await writeZip(
+      zip,
+      Array.from({ length: 20 }, (_, i) => ({ name: `s${i}.dcm`, data: Buffer.alloc(1000) })),
+    );
+    await declareSizes(zip, 0xfffffffe); // 20 x 4 GB
+    const outcome = await intake([zip], { tempDir: fresh('work') });
+    expect(outcome.result.problems[0]).toMatchObject({ code: 'archive-refused' });
+    expect(outcome.result.problems[0]!.message).toMatch(/unpacks to 85\.9 GB, more than scan2mesh allows/);
+    for (const d of outcome.tempDirs) expect(readdirSync(d, { recursive: true })).toEqual([]);
+    expect(outcome.tempDirs).toHaveLength(1);
+  });
+
+  it('refuses a zip whose entries hold more than they declare', async () => {
+    const dir = fresh('zip-liar');
+    const zip = join(dir, 'liar.zip');
+    await writeZip(zip, [{ name: 'a.dcm', data: Buffer.alloc(100_000) }]);
+    await declareSizes(zip, 10);
+    const r = (await intake([zip], { tempDir: fresh('work') })).result;
+    expect(r.problems[0]).toMatchObject({ code: 'archive-refused' });
+    expect(r.problems[0]!.message).toMatch(/damaged or not a complete zip/);
+  });
+
+  it('survives files with damaged headers: every one is accounted for, nothing throws or hangs', async () => {
+    const dir = fresh('fuzz');
+    const source = readFileSync(phantomFiles()[0]!);
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let f = 0; f < 120; f++) {
+      const bytes = Buffer.from(source);
+      // Damage the header only (the first 7.6 KB), where lengths and VRs live.
+      for (let k = 0; k < 1 + (f % 12); k++) bytes[132 + rand(7400)] = rand(256);
+      writeFileSync(join(dir, `f${f}`), f % 5 === 0 ? bytes.subarray(0, 132 + rand(8000)) : bytes);
+    }
+    const r = await run([dir]);
+    const seen =
+      r.series.reduce((t, s) => t + s.fileCount, 0) +
+      r.skipped.length +
+      r.problems.filter((p) => p.file).length;
+    const duplicates = r.series.reduce(
+      (t, s) =>
+        t +
+        Number(
+          /^(\d+) file/.exec(s.problems.find((p) => p.code === 'duplicate-files')?.message ?? '')?.[1] ?? 0,
+        ),
+      0,
+    );
+    expect(seen + duplicates).toBe(120);
+    // The volume reader refuses damaged series with a clear error rather than crashing.
+    const outcome = await intake([dir], { tempDir: fresh('work') });
+    for (const s of outcome.series.slice(0, 5)) {
+      await readVolume(s.headers.map((h) => h.path)).catch((e: unknown) =>
+        expect(e).toBeInstanceOf(AppError),
+      );
+    }
+  });
+
+  it('ends on symbolic link loops', async () => {
+    const dir = fresh('loop');
+    mkdirSync(join(dir, 'a', 'b'), { recursive: true });
+    symlinkSync(join(dir, 'a'), join(dir, 'a', 'b', 'back-up'));
+    symlinkSync(join(dir, 'a', 'b'), join(dir, 'a', 'sideways'));
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'a', 'dangling'));
+    for (const f of phantomFiles().slice(0, 3)) copyFileSync(f, join(dir, 'a', 'b', basename(f)));
+    const r = await run([dir]);
+    expect(r.series[0]!.slices).toBe(3);
+    expect(r.skipped).toEqual([
+      { path: join(dir, 'a', 'dangling'), reason: 'a link to something that does not exist' },
+    ]);
+  });
+});

@@ -1,0 +1,229 @@
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { AppError } from '../../src-shared/errors.js';
+import { basename, join } from 'node:path';
+import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/scans.js';
+import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './archive-extract.js';
+import { classifyMany } from './header-scan-pool.js';
+import { walkPaths, type Candidate } from './file-walk.js';
+import type { DicomHeader } from './header-fields.js';
+import { isUsable, sortProblems, summarizeSeries } from './series-summary.js';
+import type { SliceLayout } from './slice-layout.js';
+
+export interface IntakeOptions {
+  /** Archives found in the drop are unpacked under here. */
+  tempDir: string;
+  signal?: AbortSignal;
+  limits?: ArchiveLimits;
+  /** Archives inside archives are opened this many levels deep. */
+  maxArchiveDepth?: number;
+  /** Spread large drops over worker threads (default true); false reads every header on this thread. */
+  workers?: boolean;
+}
+
+/** One series as the service keeps it: its summary plus what later calls need. */
+export interface IntakeSeries {
+  summary: IntakeResult['series'][number];
+  headers: DicomHeader[];
+  layout: SliceLayout;
+  /**
+   * The user's files that hold the series: its slice files, or the archives they were unpacked
+   * from. Giving these to intake again finds the same series under the same id.
+   */
+  inputs: string[];
+}
+
+export interface IntakeOutcome {
+  result: IntakeResult;
+  series: IntakeSeries[];
+  /** Folders created for unpacked archives; the caller removes them when done with the series. */
+  tempDirs: string[];
+}
+
+/**
+ * Turns whatever was dropped (files, folders, zips, gzipped files, in any mix) into described and
+ * checked series. Reads headers only. Never throws for bad input: what cannot be used is listed in
+ * `skipped` or `problems`.
+ */
+export async function intake(paths: string[], opts: IntakeOptions): Promise<IntakeOutcome> {
+  const walked = await walkPaths(paths, opts.signal ? { signal: opts.signal } : {});
+  if (opts.signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
+  const skipped: SkippedFile[] = [...walked.skipped];
+  const problems: ScanProblem[] = [...walked.problems];
+  const images: DicomHeader[] = [];
+  const displayOf = new Map<string, string>();
+  const originOf = new Map<string, string>();
+  const tempDirs: string[] = [];
+  let workDir: string | undefined;
+  let archiveCount = 0;
+  const maxDepth = opts.maxArchiveDepth ?? 2;
+
+  let round: Candidate[] = walked.files;
+  while (round.length > 0) {
+    const next: Candidate[] = [];
+    // Header reads only; large rounds are spread over worker threads.
+    const classified = await classifyMany(round, { signal: opts.signal, workers: opts.workers ?? true });
+    for (let i = 0; i < round.length; i++) {
+      const c = round[i]!;
+      const r = classified[i]!;
+      if (r.kind === 'image') {
+        images.push(r.header);
+        displayOf.set(c.path, c.display);
+        originOf.set(c.path, c.origin);
+      } else if (r.kind === 'skip') {
+        skipped.push({ path: c.display, reason: r.reason });
+      } else if (r.kind === 'problem') {
+        problems.push({ ...r.problem, file: c.display });
+      } else {
+        if (c.depth >= maxDepth) {
+          skipped.push({ path: c.display, reason: 'an archive inside archives nested too deeply' });
+          continue;
+        }
+        if (!workDir) {
+          await mkdir(opts.tempDir, { recursive: true });
+          workDir = await mkdtemp(join(opts.tempDir, 'intake-'));
+          tempDirs.push(workDir);
+        }
+        const outDir = join(workDir, `a${archiveCount++}`);
+        try {
+          if (r.archive === 'zip') {
+            const entries = await extractZip(c.path, outDir, {
+              ...(opts.limits ? { limits: opts.limits } : {}),
+              ...(opts.signal ? { signal: opts.signal } : {}),
+            });
+            for (const e of entries)
+              next.push({
+                path: e.path,
+                display: `${c.display}/${e.entryName}`,
+                depth: c.depth + 1,
+                origin: c.origin,
+              });
+            if (entries.length === 0) skipped.push({ path: c.display, reason: 'an empty zip archive' });
+          } else {
+            const out = join(outDir, basename(c.path).replace(/\.t?gz$/i, '') || 'unpacked');
+            await extractGzip(c.path, out, opts.limits ? { maxBytes: opts.limits.maxBytes } : {});
+            next.push({
+              path: out,
+              display: `${c.display} (unpacked)`,
+              depth: c.depth + 1,
+              origin: c.origin,
+            });
+          }
+        } catch (e) {
+          if (opts.signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
+          const code = (e as NodeJS.ErrnoException).code;
+          problems.push({
+            severity: 'error',
+            code: 'archive-refused',
+            message:
+              e instanceof ArchiveRefused
+                ? `The archive ${basename(c.display)} was not opened: ${e.message}.`
+                : code === 'ENOSPC'
+                  ? `The archive ${basename(c.display)} could not be unpacked: the disk is full.`
+                  : `The archive ${basename(c.display)} could not be unpacked (${code ?? (e as Error).message}).`,
+            file: c.display,
+          });
+        }
+      }
+    }
+    round = next;
+  }
+
+  const series = groupAndSummarize(
+    images,
+    (p) => displayOf.get(p) ?? p,
+    (p) => originOf.get(p) ?? p,
+  );
+  const usable = series.filter((s) => isUsable(s.summary));
+  if (usable.length > 1) {
+    problems.push({
+      severity: 'info',
+      code: 'several-series',
+      message: `What you dropped holds ${usable.length} usable series. Choose the one to segment.`,
+    });
+  }
+  if (usable.length === 0) {
+    problems.push({
+      severity: 'error',
+      code: 'nothing-usable',
+      message:
+        series.length > 0
+          ? 'No series in what you dropped can be used; see the problems listed with each one.'
+          : 'No DICOM images were found in what you dropped.',
+    });
+  }
+  return {
+    result: { series: series.map((s) => s.summary), skipped, problems: sortProblems(problems) },
+    series,
+    tempDirs,
+  };
+}
+
+/**
+ * Groups images by series; each multi-frame file is a volume of its own. Exact copies of an image
+ * (same SOP Instance UID, e.g. a folder dropped together with its zip) are counted once.
+ */
+function groupAndSummarize(
+  images: DicomHeader[],
+  display: (path: string) => string,
+  origin: (path: string) => string,
+): IntakeSeries[] {
+  const groups = new Map<string, DicomHeader[]>();
+  for (const h of images) {
+    const key =
+      h.numberOfFrames > 1 ? `${h.seriesUid}#${h.sopInstanceUid || h.path}` : h.seriesUid || `file:${h.path}`;
+    const g = groups.get(key);
+    if (g) g.push(h);
+    else groups.set(key, [h]);
+  }
+  const out: IntakeSeries[] = [];
+  for (const headers of groups.values()) {
+    const extra: ScanProblem[] = [];
+    const seen = new Set<string>();
+    const kept: DicomHeader[] = [];
+    let copies = 0;
+    // Of two copies of one image, keep the complete one (a folder may hold a cut-off copy).
+    headers.sort((a, b) => (a.pixelData?.missingBytes ?? 0) - (b.pixelData?.missingBytes ?? 0));
+    for (const h of headers) {
+      if (h.sopInstanceUid && seen.has(h.sopInstanceUid)) {
+        copies++;
+        continue;
+      }
+      if (h.sopInstanceUid) seen.add(h.sopInstanceUid);
+      const px = h.pixelData;
+      const needed = h.rows * h.columns * (h.bitsAllocated / 8) * h.samplesPerPixel * h.numberOfFrames;
+      if (px && !px.encapsulated && px.missingBytes === 0 && px.length < needed) {
+        extra.push({
+          severity: 'error',
+          code: 'corrupt-file',
+          message: `${basename(display(h.path))} holds less image data than its size says (${px.length} of ${needed} bytes): it is damaged.`,
+          file: display(h.path),
+        });
+      }
+      if (px && px.missingBytes > 0) {
+        extra.push({
+          severity: 'error',
+          code: 'truncated-file',
+          message: `${basename(display(h.path))} is incomplete: it ends ${px.missingBytes} bytes before its image does (the copy was cut off).`,
+          file: display(h.path),
+        });
+      }
+      kept.push(h);
+    }
+    if (copies > 0) {
+      extra.push({
+        severity: 'info',
+        code: 'duplicate-files',
+        message: `${copies} file${copies > 1 ? 's were exact copies' : ' was an exact copy'} of another image and ${copies > 1 ? 'were' : 'was'} counted once.`,
+      });
+    }
+    const { summary, layout } = summarizeSeries(kept, display, extra);
+    out.push({ summary, headers: kept, layout, inputs: [...new Set(kept.map((h) => origin(h.path)))] });
+  }
+  // Most slices first: the likely scan before scouts and leftovers.
+  out.sort(
+    (a, b) =>
+      b.summary.slices - a.summary.slices ||
+      a.summary.seriesDescription.localeCompare(b.summary.seriesDescription),
+  );
+  return out;
+}

@@ -1,0 +1,13 @@
+// The package ships JavaScript without its declarations; this is the part scan2mesh uses.
+declare module 'jpeg-lossless-decoder-js' {
+  export class Decoder {
+    constructor(buffer?: ArrayBuffer | null, numBytes?: number);
+    /** Decodes one JPEG Lossless (process 14) image: 8-bit samples as Uint8Array, else Uint16Array. */
+    decode(
+      buffer?: ArrayBuffer,
+      offset?: number,
+      length?: number,
+      numBytes?: number,
+    ): Uint8Array | Uint16Array;
+  }
+}

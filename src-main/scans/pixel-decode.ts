@@ -1,0 +1,161 @@
+import dicomParser from 'dicom-parser';
+import { Decoder as JpegLosslessDecoder } from 'jpeg-lossless-decoder-js';
+import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
+import type { DicomHeader } from './header-fields.js';
+import { decodeWithWasm, wasmCodecFor } from './codecs.js';
+import { decodeRleFrame } from './rle.js';
+import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } from './transfer-syntax.js';
+
+export type StoredValues = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array;
+
+/** Why a frame's pixels could not be had; the message is for people, `kind` for callers. */
+export class PixelDecodeError extends Error {
+  constructor(
+    readonly kind: 'unsupported' | 'truncated' | 'corrupt',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PixelDecodeError';
+  }
+}
+
+/**
+ * Transfer syntaxes whose pixels scan2mesh decodes: uncompressed and RLE itself, JPEG Lossless with
+ * jpeg-lossless-decoder-js, JPEG-LS and JPEG 2000 with the cornerstone WASM codecs (prepareCodec).
+ */
+export function canDecode(transferSyntaxUid: string): boolean {
+  const ts = transferSyntax(transferSyntaxUid);
+  return (
+    !ts.compressed ||
+    [RLE_LOSSLESS, JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1].includes(transferSyntaxUid) ||
+    wasmCodecFor(transferSyntaxUid) !== undefined
+  );
+}
+
+/** Checks what every decoder here assumes: one grey sample of 8, 16 or 32 bits. */
+export function checkPixelFormat(h: DicomHeader): void {
+  if (h.samplesPerPixel !== 1) {
+    throw new PixelDecodeError(
+      'unsupported',
+      `it is a colour image (${h.photometric || 'RGB'}), not a grey-scale scan`,
+    );
+  }
+  if (![8, 16, 32].includes(h.bitsAllocated)) {
+    throw new PixelDecodeError(
+      'unsupported',
+      `it stores ${h.bitsAllocated} bits per pixel, which scan2mesh cannot read`,
+    );
+  }
+  if (h.rows <= 0 || h.columns <= 0)
+    throw new PixelDecodeError('corrupt', 'it has no image size (rows x columns)');
+}
+
+/**
+ * The stored values of one frame (before rescale and before masking to Bits Stored), in a fresh or
+ * aligned array of rows * columns samples.
+ */
+export function frameStoredValues(parsed: ParsedDicom, h: DicomHeader, frameIndex: number): StoredValues {
+  checkPixelFormat(h);
+  const ds = parsed.dataSet;
+  const el = ds.elements[PIXEL_DATA];
+  if (!el) throw new PixelDecodeError('corrupt', 'it has no pixel data');
+  const ts = transferSyntax(parsed.transferSyntaxUid);
+  const pixels = h.rows * h.columns;
+  const bytesPerSample = h.bitsAllocated / 8;
+  const frameBytes = pixels * bytesPerSample;
+  let bytes: Uint8Array;
+  if (!ts.compressed && !(el.encapsulatedPixelData ?? false)) {
+    const start = el.dataOffset + frameIndex * frameBytes;
+    if (start + frameBytes > ds.byteArray.length || start + frameBytes > el.dataOffset + el.length) {
+      throw new PixelDecodeError('truncated', 'the file ends before its pixel data does (it is truncated)');
+    }
+    bytes = ds.byteArray.subarray(start, start + frameBytes);
+    if (!ts.littleEndian && bytesPerSample > 1) bytes = swapBytes(bytes, bytesPerSample);
+  } else {
+    const encoded = encapsulatedFrame(parsed, frameIndex, h.numberOfFrames);
+    bytes = decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, pixels);
+  }
+  return typed(bytes, h.bitsAllocated, h.pixelRepresentation === 1);
+}
+
+function encapsulatedFrame(parsed: ParsedDicom, frameIndex: number, frames: number): Uint8Array {
+  const ds = parsed.dataSet;
+  const el = ds.elements[PIXEL_DATA]!;
+  const fragments = el.fragments ?? [];
+  if (fragments.length === 0)
+    throw new PixelDecodeError('corrupt', 'its compressed pixel data holds no fragments');
+  try {
+    if (frames === 1) return dicomParser.readEncapsulatedPixelDataFromFragments(ds, el, 0, fragments.length);
+    if (fragments.length === frames)
+      return dicomParser.readEncapsulatedPixelDataFromFragments(ds, el, frameIndex, 1);
+    if ((el.basicOffsetTable ?? []).length === frames)
+      return dicomParser.readEncapsulatedImageFrame(ds, el, frameIndex);
+    // No offset table and several fragments per frame: JPEG frames can be found by their markers.
+    const table = dicomParser.createJPEGBasicOffsetTable(ds, el);
+    return dicomParser.readEncapsulatedImageFrame(ds, el, frameIndex, table);
+  } catch (e) {
+    const text = typeof e === 'string' ? e : e instanceof Error ? e.message : String(e);
+    throw new PixelDecodeError('corrupt', `its compressed frame ${frameIndex + 1} cannot be found (${text})`);
+  }
+}
+
+function decodeCompressed(
+  uid: string,
+  encoded: Uint8Array,
+  bytesPerSample: number,
+  pixels: number,
+): Uint8Array {
+  try {
+    if (uid === RLE_LOSSLESS) return decodeRleFrame(encoded, bytesPerSample, pixels);
+    if (uid === JPEG_LOSSLESS_P14 || uid === JPEG_LOSSLESS_SV1) {
+      // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
+      const copy = new Uint8Array(encoded);
+      const out = new JpegLosslessDecoder().decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
+      if (out.length !== pixels) throw new Error(`decoded ${out.length} samples, expected ${pixels}`);
+      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    }
+    if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, pixels);
+  } catch (e) {
+    if (e instanceof PixelDecodeError) throw e;
+    throw new PixelDecodeError(
+      'corrupt',
+      `its compressed pixels cannot be decoded (${(e as Error).message})`,
+    );
+  }
+  throw new PixelDecodeError(
+    'unsupported',
+    `its pixels are compressed as ${transferSyntax(uid).name}, which scan2mesh cannot decode on this computer`,
+  );
+}
+
+function swapBytes(src: Uint8Array, width: number): Uint8Array {
+  const out = new Uint8Array(src.length);
+  for (let i = 0; i < src.length; i += width) {
+    for (let k = 0; k < width; k++) out[i + k] = src[i + width - 1 - k]!;
+  }
+  return out;
+}
+
+function typed(bytes: Uint8Array, bits: number, signed: boolean): StoredValues {
+  const width = bits / 8;
+  // Typed views need their offset aligned to the element size; copy when it is not.
+  const b = bytes.byteOffset % width === 0 ? bytes : new Uint8Array(bytes);
+  const n = b.byteLength / width;
+  if (bits === 8) return signed ? new Int8Array(b.buffer, b.byteOffset, n) : b;
+  if (bits === 16)
+    return signed ? new Int16Array(b.buffer, b.byteOffset, n) : new Uint16Array(b.buffer, b.byteOffset, n);
+  return signed ? new Int32Array(b.buffer, b.byteOffset, n) : new Uint32Array(b.buffer, b.byteOffset, n);
+}
+
+/** Maps a stored value to its meaningful bits (Bits Stored), sign-extending signed data. */
+export function storedValueMapper(
+  bitsStored: number,
+  bitsAllocated: number,
+  signed: boolean,
+): (v: number) => number {
+  if (bitsStored >= bitsAllocated || bitsStored <= 0 || bitsStored >= 32) return (v) => v;
+  const shift = 32 - bitsStored;
+  if (signed) return (v) => (v << shift) >> shift;
+  const mask = 2 ** bitsStored - 1;
+  return (v) => v & mask;
+}

@@ -1,0 +1,313 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import yauzl from 'yauzl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src-shared/errors.js';
+import { SlicePreviewSchema, type SeriesSummary } from '../../src-shared/scans.js';
+import { createLogger } from '../logging/logger.js';
+import { histogramWindow } from './preview.js';
+import { ScanService } from './scan-service.js';
+import { FIXTURES, PHANTOM_DIR, copyClaimingSyntax, phantomBySlice, phantomFiles } from './test-support.js';
+import { writeZip } from './zip-test-support.js';
+import { readVolume } from './volume-reader.js';
+import type { Volume } from './volume.js';
+
+const root = mkdtempSync(join(tmpdir(), 's2m-service-'));
+let n = 0;
+const fresh = (name: string): string => {
+  const dir = join(root, `${n++}-${name}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+const logFile = join(root, 'scans.log');
+const service = new ScanService({
+  tempDir: fresh('temp'),
+  logger: createLogger({ file: logFile, level: 'debug' }),
+});
+let phantom: SeriesSummary;
+/** 24 neighbouring phantom slices: real data, small enough to package quickly many times. */
+let slab: SeriesSummary;
+let slabFiles: string[];
+let volume: Volume;
+
+beforeAll(async () => {
+  const r = await service.intake([
+    PHANTOM_DIR,
+    join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'),
+  ]);
+  phantom = r.series.find((s) => s.slices === 140)!;
+  const slabDir = fresh('slab');
+  slabFiles = phantomBySlice().slice(58, 82);
+  for (const f of slabFiles) symlinkSync(f, join(slabDir, basename(f)));
+  slab = (await service.intake([slabDir])).series[0]!;
+  expect(slab).toMatchObject({ slices: 24, problems: [] });
+  volume = await readVolume(phantomFiles());
+});
+afterAll(async () => {
+  await service.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function zipEntries(bytes: Buffer): Promise<{ name: string; data: Buffer; compressed: boolean }[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err ?? new Error('no zip'));
+      const out: { name: string; data: Buffer; compressed: boolean }[] = [];
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e ?? new Error('no stream'));
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            out.push({
+              name: entry.fileName,
+              data: Buffer.concat(chunks),
+              compressed: entry.compressionMethod !== 0,
+            });
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+describe('ScanService basics', () => {
+  it('remembers series by id and lists their files in slice order', () => {
+    expect(service.series(phantom.id)).toEqual(phantom);
+    const files = service.filesOf(phantom.id);
+    expect(files).toHaveLength(140);
+    expect(new Set(files)).toEqual(new Set(phantomFiles()));
+    expect(service.series('nope')).toBeUndefined();
+    expect(service.filesOf('nope')).toEqual([]);
+  });
+
+  it('never writes patient data to its log', () => {
+    const log = readFileSync(logFile, 'utf8');
+    expect(log).toMatch(/intake done/);
+    for (const v of ['HEAD', 'PLASTIC', 'ct-head-phantom', 'Perfusion']) expect(log).not.toContain(v);
+  });
+});
+
+describe('packageForUpload', () => {
+  it('zips the slice files in slice order, unchanged, as .zip', async () => {
+    const progress: [number, number][] = [];
+    const out = await service.packageForUpload(slab.id, {
+      deidentify: false,
+      outDir: fresh('zip'),
+      onProgress: (d, t) => progress.push([d, t]),
+    });
+    expect(out.extension).toBe('.zip');
+    expect(out.path).toMatch(/scan-[0-9a-f]{16}\.zip$/);
+    expect(out.bytes).toBe(readFileSync(out.path).length);
+    const entries = await zipEntries(readFileSync(out.path));
+    expect(entries.map((e) => e.name)).toEqual(
+      Array.from({ length: 24 }, (_, k) => `slice-${String(k + 1).padStart(5, '0')}.dcm`),
+    );
+    const files = service.filesOf(slab.id);
+    expect(files.map((f) => realpathSync(f))).toEqual(slabFiles); // slice order, whatever the names
+    entries.forEach((e, k) => expect(e.data.equals(readFileSync(files[k]!))).toBe(true));
+    expect(entries.every((e) => e.compressed)).toBe(true);
+    // Progress rises to the total, in source bytes.
+    expect(progress.at(-1)).toEqual([slab.totalBytes, slab.totalBytes]);
+    expect(progress.every(([d], i) => i === 0 || d >= progress[i - 1]![0])).toBe(true);
+    expect(readdirSync(join(out.path, '..'))).toEqual([out.path.split('/').pop()]);
+  });
+
+  it('gzips a zip of stored slices as .zip.gz, and sends a multi-frame file as .dcm or .dcm.gz', async () => {
+    const gz = await service.packageForUpload(slab.id, {
+      deidentify: false,
+      gzip: true,
+      outDir: fresh('gz'),
+    });
+    expect(gz.extension).toBe('.zip.gz');
+    const entries = await zipEntries(gunzipSync(readFileSync(gz.path)));
+    expect(entries).toHaveLength(24);
+    expect(entries.some((e) => e.compressed)).toBe(false);
+
+    const mf = (await service.intake([join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')]))
+      .series[0]!;
+    expect(mf.multiFrame).toBe(true);
+    const source = readFileSync(join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'));
+    const dcm = await service.packageForUpload(mf.id, { deidentify: false, outDir: fresh('dcm') });
+    expect(dcm.extension).toBe('.dcm');
+    expect(readFileSync(dcm.path).equals(source)).toBe(true);
+    const dcmGz = await service.packageForUpload(mf.id, {
+      deidentify: false,
+      gzip: true,
+      outDir: fresh('dcmgz'),
+    });
+    expect(dcmGz.extension).toBe('.dcm.gz');
+    expect(gunzipSync(readFileSync(dcmGz.path)).equals(source)).toBe(true);
+  });
+
+  it('stops when canceled and leaves no partial file', async () => {
+    const outDir = fresh('cancel');
+    const ctl = new AbortController();
+    const err = await service
+      .packageForUpload(slab.id, {
+        deidentify: true,
+        outDir,
+        signal: ctl.signal,
+        onProgress: (done) => {
+          if (done > 3_000_000) ctl.abort();
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('canceled');
+    expect(readdirSync(outDir)).toEqual([]);
+  });
+
+  it('refuses a series with errors, and an unknown id', async () => {
+    const bad = (await service.intake([join(FIXTURES, 'bad', 'secondary-capture-rgb.dcm')])).series[0]!;
+    const err = (await service
+      .packageForUpload(bad.id, { deidentify: false, outDir: fresh('bad') })
+      .catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe('bad-input');
+    expect(err.message).toMatch(/cannot be sent: These are colour pictures/);
+    const gone = (await service
+      .packageForUpload('0000', { deidentify: false, outDir: fresh('x') })
+      .catch((e: unknown) => e)) as AppError;
+    expect(gone.code).toBe('not-found');
+  });
+});
+
+describe('preview', () => {
+  const grey = (v: number, window: number, level: number): number =>
+    Math.min(255, Math.max(0, Math.round((v - (level - window / 2)) * (255 / window))));
+  const voxel = (i: number, j: number, k: number): number => volume.data[i + j * 512 + k * 512 * 512]!;
+
+  it('shows an axial slice with the window of the file', async () => {
+    const p = await service.preview({ seriesId: phantom.id, plane: 'axial', index: 70 });
+    expect(SlicePreviewSchema.parse(p)).toEqual(p);
+    expect(p).toMatchObject({
+      plane: 'axial',
+      index: 70,
+      count: 140,
+      width: 512,
+      height: 512,
+      window: 2500,
+      level: 900,
+    });
+    expect(p.pixelSpacing).toEqual([0.451171875, 0.451171875]);
+    const px = Buffer.from(p.pixels, 'base64');
+    expect(px.length).toBe(512 * 512);
+    for (const [i, j] of [
+      [256, 256],
+      [100, 300],
+      [0, 0],
+      [400, 120],
+    ] as const) {
+      expect(px[i + j * 512]).toBe(grey(voxel(i, j, 70), 2500, 900));
+    }
+    expect(new Set(px).size).toBeGreaterThan(50); // an image, not a flat grey
+  });
+
+  it('shows the middle sagittal and coronal reformats, head end up', async () => {
+    const sag = await service.preview({ seriesId: phantom.id, plane: 'sagittal' });
+    expect(sag).toMatchObject({ index: 256, count: 512, width: 512, height: 140 });
+    expect(sag.pixelSpacing[0]).toBeCloseTo(0.451171875, 9);
+    expect(sag.pixelSpacing[1]).toBeCloseTo(1, 6);
+    const s = Buffer.from(sag.pixels, 'base64');
+    // Row 0 is the most superior slice (the last along +z).
+    expect(s[0 * 512 + 300]).toBe(grey(voxel(256, 300, 139), 2500, 900));
+    expect(s[139 * 512 + 200]).toBe(grey(voxel(256, 200, 0), 2500, 900));
+    const cor = await service.preview({ seriesId: phantom.id, plane: 'coronal', window: 400, level: 40 });
+    expect(cor).toMatchObject({ index: 256, width: 512, height: 140, window: 400, level: 40 });
+    const c = Buffer.from(cor.pixels, 'base64');
+    expect(c[10 * 512 + 250]).toBe(grey(voxel(250, 256, 129), 400, 40));
+  });
+
+  it('takes the window from the histogram when the file gives none', () => {
+    const wl = histogramWindow(volume);
+    // The phantom spans air (-1024 HU) to bone; the window covers that range.
+    expect(wl.level - wl.window / 2).toBeLessThanOrEqual(-1000);
+    expect(wl.level + wl.window / 2).toBeGreaterThan(500);
+  });
+
+  it('says clearly when there is no such slice or no preview', async () => {
+    const err = (await service
+      .preview({ seriesId: phantom.id, plane: 'axial', index: 140 })
+      .catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe('bad-request');
+    expect(err.message).toMatch(/no axial slice 140; this scan has 140/);
+    const odd = copyClaimingSyntax(
+      join(FIXTURES, 'transfer-syntax', 'mr-ts-j2k-lossless.dcm'),
+      join(fresh('odd'), 'x.dcm'),
+    );
+    const j2k = (await service.intake([odd])).series[0]!;
+    const none = (await service
+      .preview({ seriesId: j2k.id, plane: 'axial' })
+      .catch((e: unknown) => e)) as AppError;
+    expect(none.code).toBe('bad-input');
+  });
+
+  it('previews a compressed multi-frame file', async () => {
+    const rle = (await service.intake([join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-rle.dcm')]))
+      .series[0]!;
+    const p = await service.preview({ seriesId: rle.id, plane: 'axial', index: 1 });
+    expect(p).toMatchObject({ width: 512, height: 512, count: 2, window: 102, level: 49 });
+  });
+});
+
+describe('finding a series again', () => {
+  it('gives the files or archives to read again for the same id, and says when a file is gone', async () => {
+    const dir = fresh('again');
+    const zip = join(dir, 'scan.zip');
+    await writeZip(
+      zip,
+      phantomFiles()
+        .slice(0, 12)
+        .map((f) => ({ name: `DICOM/${basename(f)}`, file: f })),
+    );
+    const s = new ScanService({ tempDir: join(fresh('t'), 'not', 'yet', 'made') });
+    const first = (await s.intake([zip])).series[0]!;
+    const inputs = s.inputsOf(first.id);
+    expect(inputs).toEqual([zip]);
+    await s.dispose(); // as after a restart
+    const again = (await s.intake(inputs)).series[0]!;
+    expect(again.id).toBe(first.id);
+    // A folder's series is found again from its own files.
+    const folder = (await s.intake([PHANTOM_DIR])).series[0]!;
+    expect(new Set(s.inputsOf(folder.id))).toEqual(new Set(phantomFiles()));
+    expect((await s.intake(s.inputsOf(folder.id))).series[0]!.id).toBe(folder.id);
+    // Unpacked copies vanish with dispose(); packaging then says so plainly.
+    const files = s.filesOf(again.id);
+    rmSync(files[5]!);
+    const err = (await s
+      .packageForUpload(again.id, { deidentify: false, outDir: fresh('gone') })
+      .catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe('bad-input');
+    expect(err.message).toMatch(/no longer where it was/);
+    await s.dispose();
+  });
+});
+
+describe('dispose', () => {
+  it('removes unpacked archives', async () => {
+    const s = new ScanService({ tempDir: fresh('disposable') });
+    const dir = fresh('gz');
+    writeFileSync(join(dir, 'mr.dcm.gz'), gzipSync(readFileSync(join(FIXTURES, 'mr', 'mr-small-64x64.dcm'))));
+    const r = await s.intake([dir]);
+    const file = s.filesOf(r.series[0]!.id)[0]!;
+    expect(existsSync(file)).toBe(true);
+    await s.dispose();
+    expect(existsSync(file)).toBe(false);
+  });
+});

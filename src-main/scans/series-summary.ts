@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import type { ScanProblem, SeriesSummary } from '../../src-shared/scans.js';
+import { planeName } from './geometry.js';
+import type { DicomHeader } from './header-fields.js';
+import { canDecode } from './pixel-decode.js';
+import { layoutSlices, type SliceLayout } from './slice-layout.js';
+import { transferSyntax } from './transfer-syntax.js';
+
+const LOSSY = new Set([
+  '1.2.840.10008.1.2.4.50',
+  '1.2.840.10008.1.2.4.51',
+  '1.2.840.10008.1.2.4.81',
+  '1.2.840.10008.1.2.4.91',
+  '1.2.840.10008.1.2.4.203',
+]);
+
+const MODALITY_WORDS: Record<string, string> = {
+  MR: 'an MR (magnetic resonance) scan',
+  PT: 'a PET scan',
+  NM: 'a nuclear medicine image',
+  US: 'an ultrasound image',
+  CR: 'a plain X-ray (CR)',
+  DX: 'a plain X-ray (DX)',
+  PX: 'a panoramic dental X-ray',
+  IO: 'an intra-oral X-ray',
+  MG: 'a mammogram',
+  XA: 'an angiography image',
+  OT: 'an image of type "other" (often a screenshot or a converted picture)',
+  SC: 'a secondary capture (a screenshot or converted picture)',
+};
+
+/** A stable id: the same files of the same series always get the same id. */
+export function seriesId(seriesUid: string, displayPaths: string[]): string {
+  const h = createHash('sha256').update(seriesUid).update('\n');
+  for (const p of [...displayPaths].sort()) h.update(p).update('\n');
+  return h.digest('hex').slice(0, 16);
+}
+
+/**
+ * Describes one series (or one multi-frame file) and checks it, in words for a clinician.
+ * `display` maps real paths to what the user knows them as (zip entries as archive/entry).
+ */
+export function summarizeSeries(
+  headers: DicomHeader[],
+  display: (path: string) => string,
+  extraProblems: ScanProblem[] = [],
+): { summary: SeriesSummary; layout: SliceLayout } {
+  const first = headers[0]!;
+  const { layout, problems: layoutProblems } = layoutSlices(headers);
+  const problems: ScanProblem[] = [...extraProblems];
+  const files = headers.map((h) => display(h.path));
+  const ts = transferSyntax(first.transferSyntaxUid);
+  const slices = layout.frames.length;
+
+  if (first.modality !== 'CT') {
+    const words =
+      MODALITY_WORDS[first.modality] ??
+      (first.modality ? `a ${first.modality} image` : 'an image of unknown kind');
+    problems.push({
+      severity: 'warning',
+      code: 'not-ct',
+      message: `This is ${words}, not a CT scan. The segmentation is made for CT and cone-beam CT; on these images it will not find bone and teeth reliably.`,
+    });
+  }
+  const colour = headers.find((h) => h.samplesPerPixel !== 1);
+  if (colour) {
+    problems.push({
+      severity: 'error',
+      code: 'colour-image',
+      message:
+        'These are colour pictures (for example screenshots), not a grey-scale scan; they cannot be segmented.',
+      file: display(colour.path),
+    });
+  } else if (![8, 16, 32].includes(first.bitsAllocated)) {
+    problems.push({
+      severity: 'error',
+      code: 'pixel-format',
+      message: `The images store ${first.bitsAllocated} bits per pixel, which scan2mesh cannot read.`,
+      file: display(first.path),
+    });
+  }
+  for (const p of layoutProblems) problems.push(p.file ? { ...p, file: display(p.file) } : p);
+  if (slices === 1) {
+    problems.push({
+      severity: 'error',
+      code: 'single-image',
+      message: 'This series is a single image, not a 3D scan: a model needs a stack of slices.',
+    });
+  } else if (slices < 10) {
+    problems.push({
+      severity: 'warning',
+      code: 'few-slices',
+      message: `This series has only ${slices} slices, too few for a useful 3D model.`,
+    });
+  }
+  const syntaxes = new Set(headers.map((h) => h.transferSyntaxUid));
+  const decodable = [...syntaxes].every(canDecode);
+  if (ts.compressed) {
+    problems.push({
+      severity: 'info',
+      code: 'compressed',
+      message: decodable
+        ? `The images are compressed (${ts.name}). That is fine: they are uploaded as they are.`
+        : `The images are compressed (${ts.name}). They can be uploaded as they are, but this computer cannot show a preview of them or segment them with the local engine.`,
+    });
+  }
+  if ([...syntaxes].some((u) => LOSSY.has(u))) {
+    problems.push({
+      severity: 'warning',
+      code: 'lossy-compression',
+      message:
+        'The images were compressed with loss of detail; fine structures such as root canals may be less accurate.',
+    });
+  }
+  if (syntaxes.size > 1) {
+    problems.push({
+      severity: 'info',
+      code: 'mixed-encodings',
+      message: `The files of this series are stored in ${syntaxes.size} different encodings; they are read alike.`,
+    });
+  }
+
+  const errors = problems.some((p) => p.severity === 'error');
+  const seriesUid = first.seriesUid;
+  const summary: SeriesSummary = {
+    id: seriesId(seriesUid || first.path, files),
+    patient: { name: first.patientName, id: first.patientId, birthDate: first.patientBirthDate },
+    study: { date: first.studyDate, description: first.studyDescription, uid: first.studyUid },
+    seriesUid,
+    seriesDescription: first.seriesDescription,
+    modality: first.modality,
+    manufacturer: first.manufacturer,
+    rows: layout.rows,
+    columns: layout.columns,
+    slices,
+    pixelSpacing: layout.pixelSpacing,
+    sliceSpacing: layout.sliceSpacing,
+    orientation: { cosines: layout.orientation, plane: planeName(layout.orientation) },
+    origin: layout.frames[0]!.position,
+    bitsAllocated: first.bitsAllocated,
+    bitsStored: first.bitsStored,
+    transferSyntax: { uid: ts.uid, name: ts.name, compressed: ts.compressed },
+    multiFrame: headers.length === 1 && first.numberOfFrames > 1,
+    totalBytes: headers.reduce((s, h) => s + h.fileSize, 0),
+    fileCount: headers.length,
+    previewable: decodable && !errors,
+    problems: sortProblems(problems),
+  };
+  if (first.seriesNumber !== undefined) summary.seriesNumber = first.seriesNumber;
+  return { summary, layout };
+}
+
+const RANK = { error: 0, warning: 1, info: 2 } as const;
+
+export function sortProblems(problems: ScanProblem[]): ScanProblem[] {
+  return [...problems].sort((a, b) => RANK[a.severity] - RANK[b.severity]);
+}
+
+export function isUsable(s: SeriesSummary): boolean {
+  return !s.problems.some((p) => p.severity === 'error');
+}

@@ -1,0 +1,83 @@
+// Helpers for the scans tests: where the real fixtures are, the pydicom reference, and derived inputs.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import dicomParser from 'dicom-parser';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const FIXTURES = resolve(here, '..', '..', '..', 'shared', 'fixtures', 'dicom');
+export const PHANTOM_DIR = join(FIXTURES, 'ct-head-phantom-1mm');
+
+export function phantomFiles(): string[] {
+  return readdirSync(PHANTOM_DIR)
+    .sort()
+    .map((f) => join(PHANTOM_DIR, f));
+}
+
+/** Phantom files in slice order (their names are not): by the z of Image Position (Patient). */
+export function phantomBySlice(files: string[] = phantomFiles()): string[] {
+  const z = (f: string): number => {
+    const ds = dicomParser.parseDicom(readFileSync(f).subarray(0, 16384), { untilTag: 'x7fe00010' });
+    return ds.floatString('x00200032', 2) ?? NaN;
+  };
+  const withZ = files.map((f) => ({ f, z: z(f) }));
+  return withZ.sort((a, b) => a.z - b.z).map((x) => x.f);
+}
+
+const PYTHON = '/usr/bin/python3';
+
+/** Why pydicom cannot serve as the reference here, or null when it can. */
+export function pydicomMissing(): string | null {
+  const r = spawnSync(PYTHON, ['-c', 'import pydicom, numpy'], { encoding: 'utf8' });
+  if (r.error) return `${PYTHON} cannot be run (${r.error.message})`;
+  return r.status === 0 ? null : `${PYTHON} lacks pydicom or numpy: ${r.stderr.trim().split('\n').pop()}`;
+}
+
+/** Runs a Python script with Debian's python3 and parses the JSON it prints last. */
+export function python<T>(script: string, args: string[] = [], input?: string): T {
+  const r = spawnSync(PYTHON, ['-c', script, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...(input !== undefined ? { input } : {}),
+  });
+  if (r.status !== 0) throw new Error(`python failed: ${r.stderr}`);
+  const lines = r.stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!) as T;
+}
+
+/**
+ * Overwrites the value of a top-level element in a Part 10 file with a value of the same length
+ * (tests derive "bad" inputs this way: a shifted slice, a different size).
+ */
+export function patchElement(file: Buffer, tag: string, value: Buffer): void {
+  const ds = dicomParser.parseDicom(file, { untilTag: 'x7fe00010' });
+  const el = ds.elements[tag];
+  if (!el) throw new Error(`no ${tag} in file`);
+  if (el.length !== value.length)
+    throw new Error(`${tag} is ${el.length} bytes, new value is ${value.length}`);
+  value.copy(file, el.dataOffset);
+}
+
+/** A string value padded to the length of the element it replaces. */
+export function sameLength(file: Buffer, tag: string, text: string): Buffer {
+  const ds = dicomParser.parseDicom(file, { untilTag: 'x7fe00010' });
+  const el = ds.elements[tag];
+  if (!el) throw new Error(`no ${tag} in file`);
+  if (text.length > el.length) throw new Error(`"${text}" does not fit in ${el.length} bytes`);
+  return Buffer.from(text.padEnd(el.length, ' '), 'latin1');
+}
+
+/**
+ * A copy of a file whose meta header names another transfer syntax of the same length: a file
+ * that claims a compression scan2mesh cannot decode (JPEG Extended, 1.2.840.10008.1.2.4.51).
+ */
+export function copyClaimingSyntax(src: string, dst: string, uid = '1.2.840.10008.1.2.4.51'): string {
+  const bytes = readFileSync(src);
+  const ds = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' });
+  const el = ds.elements.x00020010!;
+  if (uid.length > el.length) throw new Error('transfer syntax UID too long for this file');
+  patchElement(bytes, 'x00020010', Buffer.from(uid.padEnd(el.length, '\0'), 'latin1'));
+  writeFileSync(dst, bytes);
+  return dst;
+}

@@ -1,0 +1,240 @@
+import { basename } from 'node:path';
+import { AppError } from '../../src-shared/errors.js';
+import { DicomParseError, readDicomFile, readDicomHeaderSync, type ParsedDicom } from './dicom-file.js';
+import { prepareCodec } from './codecs.js';
+import { headerFields, type DicomHeader } from './header-fields.js';
+import { transferSyntax } from './transfer-syntax.js';
+import { PixelDecodeError, frameStoredValues, storedValueMapper, checkPixelFormat } from './pixel-decode.js';
+import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
+import type { Volume } from './volume.js';
+
+function canceled(): AppError {
+  return new AppError('canceled', 'Reading the scan was canceled.');
+}
+
+/**
+ * Reads the headers of the given files (one series, or one multi-frame file), refusing anything
+ * that is not an image of that series. Shared by readVolume and the preview.
+ */
+export async function readSeriesHeaders(files: string[], signal?: AbortSignal): Promise<DicomHeader[]> {
+  if (files.length === 0) {
+    throw new AppError('bad-input', 'No scan files were given.', {
+      action: 'Choose a DICOM series folder, zip or file.',
+    });
+  }
+  const headers: DicomHeader[] = [];
+  for (const [i, path] of files.entries()) {
+    if (signal?.aborted) throw canceled();
+    let read;
+    try {
+      read = readDicomHeaderSync(path);
+    } catch (e) {
+      throw fileError(path, e);
+    }
+    if ('notDicom' in read) {
+      throw new AppError('bad-input', `${basename(path)} is not a DICOM file.`, {
+        action: 'Give only the DICOM files of one series.',
+      });
+    }
+    headers.push(headerFields(path, read.fileSize, read.parsed));
+    // Header reads are synchronous (fast); let other work run between batches.
+    if (i % 16 === 15) await new Promise<void>((r) => setImmediate(r));
+  }
+  return headers;
+}
+
+function fileError(path: string, e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  const name = basename(path);
+  if (e instanceof DicomParseError) {
+    return new AppError('bad-input', `${name} is damaged or incomplete and cannot be read (${e.message}).`, {
+      action: 'Export the scan again from the scanner or PACS.',
+      cause: e,
+    });
+  }
+  if (e instanceof PixelDecodeError) {
+    return new AppError('bad-input', `The images in ${name} cannot be read: ${e.message}.`, {
+      action:
+        e.kind === 'unsupported'
+          ? 'Export the scan again without compression (Explicit VR Little Endian), or as RLE or JPEG Lossless.'
+          : 'Export the scan again from the scanner or PACS.',
+      cause: e,
+    });
+  }
+  const err = e as NodeJS.ErrnoException;
+  return new AppError('bad-input', `${name} cannot be opened (${err.code ?? err.message}).`, {
+    action: 'Check that the file exists and that you may read it.',
+    cause: e,
+  });
+}
+
+/**
+ * Reads the slices of ONE series (or one multi-frame file) into a volume: frames ordered along the
+ * slice normal, Rescale Slope/Intercept applied, Enhanced multi-frame per-frame positions honoured.
+ * Uncompressed, RLE and JPEG Lossless pixel data are decoded; other compressions are refused with
+ * AppError('bad-input'). Files are read one at a time, so memory is the volume plus one file.
+ */
+export async function readVolume(files: string[], opts: { signal?: AbortSignal } = {}): Promise<Volume> {
+  const headers = await readSeriesHeaders(files, opts.signal);
+  return volumeFromHeaders(headers, opts.signal);
+}
+
+export async function volumeFromHeaders(headers: DicomHeader[], signal?: AbortSignal): Promise<Volume> {
+  const seriesUids = new Set(headers.map((h) => h.seriesUid));
+  if (seriesUids.size > 1) {
+    throw new AppError(
+      'bad-input',
+      `The files belong to ${seriesUids.size} different series; a volume is made from one.`,
+      {
+        action: 'Choose the files of a single series.',
+      },
+    );
+  }
+  for (const h of headers) {
+    if (!h.pixelData) {
+      throw new AppError('bad-input', `${basename(h.path)} holds no image.`, {
+        action: 'Give only the image files of one series.',
+      });
+    }
+    try {
+      checkPixelFormat(h);
+    } catch (e) {
+      throw fileError(h.path, e);
+    }
+  }
+  const { layout, problems } = layoutSlices(headers);
+  const fatal = problems.find((p) => p.severity === 'error');
+  if (fatal) {
+    throw new AppError('bad-input', fatal.message, {
+      action: 'Choose the files of a single, complete series.',
+    });
+  }
+  checkSizes(layout);
+  for (const uid of new Set(headers.map((h) => h.transferSyntaxUid))) {
+    if (!(await prepareCodec(uid))) {
+      throw new AppError(
+        'bad-input',
+        `The decoder for ${transferSyntax(uid).name} images could not be started on this computer.`,
+        {
+          action: 'Export the scan again without compression (Explicit VR Little Endian).',
+        },
+      );
+    }
+  }
+  const wantInt16 = int16Fits(layout);
+  try {
+    return await decodeVolume(layout, wantInt16, signal);
+  } catch (e) {
+    // A value outside the int16 range after all (unusual headers): read again as floats.
+    if (e instanceof Int16Overflow) return decodeVolume(layout, false, signal);
+    throw e;
+  }
+}
+
+class Int16Overflow extends Error {}
+
+/** Voxels one volume may have: 1.5 billion is 3 GB as int16, far beyond any dental CBCT. */
+const MAX_VOXELS = 1.5e9;
+
+/** Refuses sizes that cannot be right before allocating anything for them. */
+function checkSizes(layout: SliceLayout): void {
+  const voxels = layout.rows * layout.columns * layout.frames.length;
+  if (voxels > MAX_VOXELS) {
+    throw new AppError(
+      'bad-input',
+      `The scan says it is ${layout.columns} x ${layout.rows} x ${layout.frames.length} voxels, too large to read on this computer.`,
+      { action: 'Check the export; a dental scan is usually below 1000 x 1000 x 1000.' },
+    );
+  }
+  for (const h of new Set(layout.frames.map((f) => f.header))) {
+    const px = h.pixelData;
+    if (!px || px.encapsulated) continue;
+    const needed = h.rows * h.columns * (h.bitsAllocated / 8) * h.samplesPerPixel * h.numberOfFrames;
+    if (px.length < needed) {
+      throw new AppError(
+        'bad-input',
+        `${basename(h.path)} holds less image data than its size says (${px.length} of ${needed} bytes): it is damaged.`,
+        { action: 'Export the scan again from the scanner or PACS.' },
+      );
+    }
+  }
+}
+
+/** Whether every rescaled value the headers allow is an integer within int16. */
+function int16Fits(layout: SliceLayout): boolean {
+  for (const f of layout.frames) {
+    const { slope, intercept } = f.info;
+    if (!Number.isInteger(slope) || !Number.isInteger(intercept)) return false;
+  }
+  return true;
+}
+
+async function decodeVolume(layout: SliceLayout, asInt16: boolean, signal?: AbortSignal): Promise<Volume> {
+  const { columns, rows, frames } = layout;
+  const plane = columns * rows;
+  const total = plane * frames.length;
+  const data = asInt16 ? new Int16Array(total) : new Float32Array(total);
+  // Frames of one file are decoded from one read of it; files are read in slice order.
+  let cached: { path: string; parsed: ParsedDicom } | undefined;
+  for (let k = 0; k < frames.length; k++) {
+    if (signal?.aborted) throw canceled();
+    const ref = frames[k]!;
+    if (cached?.path !== ref.header.path) {
+      try {
+        cached = { path: ref.header.path, parsed: await readDicomFile(ref.header.path) };
+      } catch (e) {
+        throw fileError(ref.header.path, e);
+      }
+    }
+    writeFrame(cached.parsed, ref, data, k * plane, asInt16);
+    // Let other work (IPC, progress) run between slices of a long series.
+    if (k % 32 === 31) await new Promise<void>((r) => setImmediate(r));
+  }
+  const [rowSpacing, colSpacing] = layout.pixelSpacing;
+  const origin = frames[0]!.position;
+  const volume: Volume = {
+    data,
+    dims: [columns, rows, frames.length],
+    spacing: [colSpacing, rowSpacing, layout.sliceStep],
+    origin: [origin[0], origin[1], origin[2]],
+    rowDir: layout.rowDir,
+    colDir: layout.colDir,
+    sliceDir: layout.sliceDir,
+  };
+  const modality = frames[0]!.header.modality;
+  if (modality) volume.modality = modality;
+  return volume;
+}
+
+function writeFrame(
+  parsed: ParsedDicom,
+  ref: FrameRef,
+  out: Int16Array | Float32Array,
+  at: number,
+  asInt16: boolean,
+): void {
+  const h = ref.header;
+  let stored;
+  try {
+    stored = frameStoredValues(parsed, h, ref.frameIndex);
+  } catch (e) {
+    throw fileError(h.path, e);
+  }
+  const n = h.rows * h.columns;
+  const map = storedValueMapper(h.bitsStored, h.bitsAllocated, h.pixelRepresentation === 1);
+  const { slope, intercept } = ref.info;
+  const identity = h.bitsStored >= h.bitsAllocated;
+  if (asInt16) {
+    let min = 0;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
+      if (v < min) min = v;
+      else if (v > max) max = v;
+      out[at + i] = v;
+    }
+    if (min < -32768 || max > 32767) throw new Int16Overflow();
+  } else {
+    for (let i = 0; i < n; i++) out[at + i] = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
+  }
+}

@@ -1,0 +1,50 @@
+// Zip archives made at test time, including hostile ones that no well-behaved zip writer produces.
+import { createWriteStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import yazl from 'yazl';
+
+/** Writes a zip of the given entries (name -> content or path on disk). */
+export async function writeZip(
+  out: string,
+  entries: { name: string; data?: Buffer; file?: string }[],
+): Promise<void> {
+  const zip = new yazl.ZipFile();
+  for (const e of entries) {
+    // Slices are stored, not deflated: the tests are about reading zips, not about time spent compressing.
+    if (e.file) zip.addFile(e.file, e.name, { compress: false });
+    else zip.addBuffer(e.data ?? Buffer.alloc(0), e.name);
+  }
+  zip.end();
+  await pipeline(zip.outputStream, createWriteStream(out));
+}
+
+/** Renames an entry in place (same length), in both its local header and the central directory. */
+export async function renameEntry(zipPath: string, from: string, to: string): Promise<void> {
+  if (from.length !== to.length) throw new Error('names must have the same length');
+  const bytes = await readFile(zipPath);
+  let at = 0;
+  let count = 0;
+  for (;;) {
+    at = bytes.indexOf(from, at, 'utf8');
+    if (at < 0) break;
+    bytes.write(to, at, 'utf8');
+    at += from.length;
+    count++;
+  }
+  if (count === 0) throw new Error(`entry ${from} not found`);
+  await writeFile(zipPath, bytes);
+}
+
+/** Sets the declared uncompressed size of every central-directory entry (what unzippers trust). */
+export async function declareSizes(zipPath: string, size: number): Promise<void> {
+  const bytes = await readFile(zipPath);
+  for (
+    let at = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    at >= 0;
+    at = bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), at + 4)
+  ) {
+    bytes.writeUInt32LE(size, at + 24);
+  }
+  await writeFile(zipPath, bytes);
+}

@@ -1,0 +1,101 @@
+/**
+ * What crosses the contract about scans: the series found in what the user dropped, what is wrong
+ * with them, and slice previews. Patient data appears here because the user is shown it; it must
+ * never be written to a log.
+ */
+import { z } from 'zod';
+
+export const ScanProblemSchema = z.object({
+  severity: z.enum(['error', 'warning', 'info']),
+  /** Stable identifier for the UI (e.g. 'not-ct', 'missing-slices', 'corrupt-file'). */
+  code: z.string(),
+  /** Plain words for a clinician: what is wrong and, where it helps, what it means. */
+  message: z.string(),
+  /** The file concerned, when one is. */
+  file: z.string().optional(),
+});
+export type ScanProblem = z.infer<typeof ScanProblemSchema>;
+
+export const SkippedFileSchema = z.object({
+  path: z.string(),
+  /** Why it was left out, in plain words (e.g. "a DICOMDIR index, not an image"). */
+  reason: z.string(),
+});
+export type SkippedFile = z.infer<typeof SkippedFileSchema>;
+
+const Vec3Schema = z.tuple([z.number(), z.number(), z.number()]);
+
+export const SeriesSummarySchema = z.object({
+  /** Stable id: a hash of the SeriesInstanceUID and the set of files. */
+  id: z.string(),
+  patient: z.object({ name: z.string(), id: z.string(), birthDate: z.string() }),
+  study: z.object({ date: z.string(), description: z.string(), uid: z.string() }),
+  seriesUid: z.string(),
+  seriesNumber: z.number().optional(),
+  seriesDescription: z.string(),
+  modality: z.string(),
+  manufacturer: z.string(),
+  rows: z.number().int(),
+  columns: z.number().int(),
+  slices: z.number().int(),
+  /** DICOM order: [row spacing, column spacing] in mm. */
+  pixelSpacing: z.tuple([z.number(), z.number()]),
+  /** Median distance between neighbouring slices along their normal, from the slice positions (mm). */
+  sliceSpacing: z.number(),
+  /** ImageOrientationPatient of the slices, and the plane it amounts to. */
+  orientation: z.object({
+    cosines: z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]),
+    plane: z.enum(['axial', 'coronal', 'sagittal', 'oblique']),
+  }),
+  /** Patient position (mm) of the first voxel of the first slice along the normal. */
+  origin: Vec3Schema,
+  bitsAllocated: z.number().int(),
+  bitsStored: z.number().int(),
+  transferSyntax: z.object({ uid: z.string(), name: z.string(), compressed: z.boolean() }),
+  /** True when the volume is one multi-frame file (uploaded as .dcm). */
+  multiFrame: z.boolean(),
+  totalBytes: z.number(),
+  fileCount: z.number().int(),
+  /** True when a preview can be shown (pixels can be decoded here). */
+  previewable: z.boolean(),
+  problems: z.array(ScanProblemSchema),
+});
+export type SeriesSummary = z.infer<typeof SeriesSummarySchema>;
+
+export const IntakeResultSchema = z.object({
+  series: z.array(SeriesSummarySchema),
+  skipped: z.array(SkippedFileSchema),
+  /** Problems of the drop as a whole (several series, nothing usable, unreadable folders...). */
+  problems: z.array(ScanProblemSchema),
+});
+export type IntakeResult = z.infer<typeof IntakeResultSchema>;
+
+export const SlicePlaneSchema = z.enum(['axial', 'sagittal', 'coronal']);
+export type SlicePlane = z.infer<typeof SlicePlaneSchema>;
+
+export const SlicePreviewRequestSchema = z.object({
+  seriesId: z.string().min(1),
+  plane: SlicePlaneSchema,
+  /** Slice index in that plane; the middle one when absent. */
+  index: z.number().int().nonnegative().optional(),
+  /** Window width and level (centre) in the scan's units (HU for CT); from the file or the histogram when absent. */
+  window: z.number().positive().optional(),
+  level: z.number().optional(),
+});
+export type SlicePreviewRequest = z.infer<typeof SlicePreviewRequestSchema>;
+
+export const SlicePreviewSchema = z.object({
+  seriesId: z.string(),
+  plane: SlicePlaneSchema,
+  index: z.number().int(),
+  count: z.number().int(),
+  width: z.number().int(),
+  height: z.number().int(),
+  /** [x, y] size of one preview pixel in mm, for the aspect ratio. */
+  pixelSpacing: z.tuple([z.number(), z.number()]),
+  window: z.number(),
+  level: z.number(),
+  /** Base64 of width * height 8-bit grey values, row by row from the top. */
+  pixels: z.string(),
+});
+export type SlicePreview = z.infer<typeof SlicePreviewSchema>;
