@@ -1,0 +1,151 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from '../../logging/logger.js';
+import type { Processor } from '../processor.js';
+import { fetchToFile, putFile } from './client-storage.js';
+import type { EngineJob, JobStore } from './job-store.js';
+
+export interface ProcessingDeps {
+  store: JobStore;
+  processor: Processor;
+  logger: Logger;
+  /** A job stays in processing at least this long (tests use it to see 202 answers). */
+  minProcessingMs: number;
+  /** Jobs processed at the same time; segmentation is CPU-bound, so more only slows each down. */
+  concurrency: number;
+  onFinished: (job: EngineJob) => void;
+}
+
+/**
+ * The engine side of §3: a job moves to processing only when every input is transferred and notified,
+ * waits its turn, and ends finished or failed. Processing is awaited, never run on the server's own
+ * event loop: the real processor works in worker threads.
+ */
+export class JobProcessing {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly queue: EngineJob[] = [];
+  private active = 0;
+  private closed = false;
+
+  constructor(private readonly deps: ProcessingDeps) {}
+
+  /** Fetches inputs that come from client-hosted download addresses, in the background. */
+  fetchRemoteInputs(job: EngineJob): void {
+    for (const input of job.inputs) {
+      if (!input.downloadUrl || input.uploaded) continue;
+      const url = input.downloadUrl;
+      fetchToFile(url, input.path).then(
+        async () => {
+          input.uploaded = true;
+          input.notified = true;
+          await this.deps.store.save(job);
+          await this.maybeStart(job);
+        },
+        async (e: unknown) => {
+          if (job.state !== 'awaiting-input') return;
+          await this.fail(
+            job,
+            `The input "${input.name}" could not be fetched from its download address: ${String((e as Error).message)}`,
+          );
+        },
+      );
+    }
+  }
+
+  /** Starts the job when it is complete (§3); otherwise nothing happens. */
+  async maybeStart(job: EngineJob): Promise<void> {
+    if (job.state !== 'awaiting-input' || !job.inputs.every((i) => i.uploaded && i.notified)) return;
+    job.state = 'processing';
+    job.progress = { fraction: 0, stage: 'queued' };
+    await this.deps.store.save(job);
+    this.enqueue(job);
+  }
+
+  /** For a job that was processing when the engine last stopped. */
+  resume(job: EngineJob): void {
+    if (job.state === 'processing') this.enqueue(job);
+    else if (job.state === 'awaiting-input') this.fetchRemoteInputs(job);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.queue.length = 0;
+    for (const r of this.running.values()) r.abort.abort();
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  private enqueue(job: EngineJob): void {
+    this.queue.push(job);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.active < this.deps.concurrency && this.queue.length > 0) {
+      const job = this.queue.shift() as EngineJob;
+      const abort = new AbortController();
+      this.active++;
+      const done = this.process(job, abort.signal).finally(() => {
+        this.active--;
+        this.running.delete(job.id);
+        this.pump();
+      });
+      this.running.set(job.id, { abort, done });
+    }
+  }
+
+  private async process(job: EngineJob, signal: AbortSignal): Promise<void> {
+    const { store, processor, logger } = this.deps;
+    const started = Date.now();
+    job.progress = { fraction: 0, stage: 'starting' };
+    try {
+      const result = await processor.process(
+        {
+          jobId: job.id,
+          inputs: job.inputs.map((i) => ({ name: i.name, extension: i.extension, path: i.path })),
+          meshes: job.meshes.map((m) => ({ extension: m.extension, structures: m.structures })),
+          options: job.options,
+          workDir: join(store.jobDir(job.id), 'work'),
+        },
+        (p) => {
+          job.progress = { fraction: Math.min(1, Math.max(0, p.fraction)), stage: p.stage };
+        },
+        signal,
+      );
+      if (result.meshes.length !== job.meshes.length)
+        throw new Error(
+          `the processor made ${result.meshes.length} meshes for ${job.meshes.length} requested`,
+        );
+      const rest = this.deps.minProcessingMs - (Date.now() - started);
+      if (rest > 0) await delay(rest, undefined, { signal });
+      for (const [i, made] of result.meshes.entries()) {
+        const mesh = job.meshes[i];
+        if (!mesh) continue;
+        mesh.path = made.path;
+        mesh.size = (await stat(made.path)).size;
+        if (made.note !== undefined) mesh.note = made.note;
+        if (made.triangles !== undefined) mesh.triangles = made.triangles;
+        if (mesh.uploadUrl) await putFile(mesh.uploadUrl, made.path);
+      }
+      job.state = 'finished';
+      job.progress = { fraction: 1, stage: 'done' };
+      job.finishedAt = Date.now();
+      await store.save(job);
+      logger.info('engine job finished', { jobId: job.id, ms: Date.now() - started });
+      this.deps.onFinished(job);
+    } catch (e) {
+      // Closing: the job stays 'processing' on disk and is resumed by the next engine on this folder.
+      if (signal.aborted) return;
+      await this.fail(job, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  private async fail(job: EngineJob, message: string): Promise<void> {
+    job.state = 'failed';
+    job.error = message;
+    job.finishedAt = Date.now();
+    await this.deps.store.save(job).catch(() => {});
+    this.deps.logger.warn('engine job failed', { jobId: job.id, error: message });
+    this.deps.onFinished(job);
+  }
+}

@@ -1,0 +1,501 @@
+import { createWriteStream } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import {
+  jobCreationPath,
+  JobBodySchema,
+  meshFileName,
+  OUTPUT_AVAILABLE,
+} from '../../../src-shared/job-spec.js';
+import type { Logger } from '../../logging/logger.js';
+import type { Processor } from '../processor.js';
+import { postJson } from './client-storage.js';
+import type { EndpointKind, FaultInjector } from './faults.js';
+import { BodyError, readJsonBody, reply, replyFile, replyJson, type BodyFaults } from './http-util.js';
+import type { EngineJob, JobStore } from './job-store.js';
+import type { JobProcessing } from './processing.js';
+import type { Presigner } from './presign.js';
+import type { TokenIssuer } from './tokens.js';
+
+export interface EngineStats {
+  requests: number;
+  /** Requests to the token endpoint, refused ones included. */
+  tokenRequests: number;
+  tokensIssued: number;
+  jobsCreated: number;
+  uploads: number;
+  notifies: number;
+  polls: number;
+  downloads: number;
+  /** Answers 401 to service calls. */
+  unauthorized: number;
+  /** Requests to pre-signed addresses that carried an Authorization header: must stay 0. */
+  authHeaderOnPresigned: number;
+}
+
+export interface ProtocolConfig {
+  version: string;
+  clientId: string;
+  clientSecret: string;
+  audience: string;
+  /** Path of the identity provider on this server; the token endpoint is {authPath}/oauth/token. */
+  authPath: string;
+}
+
+export interface ProtocolDeps {
+  config: ProtocolConfig;
+  store: JobStore;
+  processing: JobProcessing;
+  processor: Processor;
+  tokens: TokenIssuer;
+  presigner: Presigner;
+  faults: FaultInjector;
+  stats: EngineStats;
+  logger: Logger;
+  /** http://127.0.0.1:PORT, known once the server listens. */
+  origin: () => string;
+}
+
+type Route =
+  | { kind: 'token' | 'job' | 'poll' | 'testAuth' }
+  | { kind: 'notify' | 'upload'; jobId: string; input: string }
+  | { kind: 'download'; jobId: string; index: number };
+
+const ALLOWED: Record<EndpointKind, string[]> = {
+  token: ['POST'],
+  job: ['POST'],
+  upload: ['PUT'],
+  notify: ['PUT', 'POST'],
+  poll: ['GET'],
+  download: ['GET'],
+  testAuth: ['GET'],
+};
+
+const DEFAULT_TOKEN_LIFETIME_S = 86_400;
+const DEFAULT_PRESIGNED_LIFETIME_S = 3_600;
+
+/**
+ * The service interface (service-interface.md §4, §5) on this computer: token endpoint, job creation,
+ * pre-signed uploads and downloads, notify, poll and testAuth, with faults injectable for tests.
+ */
+export class ProtocolServer {
+  private readonly servicePrefix: string;
+
+  constructor(private readonly deps: ProtocolDeps) {
+    this.servicePrefix = `/${deps.config.version}`;
+  }
+
+  get baseUrl(): string {
+    return `${this.deps.origin()}${this.servicePrefix}`;
+  }
+
+  get authUrl(): string {
+    return `${this.deps.origin()}${this.deps.config.authPath}`;
+  }
+
+  /** The request handler for http.createServer. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.dispatch(req, res).catch((e: unknown) => {
+      this.deps.logger.error('engine request failed', { error: e instanceof Error ? e.message : String(e) });
+      if (!res.headersSent) void replyJson(res, 500, { message: 'internal error of the local engine' });
+      else res.destroy();
+    });
+  };
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { stats, faults, logger } = this.deps;
+    stats.requests++;
+    const url = new URL(req.url ?? '/', 'http://engine.invalid');
+    const method = req.method ?? 'GET';
+    const route = this.route(url.pathname);
+    logger.debug('engine request', { method, path: url.pathname });
+    if (!route) return this.error(res, 404, `No such address: ${url.pathname}`);
+    if (!ALLOWED[route.kind].includes(method)) {
+      return this.error(res, 405, `${method} is not allowed here.`, {
+        Allow: ALLOWED[route.kind].join(', '),
+      });
+    }
+    const presigned = route.kind === 'upload' || route.kind === 'download';
+    if (presigned && req.headers.authorization !== undefined) {
+      // Storage refuses a second way of signing in; a client that sends its token here leaks it.
+      stats.authHeaderOnPresigned++;
+      return this.error(
+        res,
+        400,
+        'Only one auth mechanism allowed: pre-signed addresses take no Authorization header.',
+        {
+          Connection: 'close',
+        },
+      );
+    }
+    if (faults.take500(route.kind))
+      return this.error(res, 500, 'Injected fault: internal error.', closeIfUpload(route));
+    const retryAfter = faults.take429(route.kind);
+    if (retryAfter !== undefined)
+      return this.error(res, 429, 'Injected fault: too many requests.', {
+        'Retry-After': String(retryAfter),
+        ...closeIfUpload(route),
+      });
+    if (!presigned && route.kind !== 'token') {
+      const check = faults.options.rejectAllTokens
+        ? 'unknown'
+        : this.deps.tokens.check(req.headers.authorization);
+      if (check !== 'ok') {
+        stats.unauthorized++;
+        return this.error(res, 401, 'Unauthorized', { 'WWW-Authenticate': `Bearer error="invalid_token"` });
+      }
+    }
+    switch (route.kind) {
+      case 'token':
+        return this.token(req, res);
+      case 'job':
+        return this.createJob(req, res);
+      case 'upload':
+        return this.upload(req, res, url, route.jobId, route.input);
+      case 'notify':
+        return this.notify(req, res, route.jobId, route.input);
+      case 'poll':
+        return this.poll(res, url);
+      case 'testAuth':
+        return this.replyJson(res, 'testAuth', 200, ['Authentication successful: scan2mesh local engine']);
+      case 'download':
+        return this.download(req, res, url, route.jobId, route.index);
+    }
+  }
+
+  private route(pathname: string): Route | null {
+    const { authPath, version } = this.deps.config;
+    if (pathname === `${authPath}/oauth/token`) return { kind: 'token' };
+    const storage = /^\/storage\/([0-9a-f-]{36})\/(inputs|outputs)\/([^/]+)(?:\/[^/]+)?$/.exec(pathname);
+    if (storage) {
+      const [, jobId, dir, name] = storage as unknown as [string, string, string, string];
+      if (dir === 'inputs') return { kind: 'upload', jobId, input: decodeURIComponent(name) };
+      return /^\d+$/.test(name) ? { kind: 'download', jobId, index: Number(name) } : null;
+    }
+    if (!pathname.startsWith(`${this.servicePrefix}/`)) return null;
+    const rest = pathname.slice(this.servicePrefix.length);
+    if (rest === jobCreationPath(version)) return { kind: 'job' };
+    if (rest === '/pollJobResults') return { kind: 'poll' };
+    if (rest === '/testAuth') return { kind: 'testAuth' };
+    const notify = /^\/notifyFinishUpload\/([0-9a-f-]{36})\/([^/]+)$/.exec(rest);
+    if (notify)
+      return { kind: 'notify', jobId: notify[1] as string, input: decodeURIComponent(notify[2] as string) };
+    return null;
+  }
+
+  private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { stats, config, faults, tokens } = this.deps;
+    stats.tokenRequests++;
+    let body: unknown;
+    try {
+      body = await readJsonBody(req);
+    } catch (e) {
+      if (!(e instanceof BodyError)) throw e;
+      return this.replyJson(res, 'token', e.status, {
+        error: 'invalid_request',
+        error_description: e.message,
+      });
+    }
+    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    if (b.grant_type !== 'client_credentials')
+      return this.replyJson(res, 'token', 400, {
+        error: 'unsupported_grant_type',
+        error_description: 'grant_type must be client_credentials.',
+      });
+    if (!equalSecret(b.client_id, config.clientId) || !equalSecret(b.client_secret, config.clientSecret))
+      return this.replyJson(res, 'token', 401, { error: 'access_denied', error_description: 'Unauthorized' });
+    if (b.audience !== config.audience)
+      return this.replyJson(res, 'token', 403, {
+        error: 'access_denied',
+        error_description: `Service not enabled within domain: ${String(b.audience)}`,
+      });
+    const lifetime = faults.options.tokenLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_S;
+    stats.tokensIssued++;
+    return this.replyJson(res, 'token', 200, {
+      access_token: tokens.issue(lifetime),
+      token_type: 'Bearer',
+      expires_in: lifetime,
+      scope: '',
+    });
+  }
+
+  private async createJob(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { store, processor, processing, stats } = this.deps;
+    let body: unknown;
+    try {
+      body = await readJsonBody(req);
+    } catch (e) {
+      if (!(e instanceof BodyError)) throw e;
+      return this.error(res, e.status, e.message);
+    }
+    const parsed = JobBodySchema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return this.error(
+        res,
+        400,
+        `Invalid job body: ${issue ? `${issue.path.join('.')}: ${issue.message}` : ''}`,
+      );
+    }
+    const inputs = Object.entries(parsed.data.inputFiles).map(([name, spec]) => ({ name, ...spec }));
+    const meshes = parsed.data.outputFiles.meshes;
+    const problem = processor.validate({
+      inputs: inputs.map((i) => ({ name: i.name, extension: i.extension })),
+      meshes: meshes.map((m) => ({ extension: m.extension, structures: m.structures })),
+    });
+    if (problem) return this.error(res, 400, problem);
+    const id = randomUUID();
+    const dir = store.jobDir(id);
+    const job: EngineJob = {
+      id,
+      createdAt: Date.now(),
+      state: 'awaiting-input',
+      inputs: inputs.map((i) => ({
+        name: i.name,
+        extension: i.extension,
+        ...(i.downloadUrl ? { downloadUrl: i.downloadUrl } : {}),
+        path: join(dir, 'inputs', `${safeSegment(i.name)}${i.extension}`),
+        uploaded: false,
+        notified: false,
+      })),
+      meshes: meshes.map((m) => ({
+        extension: m.extension,
+        structures: m.structures,
+        ...(m.uploadUrl ? { uploadUrl: m.uploadUrl } : {}),
+      })),
+      options: parsed.data.options ?? {},
+      ...(parsed.data.finishWebhook ? { finishWebhook: parsed.data.finishWebhook } : {}),
+      progress: { fraction: 0, stage: 'awaiting input' },
+    };
+    await store.add(job);
+    stats.jobsCreated++;
+    processing.fetchRemoteInputs(job);
+    const presignedUploadUrl: Record<string, { presignedUploadUrl: string; notifyFinishUploadUrl: string }> =
+      {};
+    for (const input of job.inputs) {
+      if (input.downloadUrl) continue;
+      const name = encodeURIComponent(input.name);
+      presignedUploadUrl[input.name] = {
+        presignedUploadUrl: this.presign('PUT', `/storage/${id}/inputs/${name}`),
+        notifyFinishUploadUrl: `${this.baseUrl}/notifyFinishUpload/${id}/${name}`,
+      };
+    }
+    this.deps.logger.info('engine job created', { jobId: id });
+    return this.replyJson(res, 'job', 200, { jobId: id, presignedUploadUrl });
+  }
+
+  private async upload(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    jobId: string,
+    inputName: string,
+  ): Promise<void> {
+    const check = this.deps.presigner.verify('PUT', url.pathname, url.searchParams);
+    if (check !== 'ok') return this.presignRefused(res, check);
+    const job = this.deps.store.get(jobId);
+    const input = job?.inputs.find((i) => i.name === inputName && !i.downloadUrl);
+    if (!job || !input) return this.error(res, 404, 'No such upload.', { Connection: 'close' });
+    if (job.state !== 'awaiting-input')
+      return this.error(res, 409, 'The job is no longer awaiting input.', { Connection: 'close' });
+    const lengthHeader = req.headers['content-length'];
+    if (lengthHeader === undefined || !/^\d+$/.test(lengthHeader))
+      return this.error(res, 411, 'Content-Length is required.', { Connection: 'close' });
+    const length = Number(lengthHeader);
+    const drop = this.deps.faults.takeDrop('upload');
+    const tmp = `${input.path}.${randomUUID()}.part`;
+    let received = 0;
+    const sink = createWriteStream(tmp, { highWaterMark: 1024 * 1024 });
+    try {
+      if (drop) {
+        const counter = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            received += chunk.length;
+            if (received < length / 2) return done(null, chunk);
+            // Injected fault: the connection dies halfway through the upload.
+            req.socket.destroy();
+            done(new Error('dropped'));
+          },
+        });
+        await pipeline(req, counter, sink);
+      } else {
+        await pipeline(req, sink);
+        received = sink.bytesWritten;
+      }
+    } catch {
+      await unlink(tmp).catch(() => {});
+      if (!res.destroyed) req.socket.destroy();
+      return;
+    }
+    if (received !== length) {
+      await unlink(tmp).catch(() => {});
+      return this.error(res, 400, `Received ${received} of ${length} bytes.`);
+    }
+    await rename(tmp, input.path);
+    input.uploaded = true;
+    // A new upload needs its own notify before processing may start.
+    input.notified = false;
+    await this.deps.store.save(job);
+    this.deps.stats.uploads++;
+    return reply(res, 200, '', 'text/plain', { ETag: `"${jobId}-${received}"` });
+  }
+
+  private async notify(
+    req: IncomingMessage,
+    res: ServerResponse,
+    jobId: string,
+    inputName: string,
+  ): Promise<void> {
+    req.resume();
+    if (req.method === 'PUT' && this.deps.faults.options.notifyPostOnly)
+      return this.error(res, 405, 'Use POST to notify.', { Allow: 'POST' });
+    const job = this.deps.store.get(jobId);
+    const input = job?.inputs.find((i) => i.name === inputName && !i.downloadUrl);
+    if (!job || !input) return this.error(res, 404, `No upload "${inputName}" for job ${jobId}.`);
+    if (job.state === 'awaiting-input') {
+      if (!input.uploaded) return this.error(res, 409, `The input "${inputName}" has not been uploaded yet.`);
+      input.notified = true;
+      await this.deps.store.save(job);
+      await this.deps.processing.maybeStart(job);
+    }
+    this.deps.stats.notifies++;
+    return this.replyJson(res, 'notify', 200, { message: `Upload of "${inputName}" registered.` });
+  }
+
+  private poll(res: ServerResponse, url: URL): Promise<void> {
+    const jobId = url.searchParams.get('jobId');
+    if (!jobId) return this.error(res, 400, 'The query parameter jobId is required.');
+    const job = this.deps.store.get(jobId);
+    if (!job) return this.error(res, 404, `No job ${jobId}.`);
+    this.deps.stats.polls++;
+    if (job.state === 'awaiting-input' || job.state === 'processing') {
+      const after = this.deps.faults.options.pollRetryAfterSeconds;
+      return reply(
+        res,
+        202,
+        'PROCESSING',
+        'text/plain; charset=utf-8',
+        {
+          'X-Progress': job.progress.fraction.toFixed(3),
+          'X-Stage': encodeURIComponent(job.progress.stage),
+          ...(after !== undefined ? { 'Retry-After': String(after) } : {}),
+        },
+        this.bodyFaults('poll'),
+      );
+    }
+    return this.replyJson(res, 'poll', 200, this.resultBody(job));
+  }
+
+  /** §2.3, with fresh download addresses each time; also the webhook's body. */
+  resultBody(job: EngineJob): Record<string, unknown> {
+    const failMessage =
+      job.state === 'failed'
+        ? (job.error ?? 'processing failed')
+        : this.deps.faults.options.failJobs?.message;
+    if (failMessage !== undefined)
+      return { success: false, jobId: job.id, message: failMessage, outputFiles: { meshes: [] } };
+    const status = this.deps.faults.options.outputStatus ?? OUTPUT_AVAILABLE;
+    return {
+      success: true,
+      jobId: job.id,
+      outputFiles: {
+        meshes: job.meshes.map((m, i) => ({
+          status,
+          size: m.size,
+          extension: m.extension,
+          structures: m.structures,
+          ...(m.uploadUrl
+            ? {}
+            : {
+                url: this.presign(
+                  'GET',
+                  `/storage/${job.id}/outputs/${i}/${meshFileName(m.structures, m.extension)}`,
+                ),
+              }),
+          ...(m.note !== undefined ? { note: m.note } : {}),
+          ...(m.triangles !== undefined ? { triangles: m.triangles } : {}),
+        })),
+      },
+      engine: 'scan2mesh local engine',
+    };
+  }
+
+  /** The finish webhook, best effort: polling stays the way the app learns of completion. */
+  sendWebhook(job: EngineJob): void {
+    if (!job.finishWebhook) return;
+    postJson(job.finishWebhook, this.resultBody(job)).catch((e: unknown) =>
+      this.deps.logger.warn('engine webhook failed', { jobId: job.id, error: String(e) }),
+    );
+  }
+
+  private async download(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    jobId: string,
+    index: number,
+  ): Promise<void> {
+    const check = this.deps.presigner.verify('GET', url.pathname, url.searchParams);
+    if (check !== 'ok') return this.presignRefused(res, check);
+    const mesh = this.deps.store.get(jobId)?.meshes[index];
+    if (!mesh?.path) return this.error(res, 404, 'No such output.');
+    const size = (await stat(mesh.path)).size;
+    this.deps.stats.downloads++;
+    req.resume();
+    return replyFile(res, mesh.path, size, this.bodyFaults('download'));
+  }
+
+  private presign(method: 'GET' | 'PUT', path: string): string {
+    const lifetime = this.deps.faults.options.presignedLifetimeSeconds ?? DEFAULT_PRESIGNED_LIFETIME_S;
+    return this.deps.presigner.sign(method, this.deps.origin(), path, lifetime);
+  }
+
+  private presignRefused(res: ServerResponse, check: string): Promise<void> {
+    const message =
+      check === 'expired'
+        ? 'Request has expired'
+        : check === 'missing'
+          ? 'Query-string authentication requires the signature and expiry parameters'
+          : 'The request signature we calculated does not match the signature you provided';
+    return this.error(res, 403, message, { Connection: 'close' });
+  }
+
+  private bodyFaults(kind: EndpointKind): BodyFaults {
+    const f = this.deps.faults;
+    return { drop: f.takeDrop(kind), bytesPerSecond: f.slowBytesPerSecond(kind) };
+  }
+
+  private replyJson(res: ServerResponse, kind: EndpointKind, status: number, value: unknown): Promise<void> {
+    const malformed = status === 200 && this.deps.faults.takeMalformed(kind);
+    return replyJson(res, status, value, {}, { ...this.bodyFaults(kind), malformed });
+  }
+
+  private error(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
+    return replyJson(res, status, { message }, headers);
+  }
+}
+
+function closeIfUpload(route: Route): Record<string, string> {
+  // Answering before a large upload is read: close, rather than read the rest of it for nothing.
+  return route.kind === 'upload' ? { Connection: 'close' } : {};
+}
+
+function equalSecret(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function safeSegment(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'input';
+}

@@ -1,0 +1,155 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { AppError } from '../../src-shared/errors.js';
+
+/**
+ * One HTTP exchange on Node's own http/https modules: bodies stream both ways (a 1 GiB upload never sits
+ * in memory), Content-Length is ours to set (pre-signed storage refuses chunked uploads), and a failure
+ * says whether the request had been sent completely, which decides if a POST may be repeated.
+ */
+export interface SendOptions {
+  method: string;
+  url: URL;
+  headers?: Record<string, string | number>;
+  /** A small body held in memory (JSON). */
+  body?: Buffer;
+  /** A large body, opened afresh for each attempt. */
+  bodyStream?: () => Readable;
+  /** Keep-alive agents; false for a fresh connection (used where a stale pooled socket would be ambiguous). */
+  agents: Agents | false;
+  signal?: AbortSignal | undefined;
+  /** Socket inactivity after which the exchange fails. */
+  idleTimeoutMs: number;
+}
+
+export interface Agents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
+}
+
+/** The connection failed or was cut. `sent`: the whole request had left before it happened. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+    readonly code?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TransportError';
+  }
+}
+
+export function createAgents(): Agents {
+  return {
+    http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+  };
+}
+
+export function canceledError(): AppError {
+  return new AppError('canceled', 'Canceled.');
+}
+
+export function send(opts: SendOptions): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(canceledError());
+    const isHttps = opts.url.protocol === 'https:';
+    const agent = opts.agents === false ? false : isHttps ? opts.agents.https : opts.agents.http;
+    const headers: Record<string, string | number> = { ...opts.headers };
+    if (opts.body) headers['Content-Length'] = opts.body.length;
+    const req = (isHttps ? https : http).request(opts.url, { method: opts.method, headers, agent });
+    let sent = false;
+    let settled = false;
+    let source: Readable | undefined;
+
+    const onAbort = (): void => {
+      req.destroy(canceledError());
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanup = (): void => opts.signal?.removeEventListener('abort', onAbort);
+
+    req.setTimeout(opts.idleTimeoutMs, () => {
+      req.destroy(
+        new TransportError(`no data for ${Math.round(opts.idleTimeoutMs / 1000)} s`, sent, 'ETIMEDOUT'),
+      );
+    });
+    req.on('finish', () => {
+      sent = true;
+    });
+    req.on('response', (res) => {
+      settled = true;
+      // The server may answer (403, 5xx) before it has read the whole upload: stop reading the file.
+      if (source && !sent) {
+        source.unpipe(req);
+        source.destroy();
+        // The request can never complete now: drop its connection once the answer has been read.
+        res.on('end', () => req.destroy());
+      }
+      res.on('close', cleanup);
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+    });
+    req.on('error', (err: Error & { code?: string }) => {
+      if (settled) return; // surfaces on the response body instead
+      settled = true;
+      cleanup();
+      source?.destroy();
+      if (err instanceof AppError) return reject(err);
+      if (err instanceof TransportError) return reject(err);
+      reject(new TransportError(err.message, sent, err.code, { cause: err }));
+    });
+
+    if (opts.bodyStream) {
+      source = opts.bodyStream();
+      source.on('error', (e) => req.destroy(e));
+      source.pipe(req);
+    } else {
+      req.end(opts.body);
+    }
+  });
+}
+
+/** Reads a small body whole; a body cut short is a TransportError (sent: the request had gone). */
+export async function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      total += chunk.length;
+      if (total > maxBytes) {
+        res.body.destroy();
+        throw new TransportError(`answer larger than ${maxBytes} bytes`, true, 'ETOOBIG');
+      }
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    if (e instanceof TransportError || e instanceof AppError) throw e;
+    const err = e as Error & { code?: string };
+    throw new TransportError(`the answer was cut off (${err.message})`, true, err.code, { cause: e });
+  }
+  if (!res.body.complete) throw new TransportError('the answer was cut off', true, 'ECONNRESET');
+  return Buffer.concat(chunks);
+}
+
+/** Lets the socket go back to the pool without keeping the body. */
+export function discard(res: HttpResponse): void {
+  res.body.on('error', () => {});
+  res.body.resume();
+}
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(headers: IncomingHttpHeaders, now = Date.now()): number | undefined {
+  const raw = headers['retry-after'];
+  if (typeof raw !== 'string' || !raw.trim()) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}

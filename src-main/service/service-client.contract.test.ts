@@ -1,0 +1,342 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../../src-shared/errors.js';
+import { ServiceClient } from './service-client.js';
+import { SCAN, SPIDER_STL, withTempDir } from './test-engine.test-support.js';
+
+/**
+ * The client against a scripted stand-in for the real service, written from service-interface.md
+ * alone (not the local engine): exact paths, headers and bodies, and tolerance of what the interface
+ * leaves open (extra fields, the 202 text).
+ */
+interface Seen {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+type Script = (req: Seen, res: ServerResponse) => void;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.close(() => r());
+          s.closeAllConnections();
+        }),
+    ),
+  );
+});
+
+async function scripted(script: Script): Promise<{ origin: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const s = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      seen.push(s);
+      script(s, res);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res
+    .writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
+    .end(body);
+}
+
+function client(origin: string, authOrigin = origin): ServiceClient {
+  return new ServiceClient({
+    baseUrl: `${origin}/24.06`,
+    authUrl: `${authOrigin}/idp`,
+    audience: 'virtualpatientengine.com',
+    clientId: 'client-1',
+    clientSecret: 'secret-1',
+    retry: { baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 3 },
+    poll: { initialMs: 10, maxMs: 20 },
+  });
+}
+
+const TOKEN = 'tok_abcdefghijklmnopqrstuvwxyz012345';
+const JOB = '3f1c2b9e-1111-4222-8333-944455556666';
+
+/** A service as the interface shows it, with extra fields everywhere. */
+function service(origin: () => string, overrides: Partial<Record<string, Script>> = {}): Script {
+  let polls = 0;
+  return (req, res) => {
+    const path = req.path.split('?')[0] ?? '';
+    const override = overrides[path];
+    if (override) return override(req, res);
+    if (path === '/idp/oauth/token')
+      return json(res, 200, { access_token: TOKEN, token_type: 'Bearer', expires_in: 86400, scope: 'jobs' });
+    if (path === '/24.06/job')
+      return json(res, 200, {
+        jobId: JOB,
+        createdAt: '2024-06-01T00:00:00Z',
+        presignedUploadUrl: {
+          cbct: {
+            presignedUploadUrl: `${origin()}/bucket/in/cbct.dcm?X-Amz-Signature=abc&X-Amz-Expires=900`,
+            notifyFinishUploadUrl: `${origin()}/24.06/notify?jobId=${JOB}&input=cbct`,
+            expiresIn: 900,
+          },
+        },
+      });
+    if (path === '/bucket/in/cbct.dcm' || path === '/24.06/notify') return res.writeHead(200).end();
+    if (path === '/24.06/pollJobResults') {
+      if (polls++ < 2) return res.writeHead(202, { 'Content-Type': 'text/plain' }).end('PROCESSING');
+      return json(res, 200, {
+        success: true,
+        jobId: JOB,
+        timings: { total: 312 },
+        outputFiles: {
+          meshes: [
+            {
+              status: 'Available',
+              size: 68484,
+              extension: '.stl',
+              structures: ['mandible'],
+              url: `${origin()}/bucket/out/0.stl?X-Amz-Signature=def`,
+              checksum: 'x',
+            },
+          ],
+          pointClouds: [],
+        },
+      });
+    }
+    if (path === '/bucket/out/0.stl') {
+      void readFile(SPIDER_STL).then((b) => res.writeHead(200, { 'Content-Length': b.length }).end(b));
+      return;
+    }
+    json(res, 404, { message: 'not found' });
+  };
+}
+
+async function expectAppError(p: Promise<unknown>, code: AppError['code']): Promise<AppError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  expect((e as AppError).code).toBe(code);
+  return e as AppError;
+}
+
+describe('ServiceClient follows service-interface.md to the letter', () => {
+  it('sends exactly the documented requests and tolerates extra fields', async () => {
+    let origin = '';
+    const srv = await scripted(service(() => origin));
+    origin = srv.origin;
+    const c = client(origin);
+    await withTempDir(async (dir) => {
+      const res = await c.runJob(
+        {
+          inputs: { cbct: { extension: '.dcm' } },
+          meshes: [{ extension: '.stl', structures: ['mandible'] }],
+        },
+        { cbct: SCAN },
+        dir,
+      );
+      expect(res.outputs[0]?.path).toBe(join(dir, 'mandible.stl'));
+      expect(await readdir(dir)).toEqual(['mandible.stl']);
+    });
+    c.close();
+    const [token, job, upload, notify, ...rest] = srv.seen;
+    expect(token?.method).toBe('POST');
+    expect(token?.path).toBe('/idp/oauth/token');
+    expect(token?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(token?.body.toString() ?? '')).toEqual({
+      grant_type: 'client_credentials',
+      audience: 'virtualpatientengine.com',
+      client_id: 'client-1',
+      client_secret: 'secret-1',
+    });
+    expect(job).toMatchObject({ method: 'POST', path: '/24.06/job' });
+    expect(job?.headers['content-type']).toBe('application/json');
+    expect(job?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(JSON.parse(job?.body.toString() ?? '')).toEqual({
+      inputFiles: { cbct: { extension: '.dcm' } },
+      outputFiles: { meshes: [{ extension: '.stl', structures: ['mandible'] }] },
+    });
+    expect(upload).toMatchObject({
+      method: 'PUT',
+      path: '/bucket/in/cbct.dcm?X-Amz-Signature=abc&X-Amz-Expires=900',
+    });
+    expect(upload?.headers['content-type']).toBe('application/octet-stream');
+    expect(Number(upload?.headers['content-length'])).toBe((await stat(SCAN)).size);
+    expect(upload?.headers.authorization).toBeUndefined();
+    expect(upload?.body.equals(await readFile(SCAN))).toBe(true);
+    expect(notify).toMatchObject({ method: 'PUT', path: `/24.06/notify?jobId=${JOB}&input=cbct` });
+    expect(notify?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(notify?.body.length).toBe(0);
+    const polls = rest.filter((s) => s.path.startsWith('/24.06/pollJobResults'));
+    expect(polls.map((p) => p.path)).toEqual(Array(3).fill(`/24.06/pollJobResults?jobId=${JOB}`));
+    expect(polls.every((p) => p.method === 'GET' && p.headers.authorization === `Bearer ${TOKEN}`)).toBe(
+      true,
+    );
+    const download = rest.at(-1);
+    expect(download?.path).toBe('/bucket/out/0.stl?X-Amz-Signature=def');
+    expect(download?.headers.authorization).toBeUndefined();
+  });
+
+  it('reads /testAuth as a JSON array holding one string', async () => {
+    let origin = '';
+    const srv = await scripted(
+      service(() => origin, {
+        '/24.06/testAuth': (_req, res) => json(res, 200, ['Authentication successful!']),
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    expect(await c.testAuth()).toBe('Authentication successful!');
+    expect(srv.seen.at(-1)).toMatchObject({ method: 'GET', path: '/24.06/testAuth' });
+    c.close();
+  });
+
+  it('says clearly which required field of a poll result is missing', async () => {
+    let origin = '';
+    const srv = await scripted(
+      service(() => origin, {
+        '/24.06/pollJobResults': (_req, res) => json(res, 200, { outputFiles: { meshes: [] }, extra: 1 }),
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    const err = await expectAppError(c.pollOnce(JOB), 'service');
+    expect(err.message).toContain('success');
+    c.close();
+  });
+
+  it('refuses a download whose size differs from the result’s size', async () => {
+    let origin = '';
+    const srv = await scripted(service(() => origin));
+    origin = srv.origin;
+    const c = client(origin);
+    await withTempDir(async (dir) => {
+      const err = await expectAppError(
+        c.download(`${origin}/bucket/out/0.stl?X-Amz-Signature=def`, join(dir, 'm.stl'), {
+          expectedSize: 1234,
+        }),
+        'service',
+      );
+      expect(err.message).toMatch(/68484 bytes; the service said 1234/);
+      // Nothing half-done is left behind.
+      expect(await readdir(dir)).toEqual([]);
+    });
+    c.close();
+  });
+
+  it('downloads chunked answers too (the fast path hands them to the http module)', async () => {
+    let origin = '';
+    const srv = await scripted(
+      service(() => origin, {
+        '/bucket/out/0.stl': (_req, res) => {
+          void readFile(SPIDER_STL).then((b) => {
+            res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+            res.write(b.subarray(0, 1000));
+            res.end(b.subarray(1000));
+          });
+        },
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    await withTempDir(async (dir) => {
+      const got = await c.download(`${origin}/bucket/out/0.stl?X-Amz-Signature=def`, join(dir, 'm.stl'), {
+        expectedSize: 68484,
+      });
+      expect(got.bytes).toBe(68484);
+      expect((await readFile(got.path)).equals(await readFile(SPIDER_STL))).toBe(true);
+    });
+    expect(
+      srv.seen.filter((s) => s.path.startsWith('/bucket/out/')).map((s) => s.headers['transfer-encoding']),
+    ).toEqual([undefined, undefined]);
+    c.close();
+  });
+
+  it('sends the token to no address outside the configured service', async () => {
+    const elsewhere = await scripted((_req, res) => res.writeHead(200).end());
+    let origin = '';
+    const srv = await scripted(
+      service(() => origin, {
+        '/24.06/job': (_req, res) =>
+          json(res, 200, {
+            jobId: JOB,
+            presignedUploadUrl: {
+              cbct: {
+                presignedUploadUrl: `${elsewhere.origin}/bucket/in?sig=1`,
+                notifyFinishUploadUrl: `${elsewhere.origin}/notify`,
+              },
+            },
+          }),
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    const err = await expectAppError(
+      c.createJob({
+        inputs: { cbct: { extension: '.dcm' } },
+        meshes: [{ extension: '.stl', structures: ['mandible'] }],
+      }),
+      'service',
+    );
+    expect(err.message).toContain('not the configured service');
+    await expectAppError(c.notify(`${elsewhere.origin}/notify`), 'service');
+    expect(elsewhere.seen).toEqual([]);
+    c.close();
+  });
+
+  it('accepts plain http only to this computer', async () => {
+    const base = { authUrl: 'https://idp.example', audience: 'a', clientId: 'c', clientSecret: 's' };
+    expect(() => new ServiceClient({ ...base, baseUrl: 'http://eu.virtualpatientengine.com/24.06' })).toThrow(
+      /plain http to another computer/,
+    );
+    expect(() => new ServiceClient({ ...base, baseUrl: 'https://eu.virtualpatientengine.com' })).toThrow(
+      /no version segment/,
+    );
+    const c = new ServiceClient({ ...base, baseUrl: 'https://eu.virtualpatientengine.com/24.06' });
+    // Refused before any connection is made.
+    await expectAppError(c.upload('http://storage.example/bucket?sig=1', SCAN), 'service');
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '[::1]']) {
+      expect(() => new ServiceClient({ ...base, baseUrl: `http://${host}:9/24.06` })).not.toThrow();
+    }
+    c.close();
+  });
+
+  it('reports a refused job body with the service’s own message', async () => {
+    let origin = '';
+    const srv = await scripted(
+      service(() => origin, {
+        '/24.06/job': (_req, res) => json(res, 400, { error: { message: 'Unknown structure "jaw"' } }),
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    const err = await expectAppError(
+      c.createJob({
+        inputs: { cbct: { extension: '.dcm' } },
+        meshes: [{ extension: '.stl', structures: ['jaw'] }],
+      }),
+      'service',
+    );
+    expect(err.message).toContain('400: Unknown structure "jaw"');
+    // A refusal is an answer: not repeated, and not "may exist".
+    expect(srv.seen.filter((s) => s.path === '/24.06/job')).toHaveLength(1);
+    c.close();
+  });
+});
