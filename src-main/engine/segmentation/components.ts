@@ -1,0 +1,184 @@
+/**
+ * Connected components of a voxel mask, 6-connected (faces only): the connectivity that the
+ * marching-cubes table of mc-table.ts gives the surface, so one component is one closed surface.
+ *
+ * Labelling works on runs of set voxels along rows, with union-find between overlapping runs of the
+ * row before and of the slice before. A head CT has a few million runs against tens of millions of
+ * voxels, and no label volume is needed: memory is a few arrays per run.
+ */
+
+export interface ComponentStats {
+  /** Voxel count of each component. */
+  sizes: Float64Array;
+  /** 1 when the component reaches the first or last row, column or (with more than one slice) slice. */
+  touchesBorder: Uint8Array;
+}
+
+export interface FilterResult {
+  components: number;
+  kept: number;
+  keptVoxels: number;
+  largest: number;
+}
+
+class GrowI32 {
+  buf = new Int32Array(1 << 16);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.buf.length) {
+      const b = new Int32Array(this.buf.length * 2);
+      b.set(this.buf);
+      this.buf = b;
+    }
+    this.buf[this.n++] = v;
+  }
+}
+
+/**
+ * Labels the components of `mask` (non-zero = set), asks `keep` which to keep, and clears the voxels of
+ * the others in place (kept voxels become 1).
+ */
+export function filterComponents(
+  mask: Uint8Array,
+  dims: [number, number, number],
+  keep: (stats: ComponentStats) => Uint8Array,
+): FilterResult {
+  const [nx, ny, nz] = dims;
+  const rows = ny * nz;
+  const rowStart = new Int32Array(rows + 1);
+  const starts = new GrowI32();
+  const ends = new GrowI32();
+  for (let r = 0; r < rows; r++) {
+    rowStart[r] = starts.n;
+    const off = r * nx;
+    let i = 0;
+    while (i < nx) {
+      while (i < nx && mask[off + i] === 0) i++;
+      if (i >= nx) break;
+      const s = i;
+      while (i < nx && mask[off + i] !== 0) i++;
+      starts.push(s);
+      ends.push(i);
+    }
+  }
+  rowStart[rows] = starts.n;
+  const runCount = starts.n;
+  const st = starts.buf;
+  const en = ends.buf;
+  const parent = new Int32Array(runCount);
+  for (let i = 0; i < runCount; i++) parent[i] = i;
+  const find = (a: number): number => {
+    let r = a;
+    while ((parent[r] as number) !== r) r = parent[r] as number;
+    while ((parent[a] as number) !== r) {
+      const next = parent[a] as number;
+      parent[a] = r;
+      a = next;
+    }
+    return r;
+  };
+  const unite = (a: number, b: number): void => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) {
+      if (ra < rb) parent[rb] = ra;
+      else parent[ra] = rb;
+    }
+  };
+  const joinRows = (r: number, q: number): void => {
+    let a = rowStart[r] as number;
+    const aEnd = rowStart[r + 1] as number;
+    let b = rowStart[q] as number;
+    const bEnd = rowStart[q + 1] as number;
+    while (a < aEnd && b < bEnd) {
+      if ((st[a] as number) < (en[b] as number) && (st[b] as number) < (en[a] as number)) unite(a, b);
+      if ((en[a] as number) < (en[b] as number)) a++;
+      else b++;
+    }
+  };
+  for (let k = 0; k < nz; k++) {
+    for (let j = 0; j < ny; j++) {
+      const r = k * ny + j;
+      if (j > 0) joinRows(r, r - 1);
+      if (k > 0) joinRows(r, r - ny);
+    }
+  }
+  // Components numbered in order of their first run.
+  const compOf = new Int32Array(runCount);
+  let components = 0;
+  for (let i = 0; i < runCount; i++) {
+    const root = find(i);
+    compOf[i] = root === i ? components++ : (compOf[root] as number);
+  }
+  const sizes = new Float64Array(components);
+  const touchesBorder = new Uint8Array(components);
+  for (let r = 0; r < rows; r++) {
+    const j = r % ny;
+    const k = (r - j) / ny;
+    const edgeRow = j === 0 || j === ny - 1 || (nz > 1 && (k === 0 || k === nz - 1));
+    for (let i = rowStart[r] as number; i < (rowStart[r + 1] as number); i++) {
+      const c = compOf[i] as number;
+      sizes[c] = (sizes[c] as number) + (en[i] as number) - (st[i] as number);
+      if (edgeRow || st[i] === 0 || en[i] === nx) touchesBorder[c] = 1;
+    }
+  }
+  const keepFlags = keep({ sizes, touchesBorder });
+  let kept = 0;
+  let keptVoxels = 0;
+  let largest = 0;
+  for (let c = 0; c < components; c++) {
+    largest = Math.max(largest, sizes[c] as number);
+    if (keepFlags[c]) {
+      kept++;
+      keptVoxels += sizes[c] as number;
+    }
+  }
+  for (let r = 0; r < rows; r++) {
+    const off = r * nx;
+    for (let i = rowStart[r] as number; i < (rowStart[r + 1] as number); i++) {
+      mask.fill(keepFlags[compOf[i] as number] ? 1 : 0, off + (st[i] as number), off + (en[i] as number));
+    }
+  }
+  return { components, kept, keptVoxels, largest };
+}
+
+/** Keeps every component of at least `minVoxels` and at least `fraction` of the largest one. */
+export function keepLarge(fraction: number, minVoxels = 1): (s: ComponentStats) => Uint8Array {
+  return ({ sizes }) => {
+    let largest = 0;
+    for (const s of sizes) largest = Math.max(largest, s);
+    const floor = Math.max(minVoxels, fraction * largest);
+    const flags = new Uint8Array(sizes.length);
+    for (let c = 0; c < sizes.length; c++) flags[c] = (sizes[c] as number) >= floor ? 1 : 0;
+    return flags;
+  };
+}
+
+/**
+ * Per slice, sets the unset voxels that the set ones enclose in that slice (4-connected holes not
+ * reaching the slice's edge). Works slice by slice on purpose: the airway and the nose open to the
+ * outside in 3D, but within an axial slice the airway is a hole in the tissue.
+ * With `only`, writes the holes there instead of filling them into `mask`.
+ */
+export function enclosedInSlices(
+  mask: Uint8Array,
+  dims: [number, number, number],
+  only?: Uint8Array,
+): number {
+  const [nx, ny, nz] = dims;
+  const plane = nx * ny;
+  const holes = new Uint8Array(plane);
+  let total = 0;
+  for (let k = 0; k < nz; k++) {
+    const off = k * plane;
+    for (let i = 0; i < plane; i++) holes[i] = mask[off + i] === 0 ? 1 : 0;
+    const r = filterComponents(holes, [nx, ny, 1], ({ touchesBorder }) =>
+      touchesBorder.map((t) => (t ? 0 : 1)),
+    );
+    if (r.kept === 0) continue;
+    total += r.keptVoxels;
+    const out = only ?? mask;
+    for (let i = 0; i < plane; i++) if (holes[i]) out[off + i] = 1;
+  }
+  return total;
+}

@@ -1,0 +1,107 @@
+/**
+ * Grey-value histograms and Otsu's threshold. CBCT grey values are not calibrated Hounsfield units
+ * (they drift with the device, the field of view and the patient), so every threshold the engine
+ * uses is derived from the scan's own histogram instead of fixed numbers.
+ */
+
+export interface Histogram {
+  counts: Float64Array;
+  /** Value at the lower edge of bin 0. */
+  min: number;
+  /** Values v with min + b * binWidth <= v < min + (b + 1) * binWidth fall in bin b. */
+  binWidth: number;
+  /** True when bins hold single integer values (Int16 data), so thresholds can sit halfway between them. */
+  integer: boolean;
+}
+
+const FLOAT_BINS = 4096;
+
+export function histogram(data: Int16Array | Float32Array): Histogram {
+  if (data instanceof Int16Array) {
+    const raw = new Float64Array(65536);
+    for (let i = 0; i < data.length; i++) {
+      const b = (data[i] as number) + 32768;
+      raw[b] = (raw[b] as number) + 1;
+    }
+    let lo = 0;
+    while (lo < 65535 && raw[lo] === 0) lo++;
+    let hi = 65535;
+    while (hi > lo && raw[hi] === 0) hi--;
+    return { counts: raw.slice(lo, hi + 1), min: lo - 32768, binWidth: 1, integer: true };
+  }
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i] as number;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (!(max > min))
+    return {
+      counts: new Float64Array([data.length]),
+      min: Number.isFinite(min) ? min : 0,
+      binWidth: 1,
+      integer: false,
+    };
+  const binWidth = (max - min) / FLOAT_BINS;
+  const counts = new Float64Array(FLOAT_BINS);
+  for (let i = 0; i < data.length; i++) {
+    const b = Math.min(FLOAT_BINS - 1, Math.floor(((data[i] as number) - min) / binWidth));
+    counts[b] = (counts[b] as number) + 1;
+  }
+  return { counts, min, binWidth, integer: false };
+}
+
+/** Value of the boundary just above bin b: halfway between integers for integer data. */
+function upperEdge(h: Histogram, b: number): number {
+  return h.integer ? h.min + b + 0.5 : h.min + (b + 1) * h.binWidth;
+}
+
+function binOf(h: Histogram, value: number): number {
+  return Math.floor((value - h.min) / h.binWidth);
+}
+
+/**
+ * Otsu's threshold over the values in (above, below): the split that maximises the between-class
+ * variance. Returns the iso value (class "high" is value > threshold), or null when the range holds
+ * fewer than two distinct values.
+ */
+export function otsuThreshold(h: Histogram, range: { above?: number; below?: number } = {}): number | null {
+  const n = h.counts.length;
+  const b0 = range.above === undefined ? 0 : Math.max(0, binOf(h, range.above) + 1);
+  const b1 = range.below === undefined ? n - 1 : Math.min(n - 1, binOf(h, range.below) - 1);
+  let total = 0;
+  let sum = 0;
+  for (let b = b0; b <= b1; b++) {
+    const c = h.counts[b] as number;
+    total += c;
+    sum += c * b;
+  }
+  if (total === 0) return null;
+  let w0 = 0;
+  let s0 = 0;
+  let best = -1;
+  let bestB = -1;
+  for (let b = b0; b < b1; b++) {
+    const c = h.counts[b] as number;
+    w0 += c;
+    s0 += c * b;
+    const w1 = total - w0;
+    if (w0 === 0 || w1 === 0) continue;
+    const m0 = s0 / w0;
+    const m1 = (sum - s0) / w1;
+    const between = w0 * w1 * (m0 - m1) * (m0 - m1);
+    if (between > best) {
+      best = between;
+      bestB = b;
+    }
+  }
+  return bestB < 0 ? null : upperEdge(h, bestB);
+}
+
+/** Number of voxels with value > t. */
+export function countAbove(h: Histogram, t: number): number {
+  let c = 0;
+  for (let b = Math.max(0, binOf(h, t) + 1); b < h.counts.length; b++) c += h.counts[b] as number;
+  return c;
+}

@@ -1,0 +1,239 @@
+import type { Volume } from '../../scans/volume.js';
+import { AppError } from '../../../src-shared/errors.js';
+import {
+  bitWords,
+  countSlab,
+  fillSlab,
+  gridOf,
+  packSlab,
+  type Grid,
+  type GridParams,
+  type MeshTask,
+  type RowTables,
+  type SlabRange,
+} from './extract-slab.js';
+import { WorkerPool, defaultWorkerCount, meshWorkerScript } from './worker-pool.js';
+
+/** An indexed triangle mesh: xyz per vertex, three vertex indices per triangle, counter-clockwise seen from outside. */
+export interface Mesh {
+  positions: Float32Array;
+  indices: Uint32Array;
+}
+
+export type SlabPool = WorkerPool<MeshTask, null>;
+
+export async function createSlabPool(workers = defaultWorkerCount(), script?: string): Promise<SlabPool> {
+  return new WorkerPool<MeshTask, null>(script ?? (await meshWorkerScript()), workers);
+}
+
+export interface IsoSurfaceOptions {
+  /** Inside is value > iso ('above', the default: bone, teeth) or value < iso ('below': air). */
+  polarity?: 'above' | 'below';
+  /** Inside is mask !== 0 instead (one byte per voxel, same layout as the data); values still place vertices. */
+  mask?: Uint8Array | null;
+  /** Close the surface where the region reaches the edge of the volume (default true). */
+  closeBorders?: boolean;
+  /** Worker threads to use when no pool is given; 0 runs in the calling thread. */
+  workers?: number;
+  pool?: SlabPool;
+  signal?: AbortSignal;
+}
+
+/**
+ * The iso-surface of a volume, vertices in patient coordinates (mm, DICOM LPS), closed and
+ * edge-manifold where it does not reach the border (and there too with closeBorders).
+ * Slabs of slices are extracted in parallel by worker threads that share the volume's memory; the
+ * returned arrays live on SharedArrayBuffers, allocated once at their final size.
+ */
+export async function extractIsoSurface(
+  volume: Volume,
+  iso: number,
+  opts: IsoSurfaceOptions = {},
+): Promise<Mesh> {
+  const mesh = await extractIsoSurfaceVoxels(volume, iso, opts);
+  voxelToPatient(mesh, volume);
+  return mesh;
+}
+
+/** Like extractIsoSurface, with vertices left in voxel index coordinates (x = column, y = row, z = slice). */
+export async function extractIsoSurfaceVoxels(
+  volume: Pick<Volume, 'data' | 'dims'>,
+  iso: number,
+  opts: IsoSurfaceOptions = {},
+): Promise<Mesh> {
+  const [nx, ny, nz] = volume.dims;
+  if (volume.data.length !== nx * ny * nz) {
+    throw new AppError(
+      'internal',
+      `Volume data holds ${volume.data.length} values, not ${nx} x ${ny} x ${nz}.`,
+    );
+  }
+  if (opts.mask && opts.mask.length !== volume.data.length) {
+    throw new AppError('internal', 'The mask does not have one byte per voxel.');
+  }
+  if (!Number.isFinite(iso)) throw new AppError('internal', `Iso value ${iso} is not a number.`);
+  const canceled = (): boolean => opts.signal?.aborted === true;
+  const cancelError = (): AppError => new AppError('canceled', 'The surface extraction was canceled.');
+  if (canceled()) throw cancelError();
+  const closeBorders = opts.closeBorders ?? true;
+  const empty: Mesh = { positions: new Float32Array(0), indices: new Uint32Array(0) };
+  if (nx < 2 || ny < 2 || nz < 2) return empty;
+  const inThread = !opts.pool && opts.workers === 0;
+  const grid: GridParams = {
+    data: inThread ? volume.data : toShared(volume.data),
+    dims: volume.dims,
+    iso,
+    polarity: opts.polarity ?? 'above',
+    mask: opts.mask ? (inThread ? opts.mask : toShared(opts.mask)) : null,
+    closeBorders,
+  };
+  const g = gridOf(grid);
+  const workers = opts.pool ? opts.pool.size : (opts.workers ?? defaultWorkerCount());
+  // More slabs than threads evens out slabs where the surface is dense and ones where it is empty.
+  const count = inThread ? 1 : Math.min(g.PZ, workers * 4);
+  const ranges: SlabRange[] = Array.from({ length: count }, (_, s) => ({
+    k0: Math.round((g.PZ * s) / count),
+    k1: Math.round((g.PZ * (s + 1)) / count),
+  }));
+  const rows = g.PZ * g.PY;
+  const mem = (bytes: number): ArrayBuffer | SharedArrayBuffer =>
+    inThread ? new ArrayBuffer(bytes) : new SharedArrayBuffer(bytes);
+  const bits = new Int32Array(mem(bitWords(g) * 4));
+  const countBuf = mem(rows * 16);
+  const counts: RowTables<Int32Array> = {
+    x: new Int32Array(countBuf, 0, rows),
+    y: new Int32Array(countBuf, rows * 4, rows),
+    z: new Int32Array(countBuf, rows * 8, rows),
+    t: new Int32Array(countBuf, rows * 12, rows),
+  };
+
+  if (inThread) {
+    const r = ranges[0] as SlabRange;
+    packSlab(grid, r, bits);
+    countSlab(grid, r, bits, counts);
+    const { offsets, vertices, triangles } = prefixSums(counts, g);
+    const out = allocate(vertices, triangles, false);
+    fillSlab(grid, r, bits, offsets, out.positions, out.indices);
+    return out;
+  }
+
+  const pool = opts.pool ?? (await createSlabPool(workers));
+  let onAbort = (): void => {};
+  const abort = new Promise<never>((_, reject) => {
+    onAbort = () => reject(cancelError());
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const all = (task: (range: SlabRange) => MeshTask): Promise<unknown> =>
+    Promise.race([Promise.all(ranges.map((range) => pool.run(task(range)))), abort]);
+  try {
+    await all((range) => ({ kind: 'bits', grid, range, bits }));
+    await all((range) => ({ kind: 'count', grid, range, bits, counts }));
+    const { offsets, vertices, triangles } = prefixSums(counts, g, true);
+    const out = allocate(vertices, triangles, true);
+    await all((range) => ({ kind: 'fill', grid, range, bits, offsets, ...out }));
+    return out;
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    if (!opts.pool) await pool.close();
+  }
+}
+
+/**
+ * Global vertex and triangle offsets of every row. Vertices are numbered plane by plane: the x edges
+ * of each row of the plane, then its y edges, then the z edges to the next plane.
+ */
+function prefixSums(
+  c: RowTables<Int32Array>,
+  g: Grid,
+  shared = false,
+): { offsets: RowTables<Float64Array>; vertices: number; triangles: number } {
+  const rows = g.PZ * g.PY;
+  const buf = shared ? new SharedArrayBuffer(rows * 32) : new ArrayBuffer(rows * 32);
+  const o: RowTables<Float64Array> = {
+    x: new Float64Array(buf, 0, rows),
+    y: new Float64Array(buf, rows * 8, rows),
+    z: new Float64Array(buf, rows * 16, rows),
+    t: new Float64Array(buf, rows * 24, rows),
+  };
+  let v = 0;
+  let t = 0;
+  for (let K = 0; K < g.PZ; K++) {
+    const base = K * g.PY;
+    for (const axis of ['x', 'y', 'z'] as const) {
+      for (let J = 0; J < g.PY; J++) {
+        o[axis][base + J] = v;
+        v += c[axis][base + J] as number;
+      }
+    }
+    for (let J = 0; J < g.PY; J++) {
+      o.t[base + J] = t;
+      t += c.t[base + J] as number;
+    }
+  }
+  if (v > 0xffffffff || t * 3 > 2 ** 31) {
+    throw new AppError(
+      'bad-input',
+      `The surface would have ${t} triangles, more than a mesh file can hold.`,
+      {
+        action: 'Use a higher iso value or a smaller volume.',
+      },
+    );
+  }
+  return { offsets: o, vertices: v, triangles: t };
+}
+
+function allocate(vertices: number, triangles: number, shared: boolean): Mesh {
+  const pb = vertices * 12;
+  const ib = triangles * 12;
+  return {
+    positions: new Float32Array(shared ? new SharedArrayBuffer(pb) : new ArrayBuffer(pb)),
+    indices: new Uint32Array(shared ? new SharedArrayBuffer(ib) : new ArrayBuffer(ib)),
+  };
+}
+
+/** Copies a typed array onto a SharedArrayBuffer unless it already lives on one, so workers can read it in place. */
+export function toShared<A extends Int16Array | Float32Array | Uint8Array>(a: A): A {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const Ctor = a.constructor as new (buf: SharedArrayBuffer) => A;
+  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
+  out.set(a as never);
+  return out;
+}
+
+/**
+ * Maps voxel index coordinates to patient coordinates in place. When the volume's axes form a
+ * left-handed frame (slices stacked against the normal), the triangles are flipped so that they
+ * still face outward in patient space.
+ */
+export function voxelToPatient(
+  mesh: Mesh,
+  v: Pick<Volume, 'spacing' | 'origin' | 'rowDir' | 'colDir' | 'sliceDir'>,
+): void {
+  const [sx, sy, sz] = v.spacing;
+  const a = v.rowDir.map((c) => c * sx) as [number, number, number];
+  const b = v.colDir.map((c) => c * sy) as [number, number, number];
+  const c = v.sliceDir.map((d) => d * sz) as [number, number, number];
+  const [ox, oy, oz] = v.origin;
+  const p = mesh.positions;
+  for (let i = 0; i < p.length; i += 3) {
+    const x = p[i] as number;
+    const y = p[i + 1] as number;
+    const z = p[i + 2] as number;
+    p[i] = ox + x * a[0] + y * b[0] + z * c[0];
+    p[i + 1] = oy + x * a[1] + y * b[1] + z * c[1];
+    p[i + 2] = oz + x * a[2] + y * b[2] + z * c[2];
+  }
+  const det =
+    a[0] * (b[1] * c[2] - b[2] * c[1]) -
+    a[1] * (b[0] * c[2] - b[2] * c[0]) +
+    a[2] * (b[0] * c[1] - b[1] * c[0]);
+  if (det < 0) flipWinding(mesh.indices);
+}
+
+export function flipWinding(indices: Uint32Array): void {
+  for (let i = 0; i < indices.length; i += 3) {
+    const t = indices[i + 1] as number;
+    indices[i + 1] = indices[i + 2] as number;
+    indices[i + 2] = t;
+  }
+}

@@ -1,0 +1,309 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppError } from '../../../src-shared/errors.js';
+import type { Logger } from '../../logging/logger.js';
+import { silentLogger } from '../../logging/logger.js';
+import { readVolume } from '../../scans/volume-reader.js';
+import type { Volume } from '../../scans/volume.js';
+import type {
+  MeshRequest,
+  ProcessedMesh,
+  ProcessorJob,
+  ProcessorProgress,
+  ProcessorResult,
+} from '../processor.js';
+import {
+  createSlabPool,
+  extractIsoSurfaceVoxels,
+  toShared,
+  voxelToPatient,
+  type Mesh,
+  type SlabPool,
+} from './iso-surface.js';
+import { isMeshFormat, writeMesh, type MeshFormat } from './mesh-writers.js';
+import { meshSettings, structureNote, tissueOf, type MeshSettings } from './plan.js';
+import { simplifyMesh } from './simplify.js';
+import { taubinSmooth } from './smooth.js';
+import {
+  deriveThresholds,
+  segmentTissue,
+  type Thresholds,
+  type Tissue,
+  type TissueRegion,
+} from './tissue.js';
+import { unpackInput } from './unpack.js';
+
+export interface RunContext {
+  logger?: Logger;
+  workers: number;
+  /** Script of the slab workers (resolved by the thread that can build it); default: workerScript(). */
+  meshWorkerScript?: string;
+  onProgress?: (p: ProcessorProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Modalities whose grey values mean nothing to thresholds made for X-ray attenuation. */
+const NOT_XRAY: Record<string, string> = {
+  MR: 'an MR scan',
+  PT: 'a PET scan',
+  NM: 'a nuclear medicine scan',
+  US: 'an ultrasound',
+};
+
+/**
+ * The whole local segmentation of one job: unpack, read the volume, derive thresholds from its
+ * histogram, then for each requested mesh segment, extract, smooth, simplify and write.
+ * Runs in the job worker thread (job-worker.entry.ts); the extraction fans out to slab workers.
+ */
+export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Promise<ProcessorResult> {
+  const log = ctx.logger ?? silentLogger;
+  const progress = (fraction: number, stage: string): void => ctx.onProgress?.({ fraction, stage });
+  const checkAbort = (): void => {
+    if (ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
+  };
+  const input = job.inputs.find((i) => i.name === 'cbct');
+  if (!input) throw new AppError('bad-request', 'The job has no "cbct" input.');
+  // Everything that can be wrong with the request is found before minutes of work, not after.
+  const plans = job.meshes.map((request, m) => planMesh(request, m, job.options));
+
+  await mkdir(job.workDir, { recursive: true });
+  progress(0.01, 'unpacking the scan');
+  const files = await unpackInput(input, job.workDir, ctx.signal);
+  checkAbort();
+  progress(0.05, `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`);
+  const volume = await readSharedVolume(files, ctx.signal);
+  checkAbort();
+  progress(0.35, 'deriving thresholds from the histogram');
+  const thresholds = deriveThresholds(volume.data);
+  log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing });
+
+  const pool = await createSlabPool(ctx.workers, ctx.meshWorkerScript);
+  const regions = new Map<Tissue, TissueRegion>();
+  const results: ProcessedMesh[] = [];
+  try {
+    for (const [m, plan] of plans.entries()) {
+      checkAbort();
+      // Keep only the regions this or a later mesh needs: each costs a byte per voxel.
+      const later = new Set(plans.slice(m).flatMap((p) => p.tissues));
+      for (const t of regions.keys()) if (!later.has(t)) regions.delete(t);
+      const at = (f: number): ((stage: string) => void) => {
+        return (stage) => progress(0.4 + (0.6 * (m + f)) / plans.length, stage);
+      };
+      const made = await produceMesh(plan, {
+        volume,
+        thresholds,
+        regions,
+        pool,
+        workDir: job.workDir,
+        ctx,
+        at,
+      });
+      log.info('mesh written', { mesh: m + 1, ...made.log });
+      results.push(made.result);
+    }
+  } finally {
+    await pool.close();
+  }
+  progress(1, 'done');
+  return { meshes: results };
+}
+
+interface MeshPlan {
+  index: number;
+  request: MeshRequest;
+  format: MeshFormat;
+  tissues: Tissue[];
+  settings: MeshSettings;
+  label: string;
+}
+
+function planMesh(request: MeshRequest, index: number, options: Record<string, unknown>): MeshPlan {
+  const format = request.extension.toLowerCase();
+  if (!isMeshFormat(format)) {
+    throw new AppError('bad-request', `Mesh extension "${request.extension}" is not supported.`);
+  }
+  const tissues: Tissue[] = [];
+  for (const s of request.structures) {
+    const t = tissueOf(s);
+    if (!t) throw new AppError('bad-request', `Mesh ${index + 1}: the local engine cannot find "${s}".`);
+    if (!tissues.includes(t)) tissues.push(t);
+  }
+  const settings = meshSettings(request.structures, options);
+  return { index, request, format, tissues, settings, label: request.structures.join(' + ') };
+}
+
+interface MeshContext {
+  volume: Volume;
+  thresholds: Thresholds;
+  regions: Map<Tissue, TissueRegion>;
+  pool: SlabPool;
+  workDir: string;
+  ctx: RunContext;
+  /** Progress within this mesh, 0..1. */
+  at: (fraction: number) => (stage: string) => void;
+}
+
+/** One requested mesh: segment its tissues, extract, smooth, simplify, write, and say what was done. */
+async function produceMesh(
+  plan: MeshPlan,
+  c: MeshContext,
+): Promise<{ result: ProcessedMesh; log: Record<string, unknown> }> {
+  const { volume, regions } = c;
+  const { label, settings } = plan;
+  const [nx, ny, nz] = volume.dims;
+  const ms: Record<string, number> = {};
+  let t0 = performance.now();
+  const lap = (stage: string): void => {
+    const now = performance.now();
+    ms[stage] = Math.round(now - t0);
+    t0 = now;
+  };
+  c.at(0)(`segmenting ${label}`);
+  for (const t of plan.tissues) {
+    if (!regions.has(t)) {
+      const mask = new Uint8Array(new SharedArrayBuffer(volume.data.length));
+      regions.set(t, segmentTissue(volume, t, c.thresholds, mask));
+    }
+    if ((regions.get(t) as TissueRegion).components.kept === 0) {
+      throw new AppError(
+        'bad-input',
+        `No ${t === 'soft-tissue' ? 'soft tissue' : t} was found in the scan (for ${label}).`,
+        {
+          action: `Check that the scan shows what ${label} asks for, or leave it out.`,
+        },
+      );
+    }
+  }
+  lap('segment');
+  c.at(0.3)(`extracting the surface of ${label}`);
+  const mesh = await extractRegions(volume, plan.tissues, regions, c.pool, c.ctx.signal);
+  lap('extract');
+  if (c.ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
+  c.at(0.6)(`smoothing and simplifying ${label}`);
+  // Smoothing in voxel space is the same as in patient space (the map is affine and the smoothing a
+  // weighted average), and there the scan's extent is a box to clamp to.
+  taubinSmooth(mesh.positions, mesh.indices, settings.smoothingIterations, {
+    clamp: { min: [-0.5, -0.5, -0.5], max: [nx - 0.5, ny - 0.5, nz - 0.5] },
+  });
+  lap('smooth');
+  voxelToPatient(mesh, volume);
+  const extracted = mesh.indices.length / 3;
+  const simple = await simplifyMesh(mesh, settings.decimateMaxError);
+  lap('simplify');
+  if (c.ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
+  const name = plan.request.structures.join('+').replace(/[^a-z0-9_+-]/gi, '_');
+  const path = join(c.workDir, `mesh-${plan.index + 1}-${name}${plan.format}`);
+  c.at(0.85)(`writing ${label}${plan.format}`);
+  const written = await writeMesh(simple, path, plan.format);
+  lap('write');
+  const triangles = written.triangles;
+  const what = plan.request.structures.map(structureNote).join('; ');
+  const how = plan.tissues.map((t) => regionNote(regions.get(t) as TissueRegion)).join('; ');
+  const e = settings.decimateMaxError;
+  const size =
+    e <= 0
+      ? `${triangles} triangles (not simplified)`
+      : simple.unsimplified
+        ? `${triangles} triangles (not simplified: no simplification within ${e} mm kept the surface edge-manifold)`
+        : `${triangles} triangles (from ${extracted}, simplified within ${e} mm)`;
+  const note = `${what}. ${how}; ${settings.smoothingIterations} smoothing iterations; ${size}.`;
+  return {
+    result: { path, note, triangles },
+    log: {
+      triangles,
+      extracted,
+      bytes: written.bytes,
+      simplifyRounds: simple.rounds,
+      lockedVertices: simple.lockedVertices,
+      splitVertices: simple.splitVertices,
+      ms,
+    },
+  };
+}
+
+/**
+ * Reads the volume and moves its voxels onto a SharedArrayBuffer, the one copy that the slab workers
+ * read in place; the reader's own array goes out of scope here.
+ */
+async function readSharedVolume(files: string[], signal?: AbortSignal): Promise<Volume> {
+  const read = await readVolume(files, signal ? { signal } : {});
+  const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
+  if (kind) {
+    throw new AppError(
+      'bad-input',
+      `The scan is ${kind} (modality ${read.modality}); the local engine segments CT and CBCT scans.`,
+      {
+        action: 'Choose the CBCT series of the patient.',
+      },
+    );
+  }
+  const [nx, ny, nz] = read.dims;
+  if (nx < 2 || ny < 2 || nz < 2) {
+    throw new AppError(
+      'bad-input',
+      `The scan has ${nx} x ${ny} x ${nz} voxels: a volume needs at least two slices.`,
+      {
+        action: 'Send the whole series, not a single slice.',
+      },
+    );
+  }
+  return { ...read, data: toShared(read.data) };
+}
+
+function regionNote(r: TissueRegion): string {
+  const side = r.polarity === 'above' ? 'above' : 'below';
+  const pieces = `${r.components.kept} connected piece${r.components.kept === 1 ? '' : 's'} kept of ${r.components.components}`;
+  return `${r.tissue}: grey value ${side} ${formatValue(r.iso)} (from the scan's histogram), ${pieces}`;
+}
+
+const formatValue = (v: number): string => (Number.isInteger(v * 2) ? String(v) : v.toFixed(1));
+
+/**
+ * One surface for the requested tissues. Bone, teeth and soft tissue are all "denser than a
+ * threshold", so their regions are merged into one mask and give one outer surface (teeth lie within
+ * bone, bone within soft tissue). Airway is air, inside out: its surface is extracted on its own and
+ * added to the same mesh, as the service does when one mesh names several structures.
+ */
+async function extractRegions(
+  volume: Volume,
+  tissues: Tissue[],
+  regions: Map<Tissue, TissueRegion>,
+  pool: SlabPool,
+  signal?: AbortSignal,
+): Promise<Mesh> {
+  const parts: Mesh[] = [];
+  const dense = tissues.filter((x) => x !== 'airway');
+  const opts = { pool, ...(signal ? { signal } : {}) };
+  if (dense.length > 0) {
+    let mask = (regions.get(dense[0] as Tissue) as TissueRegion).mask;
+    if (dense.length > 1) {
+      mask = new Uint8Array(new SharedArrayBuffer(mask.length));
+      for (const d of dense) {
+        const m = (regions.get(d) as TissueRegion).mask;
+        for (let i = 0; i < m.length; i++) mask[i] = (mask[i] as number) | (m[i] as number);
+      }
+    }
+    const iso = Math.min(...dense.map((d) => (regions.get(d) as TissueRegion).iso));
+    parts.push(await extractIsoSurfaceVoxels(volume, iso, { ...opts, mask, polarity: 'above' }));
+  }
+  if (tissues.includes('airway')) {
+    const r = regions.get('airway') as TissueRegion;
+    parts.push(await extractIsoSurfaceVoxels(volume, r.iso, { ...opts, mask: r.mask, polarity: 'below' }));
+  }
+  return concatMeshes(parts);
+}
+
+export function concatMeshes(parts: Mesh[]): Mesh {
+  if (parts.length === 1) return parts[0] as Mesh;
+  const positions = new Float32Array(parts.reduce((n, p) => n + p.positions.length, 0));
+  const indices = new Uint32Array(parts.reduce((n, p) => n + p.indices.length, 0));
+  let vo = 0;
+  let io = 0;
+  for (const p of parts) {
+    positions.set(p.positions, vo * 3);
+    for (let i = 0; i < p.indices.length; i++) indices[io + i] = (p.indices[i] as number) + vo;
+    vo += p.positions.length / 3;
+    io += p.indices.length;
+  }
+  return { positions, indices };
+}

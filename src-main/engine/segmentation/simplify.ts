@@ -1,0 +1,142 @@
+import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
+import type { Mesh } from './iso-surface.js';
+import { badEdgeVertices } from './mesh-checks.js';
+import { repairPinches } from './pinch-repair.js';
+
+export interface SimplifyResult extends Mesh {
+  /** Largest deviation from the input that the simplifier reports, in mm. */
+  errorMm: number;
+  /** Vertices that had to be locked to keep the mesh edge-manifold. */
+  lockedVertices: number;
+  /** Vertices split to pull apart sheets that the simplifier made touch. */
+  splitVertices: number;
+  /** True when no manifold simplification was found and the input came back unchanged. */
+  unsimplified: boolean;
+  /** Simplifier runs it took (1 when the first was already manifold). */
+  rounds: number;
+}
+
+/** Lock radius (in edges) around the defects of each failed round; after the last, the input is kept. */
+const LOCK_RADII = [3, 8, 20];
+
+/**
+ * Fewer triangles within a maximum deviation in mm (the real service's `decimateMaxError`), with
+ * meshoptimizer's edge-collapse simplifier. Its error is normally relative to the mesh extent; the
+ * ErrorAbsolute flag makes it the same unit as the positions, which are in mm. The simplifier only
+ * removes vertices and never moves the ones it keeps, so the surface stays within the scan's extent.
+ *
+ * meshoptimizer does not check the link condition of a collapse, so now and then two sheets of the
+ * surface end up touching at an edge (zeux/meshoptimizer#699): on a head CT, a few dozen edges among
+ * hundreds of thousands. Such a mesh is no longer edge-manifold. Those pinches are pulled apart by
+ * splitting their vertices (pinch-repair.ts); a defect that is not a pinch makes the simplification
+ * run again with the vertices around it locked, with a growing locked neighbourhood.
+ */
+export async function simplifyMesh(mesh: Mesh, maxErrorMm: number): Promise<SimplifyResult> {
+  const unchanged: SimplifyResult = {
+    ...mesh,
+    errorMm: 0,
+    lockedVertices: 0,
+    splitVertices: 0,
+    unsimplified: true,
+    rounds: 0,
+  };
+  if (!(maxErrorMm > 0) || mesh.indices.length === 0) return unchanged;
+  await MeshoptSimplifier.ready;
+  const vcount = mesh.positions.length / 3;
+  let lock: Uint8Array | null = null;
+  let adjacency: Adjacency | null = null;
+  for (let round = 0; round <= LOCK_RADII.length; round++) {
+    const [indices, error] = lock
+      ? MeshoptSimplifier.simplifyWithAttributes(
+          mesh.indices,
+          mesh.positions,
+          3,
+          new Float32Array(0),
+          0,
+          [],
+          lock,
+          0,
+          maxErrorMm,
+          ['ErrorAbsolute'],
+        )
+      : MeshoptSimplifier.simplify(mesh.indices, mesh.positions, 3, 0, maxErrorMm, ['ErrorAbsolute']);
+    const bad = badEdgeVertices(indices, vcount);
+    let locked = 0;
+    if (lock) for (const l of lock) locked += l;
+    const done = (m: Mesh, split: number): SimplifyResult => ({
+      ...m,
+      errorMm: error,
+      lockedVertices: locked,
+      splitVertices: split,
+      unsimplified: false,
+      rounds: round + 1,
+    });
+    if (bad.length === 0) return done(compact(mesh.positions, indices), 0);
+    // Usually the defects are pinches: split them apart, far cheaper than simplifying again.
+    const compacted = compact(mesh.positions, indices);
+    const repaired = repairPinches(compacted);
+    if (repaired) return done(repaired, repaired.positions.length / 3 - compacted.positions.length / 3);
+    const radius = LOCK_RADII[round];
+    if (radius === undefined) break;
+    lock ??= new Uint8Array(vcount);
+    adjacency ??= buildAdjacency(mesh.indices, vcount);
+    lockAround(lock, adjacency, bad, radius);
+  }
+  return { ...unchanged, rounds: LOCK_RADII.length + 1 };
+}
+
+/** Drops the vertices no triangle uses any more (indices are rewritten in place). */
+function compact(src: Float32Array, indices: Uint32Array): Mesh {
+  const [remap, unique] = MeshoptSimplifier.compactMesh(indices);
+  const positions = new Float32Array(unique * 3);
+  for (let v = 0; v < remap.length; v++) {
+    const r = remap[v] as number;
+    if (r === 0xffffffff) continue;
+    positions[r * 3] = src[v * 3] as number;
+    positions[r * 3 + 1] = src[v * 3 + 1] as number;
+    positions[r * 3 + 2] = src[v * 3 + 2] as number;
+  }
+  return { positions, indices };
+}
+
+interface Adjacency {
+  start: Uint32Array;
+  list: Uint32Array;
+}
+
+/** Neighbour lists of the input mesh (each neighbour listed once per triangle it shares). */
+function buildAdjacency(indices: Uint32Array, vcount: number): Adjacency {
+  const start = new Uint32Array(vcount + 1);
+  for (const v of indices) start[v + 1] = (start[v + 1] as number) + 2;
+  for (let v = 0; v < vcount; v++) start[v + 1] = (start[v + 1] as number) + (start[v] as number);
+  const fill = start.slice(0, vcount);
+  const list = new Uint32Array(indices.length * 2);
+  for (let t = 0; t < indices.length; t += 3) {
+    for (let e = 0; e < 3; e++) {
+      const a = indices[t + e] as number;
+      const b = indices[t + ((e + 1) % 3)] as number;
+      const c = indices[t + ((e + 2) % 3)] as number;
+      list[fill[a]!++] = b;
+      list[fill[a]!++] = c;
+    }
+  }
+  return { start, list };
+}
+
+/** Locks `seeds` and every vertex within `radius` edges of them in the input mesh. */
+function lockAround(lock: Uint8Array, adj: Adjacency, seeds: Uint32Array, radius: number): void {
+  let frontier = Array.from(seeds);
+  for (const v of frontier) lock[v] = 1;
+  for (let r = 0; r < radius; r++) {
+    const next: number[] = [];
+    for (const v of frontier) {
+      for (let i = adj.start[v] as number; i < (adj.start[v + 1] as number); i++) {
+        const w = adj.list[i] as number;
+        if (lock[w]) continue;
+        lock[w] = 1;
+        next.push(w);
+      }
+    }
+    frontier = next;
+  }
+}

@@ -1,0 +1,83 @@
+import type { Volume } from '../../scans/volume.js';
+import { AppError } from '../../../src-shared/errors.js';
+import { enclosedInSlices, filterComponents, keepLarge, type FilterResult } from './components.js';
+import { histogram, otsuThreshold, type Histogram } from './histogram.js';
+
+/** What a grey-value threshold can honestly find in a CBCT scan. */
+export type Tissue = 'bone' | 'teeth' | 'soft-tissue' | 'airway';
+
+export interface Thresholds {
+  /** Air versus everything denser: Otsu over the whole scan (without out-of-view padding). */
+  air: number;
+  /** Soft tissue versus bone: Otsu over the voxels denser than air. */
+  bone: number;
+  /** Bone versus the densest tissue (enamel, dentine; also fillings and dense cortical bone): Otsu over the bone voxels. */
+  teeth: number;
+}
+
+/**
+ * Derives the three thresholds from the scan's histogram. Many CBCT devices fill the corners
+ * outside their cylindrical field of view with the lowest value; that spike is left out, or Otsu
+ * would split padding from the patient instead of air from tissue.
+ */
+export function deriveThresholds(data: Int16Array | Float32Array): Thresholds {
+  const h: Histogram = histogram(data);
+  const total = h.counts.reduce((a, b) => a + b, 0);
+  const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
+  const air = otsuThreshold(h, padding ? { above: h.min } : {});
+  const bone = air === null ? null : otsuThreshold(h, { above: air });
+  const teeth = bone === null ? null : otsuThreshold(h, { above: bone });
+  if (air === null || bone === null || teeth === null) {
+    throw new AppError(
+      'bad-input',
+      'The scan has too little contrast to tell air, soft tissue and bone apart.',
+      {
+        action: 'Check that the file is a CT or CBCT scan of the head and that it is not blank.',
+      },
+    );
+  }
+  return { air, bone, teeth };
+}
+
+export interface TissueRegion {
+  tissue: Tissue;
+  /** One byte per voxel, 1 inside the region. */
+  mask: Uint8Array;
+  /** Iso value and side the surface is placed at between inside and outside voxels. */
+  iso: number;
+  polarity: 'above' | 'below';
+  components: FilterResult;
+}
+
+/** Smallest piece of each tissue worth a surface, in mm³: below that it is noise or a speck of metal. */
+const MIN_PIECE_MM3: Record<Tissue, number> = { bone: 50, teeth: 10, 'soft-tissue': 1000, airway: 100 };
+/** Pieces smaller than this share of the largest are dropped: loose fragments, scanner parts, noise. */
+const MIN_SHARE_OF_LARGEST: Record<Tissue, number> = { bone: 0.1, teeth: 0.01, 'soft-tissue': 1, airway: 1 };
+
+/** The voxels of one tissue class: threshold, fill where needed, keep the large connected pieces. */
+export function segmentTissue(
+  volume: Pick<Volume, 'data' | 'dims' | 'spacing'>,
+  tissue: Tissue,
+  t: Thresholds,
+  mask: Uint8Array = new Uint8Array(volume.data.length),
+): TissueRegion {
+  const { data, dims, spacing } = volume;
+  const voxelMm3 = spacing[0] * spacing[1] * spacing[2];
+  const keep = keepLarge(MIN_SHARE_OF_LARGEST[tissue], Math.ceil(MIN_PIECE_MM3[tissue] / voxelMm3));
+  const n = data.length;
+  if (tissue === 'airway') {
+    // Air that tissue encloses within a slice: the airway, nasal cavity and sinuses, not the room.
+    const body = new Uint8Array(n);
+    for (let i = 0; i < n; i++) body[i] = (data[i] as number) > t.air ? 1 : 0;
+    mask.fill(0);
+    enclosedInSlices(body, dims, mask);
+    const components = filterComponents(mask, dims, keep);
+    return { tissue, mask, iso: t.air, polarity: 'below', components };
+  }
+  const level = tissue === 'bone' ? t.bone : tissue === 'teeth' ? t.teeth : t.air;
+  for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
+  // The skin surface: air spaces inside the head would otherwise become inner surfaces.
+  if (tissue === 'soft-tissue') enclosedInSlices(mask, dims);
+  const components = filterComponents(mask, dims, keep);
+  return { tissue, mask, iso: level, polarity: 'above', components };
+}

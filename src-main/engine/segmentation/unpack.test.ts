@@ -1,0 +1,91 @@
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import yazl from 'yazl';
+import { unpackInput, unsafeEntryName } from './unpack.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'scan2mesh-unpack-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function makeZip(path: string, entries: Record<string, string>): Promise<void> {
+  const zip = new yazl.ZipFile();
+  for (const [name, text] of Object.entries(entries)) zip.addBuffer(Buffer.from(text), name);
+  zip.end();
+  const out = createWriteStream(path);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
+}
+
+describe('unpackInput', () => {
+  it('passes a .dcm through and inflates a .dcm.gz with zlib', async () => {
+    const plain = join(dir, 'a.dcm');
+    await writeFile(plain, 'DICM');
+    expect(await unpackInput({ path: plain, extension: '.dcm' }, join(dir, 'w1'))).toEqual([plain]);
+    const gz = join(dir, 'a.dcm.gz');
+    await writeFile(gz, gzipSync(Buffer.from('slice bytes')));
+    const [out] = await unpackInput({ path: gz, extension: '.dcm.gz' }, join(dir, 'w2'));
+    expect(await readFile(out as string, 'utf8')).toBe('slice bytes');
+  });
+
+  it('extracts a zip of slices (also gzipped), skipping folders and Finder litter', async () => {
+    const zip = join(dir, 's.zip');
+    await makeZip(zip, {
+      'series/IM1': 'one',
+      'series/IM2': 'two',
+      '__MACOSX/series/._IM1': 'x',
+      'series/.DS_Store': 'y',
+    });
+    const files = await unpackInput({ path: zip, extension: '.zip' }, join(dir, 'w3'));
+    expect(files.map((f) => f.slice(f.indexOf('slices')))).toEqual([
+      'slices/series/IM1',
+      'slices/series/IM2',
+    ]);
+    await writeFile(join(dir, 's.zip.gz'), gzipSync(await readFile(zip)));
+    expect(
+      await unpackInput({ path: join(dir, 's.zip.gz'), extension: '.zip.gz' }, join(dir, 'w4')),
+    ).toHaveLength(2);
+  });
+
+  it('refuses an entry that climbs out with ".." and writes nothing outside', async () => {
+    // yazl refuses to write such a name, so write "aa/evil" and patch the name bytes to "../evil".
+    const zip = join(dir, 'evil.zip');
+    await makeZip(zip, { 'aa/evil': 'pwned', ok: 'fine' });
+    const bytes = await readFile(zip);
+    await writeFile(zip, Buffer.from(bytes.toString('latin1').replaceAll('aa/evil', '../evil'), 'latin1'));
+    await expect(unpackInput({ path: zip, extension: '.zip' }, join(dir, 'w5'))).rejects.toMatchObject({
+      code: 'bad-input',
+      message: expect.stringMatching(/"\.\.\/evil" would be written outside its folder/),
+    });
+    expect(await readdir(dir)).not.toContain('evil');
+  });
+
+  it('says so when the file is not a zip or not gzip', async () => {
+    const junk = join(dir, 'junk.zip');
+    await writeFile(junk, 'not a zip at all');
+    await expect(unpackInput({ path: junk, extension: '.zip' }, join(dir, 'w6'))).rejects.toMatchObject({
+      code: 'bad-input',
+      message: expect.stringMatching(/not a readable zip/),
+    });
+    await expect(unpackInput({ path: junk, extension: '.dcm.gz' }, join(dir, 'w7'))).rejects.toMatchObject({
+      code: 'bad-input',
+      message: expect.stringMatching(/not a valid gzip/),
+    });
+  });
+
+  it('names the unsafe entry names it would refuse', () => {
+    expect(unsafeEntryName('a/../../b')).toMatch(/\.\./);
+    expect(unsafeEntryName('/etc/passwd')).toMatch(/absolute/);
+    expect(unsafeEntryName('C:/x')).toMatch(/absolute/);
+    expect(unsafeEntryName('a\\b')).toMatch(/backslash/);
+    expect(unsafeEntryName('series/IM1')).toBeNull();
+  });
+});
