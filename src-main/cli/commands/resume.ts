@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { isTerminal } from '../../../src-shared/jobs.js';
+import {
+  cliQueueDeps,
+  exitCodeOf,
+  openCliQueue,
+  parseConcurrency,
+  toReport,
+  waitWithProgress,
+  type CliQueue,
+  type CliQueueDeps,
+} from '../../jobs/cli-queue.js';
+import type { ProgressTarget } from '../../jobs/progress-view.js';
+import { ScanService } from '../../scans/scan-service.js';
+import type { ConnectionFlags } from '../../service/connection.js';
+import { EXIT } from '../exit-codes.js';
+import { printReports } from './submit.js';
+import { addConnectionOptions, cliLogger, connectionFlags } from './test-auth.js';
+
+export interface ResumeOptions extends ConnectionFlags {
+  concurrency?: number;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+export interface QueueIo {
+  out: (text: string) => void;
+  progress: ProgressTarget;
+}
+
+export const defaultQueueIo: QueueIo = { out: (t) => process.stdout.write(t), progress: process.stderr };
+
+/** Waits for the jobs with a progress display, prints their reports and gives the exit code. */
+export async function waitAndReport(
+  queue: CliQueue,
+  ids: string[],
+  json: boolean | undefined,
+  io: QueueIo,
+): Promise<number> {
+  const { views, interrupted } = await waitWithProgress(queue, ids, io.progress);
+  printReports(queue.label, views.map(toReport), json, io.out);
+  return interrupted ? EXIT.jobFailed : exitCodeOf(views);
+}
+
+/**
+ * `scan2mesh resume`: takes up every unfinished job that no running process holds (left by a crash, a
+ * reboot or Ctrl+C) and finishes it from where it stood. Exit codes as for submit.
+ */
+export async function runResume(
+  opts: ResumeOptions,
+  deps: CliQueueDeps,
+  io: QueueIo = defaultQueueIo,
+): Promise<number> {
+  const limits = opts.concurrency ? { uploads: opts.concurrency, downloads: opts.concurrency } : {};
+  const queue = await openCliQueue(connectionFlags(opts), deps, limits);
+  try {
+    await queue.manager.resumeUnfinished();
+    const ids = queue.manager.running();
+    const elsewhere = queue.manager.list().filter((v) => !isTerminal(v.state) && !ids.includes(v.id));
+    if (elsewhere.length > 0)
+      io.progress.write(
+        `${elsewhere.length} unfinished job${elsewhere.length === 1 ? ' is' : 's are'} left alone: run by another process, or submitted with a connection these flags do not give (see \`scan2mesh status\`).\n`,
+      );
+    if (ids.length === 0) {
+      if (opts.json) io.out(`${JSON.stringify({ connection: queue.label, jobs: [] }, null, 2)}\n`);
+      else io.out('Nothing to resume.\n');
+      return EXIT.ok;
+    }
+    io.progress.write(`Resuming ${ids.length} job${ids.length === 1 ? '' : 's'}.\n`);
+    return await waitAndReport(queue, ids, opts.json, io);
+  } finally {
+    await queue.close();
+  }
+}
+
+export function registerResume(program: Command): void {
+  addConnectionOptions(
+    program
+      .command('resume')
+      .description(
+        'Finish the jobs left unfinished (after a crash, a reboot or Ctrl+C); give the connection flags the jobs were submitted with',
+      )
+      .option(
+        '--concurrency <n>',
+        'uploads and downloads at the same time (default 2 each)',
+        parseConcurrency,
+      )
+      .option('--json', 'print one JSON document with every job, its state, outputs and error'),
+  ).action(async (opts: ResumeOptions) => {
+    const logger = cliLogger(opts.verbose);
+    const scans = new ScanService({ logger });
+    try {
+      process.exitCode = await runResume(opts, cliQueueDeps(logger, scans));
+    } finally {
+      await scans.dispose();
+    }
+  });
+}

@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import { isTerminal, JOB_STATE_LABELS, type JobView } from '../../../src-shared/jobs.js';
+import { openJobDatabase } from '../../jobs/job-db.js';
+import { JobStore, toView, type JobRecord } from '../../jobs/job-store.js';
+import { dataDir } from '../../platform/paths.js';
+
+export interface StatusOptions {
+  json?: boolean;
+  active?: boolean;
+}
+
+/** A job as `status --json` shows it: what the app shows, and which process runs it now. */
+export interface StatusEntry extends JobView {
+  runningInPid?: number;
+}
+
+/**
+ * `scan2mesh status`: the jobs of the queue the app and the command line share, oldest first. Reads the
+ * database only; it never starts, stops or contacts anything.
+ */
+export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: string) => void }): number {
+  const db = openJobDatabase(io.dataDir);
+  let entries: StatusEntry[];
+  try {
+    const store = new JobStore(db);
+    entries = store
+      .list()
+      .filter((r) => !opts.active || !isTerminal(r.state))
+      .map((r) => {
+        const entry: StatusEntry = toView(r);
+        const pid = runningIn(r);
+        if (pid !== undefined) entry.runningInPid = pid;
+        return entry;
+      });
+  } finally {
+    db.close();
+  }
+  if (opts.json) {
+    io.out(`${JSON.stringify({ jobs: entries }, null, 2)}\n`);
+    return 0;
+  }
+  if (entries.length === 0) {
+    io.out(opts.active ? 'No unfinished jobs.\n' : 'No jobs yet.\n');
+    return 0;
+  }
+  const rows = entries.map((e) => [
+    e.id.slice(0, 8),
+    JOB_STATE_LABELS[e.state] +
+      (e.state !== 'done' && !isTerminal(e.state) && e.runningInPid === undefined ? ' (stopped)' : ''),
+    e.seriesDescription ? `${e.scanName} (${e.seriesDescription})` : e.scanName,
+    e.meshes.map((m) => m.structures.join('+') + m.extension).join(', '),
+    e.remoteJobId ?? '-',
+    detailOf(e),
+  ]);
+  const head = ['ID', 'STATE', 'SCAN', 'MESHES', 'SERVICE JOB', 'DETAIL'];
+  const widths = head.map((h, i) =>
+    Math.min(i === 2 ? 36 : 40, Math.max(h.length, ...rows.map((r) => (r[i] as string).length))),
+  );
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
+  io.out(`${[fmt(head), ...rows.map(fmt)].join('\n')}\n`);
+  const stopped = entries.filter((e) => !isTerminal(e.state) && e.runningInPid === undefined).length;
+  if (stopped > 0)
+    io.out(
+      `\n${stopped} unfinished job${stopped === 1 ? ' is' : 's are'} not running; \`scan2mesh resume\` finishes them.\n`,
+    );
+  return 0;
+}
+
+function detailOf(e: StatusEntry): string {
+  if (e.state === 'failed') return e.error?.message ?? '';
+  if (e.state === 'done') return e.outputs.map((o) => o.path).join(', ');
+  if (e.runningInPid !== undefined) return `${e.progress.stage ?? ''} (pid ${e.runningInPid})`.trim();
+  // What a stopped process last said is stale; where the job stands is in STATE.
+  return '';
+}
+
+/** The pid of the live process that runs the job, if one does. */
+function runningIn(r: JobRecord): number | undefined {
+  if (!r.owner || !r.ownerPid || isTerminal(r.state)) return undefined;
+  if ((r.leaseUntil ?? 0) < Date.now()) return undefined;
+  try {
+    process.kill(r.ownerPid, 0);
+    return r.ownerPid;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? r.ownerPid : undefined;
+  }
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('List the jobs of the queue shared by the app and the command line')
+    .option('--json', 'print one JSON document: { jobs: [...] }')
+    .option('--active', 'only jobs that are not finished')
+    .action((opts: StatusOptions) => {
+      process.exitCode = runStatus(opts, { dataDir: dataDir(), out: (t) => process.stdout.write(t) });
+    });
+}

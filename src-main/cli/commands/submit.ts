@@ -1,0 +1,315 @@
+import type { Command } from 'commander';
+import { mkdir, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { AppErrorShape } from '../../../src-shared/errors.js';
+import {
+  MESH_EXTENSIONS,
+  meshFileName,
+  sanitizeFileNamePart,
+  type KnownMeshExtension,
+  type MeshExtension,
+} from '../../../src-shared/job-spec.js';
+import type { SeriesSummary } from '../../../src-shared/scans.js';
+import { parseStructureList, STRUCTURE_NAME_PATTERN } from '../../../src-shared/structures.js';
+import {
+  cliQueueDeps,
+  exitCodeOf,
+  openCliQueue,
+  parseConcurrency,
+  toReport,
+  waitWithProgress,
+  type CliQueueDeps,
+} from '../../jobs/cli-queue.js';
+import type { ProgressTarget } from '../../jobs/progress-view.js';
+import { ScanService } from '../../scans/scan-service.js';
+import { isUsable } from '../../scans/series-summary.js';
+import type { ConnectionFlags } from '../../service/connection.js';
+import { CliExit, EXIT } from '../exit-codes.js';
+import { addConnectionOptions, cliLogger, connectionFlags } from './test-auth.js';
+
+export interface SubmitOptions extends ConnectionFlags {
+  /** One entry per --mesh: structures joined by commas, merged into one file. */
+  mesh: string[];
+  format: string;
+  out: string;
+  json?: boolean;
+  /** Absent: de-identify for remote services, not for the local engine. */
+  deidentify?: boolean;
+  parallel?: number;
+  /** Uploads and downloads at the same time (default 2 each); --parallel is its older name. */
+  concurrency?: number;
+  verbose?: boolean;
+}
+
+export interface JobReport {
+  scan: string;
+  series: string;
+  jobId: string | null;
+  state: 'done' | 'failed' | 'canceled';
+  outputs: { structures: string[]; path: string; bytes: number; note?: string }[];
+  error: AppErrorShape | null;
+}
+
+export interface SubmitIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Where the jobs' progress goes: one line per job redrawn on a terminal, plain lines otherwise. */
+  progress: ProgressTarget;
+}
+
+interface Unit {
+  scan: string;
+  series: SeriesSummary;
+  /** Folder under --out for this series' meshes. */
+  dirName: string;
+}
+
+const defaultIo: SubmitIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  progress: process.stderr,
+};
+
+/**
+ * `scan2mesh submit`: each usable series of each scan becomes one job of the queue (the one the app
+ * shares); meshes are saved as `<out>/<scan name>/<structures joined by +><ext>`. Exit 0 when every job
+ * is done, 1 when one failed (or Ctrl+C stopped the wait: `scan2mesh resume` finishes the jobs), 2 for
+ * bad usage or unreadable input, 3 when authentication failed.
+ */
+export async function runSubmit(
+  scans: string[],
+  opts: SubmitOptions,
+  deps: CliQueueDeps,
+  io: SubmitIo = defaultIo,
+): Promise<number> {
+  const meshes = parseMeshes(opts.mesh);
+  const extension = parseFormat(opts.format);
+  const concurrency = opts.concurrency ?? opts.parallel ?? 2;
+  const outRoot = resolve(opts.out);
+  await prepareOutDir(outRoot);
+  const units = await findSeries(scans, deps.scans, io);
+  if (units.length === 0) return EXIT.usage;
+
+  const queue = await openCliQueue(connectionFlags(opts), deps, {
+    uploads: concurrency,
+    downloads: concurrency,
+  });
+  try {
+    const deidentify = opts.deidentify ?? queue.kind === 'remote';
+    io.err(
+      `Submitting ${units.length} job${units.length > 1 ? 's' : ''} to ${queue.label}` +
+        `${deidentify ? ', de-identified' : ''}.\n`,
+    );
+    const submitted = await queue.manager.submit(
+      {
+        seriesIds: units.map((u) => u.series.id),
+        // parseFormat admits only the four known extensions.
+        meshes: meshes.map((structures) => ({ structures, extension: extension as KnownMeshExtension })),
+        deidentify,
+        outputDir: outRoot,
+        profileId: queue.profileId,
+      },
+      {
+        namingTemplate: '{scan}/{structures}{ext}',
+        scanNames: Object.fromEntries(units.map((u) => [u.series.id, u.dirName])),
+      },
+    );
+    const { views, interrupted } = await waitWithProgress(
+      queue,
+      submitted.map((v) => v.id),
+      io.progress,
+    );
+    // Views come back in the order submitted, one per unit.
+    const reports: JobReport[] = views.map((v, i) => ({
+      ...toReport(v),
+      scan: units[i]?.scan ?? v.scanName,
+    }));
+    for (const v of views)
+      for (const o of v.outputs) {
+        const wanted = meshFileName(o.structures, o.extension);
+        if (basename(o.path) !== wanted)
+          io.err(
+            `${v.scanName}: note: ${wanted} existed already and was kept; saved as ${basename(o.path)}\n`,
+          );
+      }
+    printReports(queue.label, reports, opts.json, io.out);
+    return interrupted ? EXIT.jobFailed : exitCodeOf(views);
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Each --mesh value is one output file: "left_nerve,right_nerve" merges both. */
+function parseMeshes(values: string[]): string[][] {
+  if (values.length === 0) throw new CliExit(EXIT.usage, 'give at least one --mesh, e.g. --mesh mandible');
+  const seen = new Set<string>();
+  const out: string[][] = [];
+  for (const value of values) {
+    const structures = parseStructureList(value);
+    if (structures.length === 0) throw new CliExit(EXIT.usage, `--mesh "${value}" names no structure`);
+    const bad = structures.find((s) => !STRUCTURE_NAME_PATTERN.test(s));
+    if (bad)
+      throw new CliExit(
+        EXIT.usage,
+        `"${bad}" is not a structure name (lower-case letters, digits, _ and -; e.g. mandible, left_nerve, tooth36)`,
+      );
+    const key = [...structures].sort().join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(structures);
+  }
+  return out;
+}
+
+function parseFormat(format: string): MeshExtension {
+  const ext = `.${format.replace(/^\./, '').toLowerCase()}`;
+  if (!(MESH_EXTENSIONS as readonly string[]).includes(ext))
+    throw new CliExit(
+      EXIT.usage,
+      `--format must be one of ${MESH_EXTENSIONS.map((e) => e.slice(1)).join(', ')}, not "${format}"`,
+    );
+  return ext as MeshExtension;
+}
+
+async function prepareOutDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    if (!(await stat(dir)).isDirectory()) throw new Error('not a folder');
+  } catch (e) {
+    throw new CliExit(
+      EXIT.usage,
+      `--out ${dir} cannot be used as the output folder (${(e as Error).message})`,
+    );
+  }
+}
+
+/** Reads every scan first, so that a typo in the last one fails before anything is sent. */
+async function findSeries(scans: string[], service: ScanService, io: SubmitIo): Promise<Unit[]> {
+  const units: Unit[] = [];
+  const problems: string[] = [];
+  const usedNames = new Set<string>();
+  for (const scan of scans) {
+    let series: SeriesSummary[];
+    let overall: string[];
+    try {
+      const result = await service.intake([scan]);
+      series = result.series;
+      overall = result.problems
+        .filter((p) => p.severity === 'error')
+        .map((p) => p.message.replace(/\.$/, ''));
+    } catch (e) {
+      problems.push(`${scan}: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
+    }
+    const usable = series.filter(isUsable);
+    for (const s of series.filter((x) => !isUsable(x))) {
+      const why = s.problems.find((p) => p.severity === 'error')?.message ?? 'not usable';
+      io.err(`${scan}: series "${s.seriesDescription || s.id}" left out: ${why}\n`);
+    }
+    if (usable.length === 0) {
+      problems.push(`${scan}: no usable CT series${overall.length ? ` (${overall.join('; ')})` : ''}`);
+      continue;
+    }
+    const scanName = scanBaseName(scan);
+    usable.forEach((s, k) => {
+      let name =
+        usable.length === 1
+          ? scanName
+          : `${scanName}-${k + 1}${s.seriesDescription ? `-${s.seriesDescription}` : ''}`;
+      name = sanitizeFileNamePart(name) || `scan-${units.length + 1}`;
+      let unique = name;
+      for (let n = 2; usedNames.has(unique.toLowerCase()); n++) unique = `${name}-${n}`;
+      usedNames.add(unique.toLowerCase());
+      units.push({ scan, series: s, dirName: unique });
+    });
+  }
+  if (problems.length > 0) {
+    for (const p of problems) io.err(`scan2mesh: ${p}\n`);
+    io.err('Nothing was submitted. Give DICOM folders, zips of them or multi-frame .dcm files.\n');
+    return [];
+  }
+  return units;
+}
+
+/** "…/Patient 7/" -> "Patient 7"; "scan.zip" -> "scan"; "vol.dcm.gz" -> "vol". */
+export function scanBaseName(path: string): string {
+  const base = basename(path.replace(/[\\/]+$/, '')).replace(/(\.dcm|\.zip|\.dicom)?(\.gz)?$/i, '');
+  return sanitizeFileNamePart(base) || 'scan';
+}
+
+function formatMiB(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/** The end of a run: one JSON document with --json, else a block per job. */
+export function printReports(
+  connection: string,
+  reports: JobReport[],
+  json: boolean | undefined,
+  out: (text: string) => void,
+): void {
+  if (json) out(`${JSON.stringify({ connection, jobs: reports }, null, 2)}\n`);
+  else out(formatReports(reports));
+}
+
+export function formatReports(reports: JobReport[]): string {
+  const lines: string[] = [];
+  for (const r of reports) {
+    const head = `${r.state === 'done' ? 'done  ' : r.state === 'canceled' ? 'CANCELED' : 'FAILED'} ${r.scan}${
+      r.series ? ` (${r.series})` : ''
+    }${r.jobId ? `  job ${r.jobId}` : ''}`;
+    lines.push(head);
+    for (const o of r.outputs)
+      lines.push(`       ${o.path}  ${formatMiB(o.bytes)}${o.note ? `  — ${o.note}` : ''}`);
+    if (r.error) {
+      lines.push(`       ${r.error.message}`);
+      if (r.error.action) lines.push(`       ${r.error.action}`);
+    }
+  }
+  const done = reports.filter((r) => r.state === 'done').length;
+  lines.push(`${done} of ${reports.length} job${reports.length > 1 ? 's' : ''} done.`);
+  return `${lines.join('\n')}\n`;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function registerSubmit(program: Command): void {
+  addConnectionOptions(
+    program
+      .command('submit')
+      .description(
+        'Send scans for segmentation and save the meshes (no connection options: the local engine)',
+      )
+      .argument('<scan...>', 'DICOM folders, zips of them, or multi-frame .dcm files')
+      .requiredOption(
+        '--mesh <structures>',
+        'one output file: structures joined by commas are merged (repeatable)',
+        collect,
+        [],
+      )
+      .option('--format <format>', `mesh format: ${MESH_EXTENSIONS.map((e) => e.slice(1)).join(', ')}`, 'stl')
+      .requiredOption(
+        '--out <dir>',
+        'output folder; meshes go to <dir>/<scan name>/<structures joined by +>.<format>',
+      )
+      .option('--json', 'print one JSON document with every job, its state, outputs and error')
+      .option('--deidentify', 'remove patient data before upload (default for remote services)')
+      .option('--no-deidentify', 'send the scan as it is (default for the local engine)')
+      .option(
+        '--concurrency <n>',
+        'uploads and downloads at the same time (default 2 each)',
+        parseConcurrency,
+      )
+      .option('--parallel <n>', 'the same as --concurrency (older name)', parseConcurrency),
+  ).action(async (scans: string[], opts: SubmitOptions) => {
+    const logger = cliLogger(opts.verbose);
+    const scanService = new ScanService({ logger });
+    try {
+      process.exitCode = await runSubmit(scans, opts, cliQueueDeps(logger, scanService));
+    } finally {
+      await scanService.dispose();
+    }
+  });
+}

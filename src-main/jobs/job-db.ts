@@ -1,0 +1,156 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { AppError } from '../../src-shared/errors.js';
+
+export type Db = Database.Database;
+
+export const JOB_DB_FILE = 'jobs.sqlite';
+
+/**
+ * Schema migrations, applied in order; PRAGMA user_version holds how many ran. A migration is never
+ * edited once released: a change is a new entry at the end.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    batch_id TEXT,
+    state TEXT NOT NULL,
+    remote_job_id TEXT,
+    profile_id TEXT NOT NULL,
+    profile_name TEXT NOT NULL,
+    -- Addresses of a connection given on the command line (never its secret); NULL for saved profiles.
+    connection TEXT,
+    -- The service address the remote job was created on.
+    service_url TEXT,
+    series_id TEXT NOT NULL,
+    scan_name TEXT NOT NULL,
+    series_description TEXT NOT NULL,
+    source_files TEXT NOT NULL,
+    meshes TEXT NOT NULL,
+    options TEXT,
+    deidentify INTEGER NOT NULL,
+    output_dir TEXT NOT NULL,
+    naming_template TEXT NOT NULL,
+    priority INTEGER NOT NULL DEFAULT 0,
+    progress TEXT NOT NULL DEFAULT '{}',
+    error TEXT,
+    -- Where a failed job stood, so that a retry goes on from there when the remote job still exists.
+    resume_state TEXT,
+    -- Set just before POST /job goes out, cleared when its answer is stored: set after a crash means
+    -- the job may exist on the service without the app knowing its id.
+    create_sent_at TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    owner TEXT,
+    owner_pid INTEGER,
+    lease_until INTEGER,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT
+  );
+  CREATE INDEX jobs_state ON jobs(state);
+  CREATE INDEX jobs_updated ON jobs(updated_at);
+  CREATE INDEX jobs_batch ON jobs(batch_id);
+
+  CREATE TABLE job_inputs (
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    package_path TEXT,
+    extension TEXT,
+    bytes INTEGER,
+    upload_url TEXT,
+    notify_url TEXT,
+    uploaded INTEGER NOT NULL DEFAULT 0,
+    notified INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (job_id, name)
+  );
+
+  CREATE TABLE job_outputs (
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    structures TEXT NOT NULL,
+    extension TEXT NOT NULL,
+    -- pending: not fetched; saved: complete at path.
+    status TEXT NOT NULL DEFAULT 'pending',
+    path TEXT,
+    bytes INTEGER,
+    note TEXT,
+    PRIMARY KEY (job_id, idx)
+  );
+
+  CREATE TABLE job_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    from_state TEXT,
+    to_state TEXT,
+    detail TEXT
+  );
+  CREATE INDEX job_events_job ON job_events(job_id, seq);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Opens (and creates or migrates) the job database in the data folder. WAL lets the app and the command
+ * line read while the other writes. synchronous=NORMAL: a commit survives the process being killed;
+ * the commits that must also survive a power cut (the ones whose loss could create a job twice) go
+ * through JobStore.durable(), which syncs them, and with them every commit before.
+ */
+export function openJobDatabase(dataDir: string, opts: { readonly?: boolean } = {}): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, JOB_DB_FILE);
+  let db: Db;
+  try {
+    db = new Database(file, opts.readonly ? { readonly: true, fileMustExist: true } : {});
+  } catch (e) {
+    if (opts.readonly && (e as { code?: string }).code === 'SQLITE_CANTOPEN')
+      throw new AppError('not-found', 'There is no job list yet: no job was ever submitted here.', {
+        cause: e,
+      });
+    throw new AppError('internal', `The job database cannot be opened: ${(e as Error).message}`, {
+      action: `Check that ${file} is readable and the disk is not full.`,
+      cause: e,
+    });
+  }
+  try {
+    db.pragma('busy_timeout = 10000');
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      if (process.platform !== 'win32') chmodSync(file, 0o600);
+      migrate(db);
+    } else {
+      checkVersion(db);
+    }
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+function checkVersion(db: Db): number {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION)
+    throw new AppError('internal', 'The job database was written by a newer version of scan2mesh.', {
+      action: 'Update scan2mesh to the newest version.',
+    });
+  return version;
+}
+
+function migrate(db: Db): void {
+  // BEGIN IMMEDIATE: two processes opening a fresh database at once migrate it once, one after the other.
+  db.transaction(() => {
+    const version = checkVersion(db);
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v] as string);
+      db.pragma(`user_version = ${v + 1}`);
+    }
+  }).immediate();
+}

@@ -1,0 +1,279 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MeshChoice } from '../../src-shared/jobs.js';
+import type { RunningEngine } from '../engine/local-engine.js';
+import { clientFor, startTestEngine } from '../service/test-engine.test-support.js';
+import { openJobDatabase } from './job-db.js';
+import { JobStore } from './job-store.js';
+import { DICOM, FAST, harness, type Harness } from './test-support.js';
+
+/**
+ * How a job goes on from the rows a crash leaves behind. The crash states are written to the database
+ * directly (exactly what a killed process leaves); the SIGKILL test of the real command line is
+ * crash.test.ts.
+ */
+const MESHES: MeshChoice[] = [{ structures: ['mandible'], extension: '.stl' }];
+
+let engine: RunningEngine;
+let h: Harness;
+
+/** A job submitted while paused, then the manager closed: a queued job in the database. */
+async function parkedJob(): Promise<string> {
+  const r = await h.scans.intake([join(DICOM, 'multiframe')]);
+  h.manager.pause();
+  const [job] = await h.manager.submit({
+    seriesIds: [r.series[0]!.id],
+    meshes: MESHES,
+    deidentify: false,
+    outputDir: h.outDir,
+  });
+  await h.manager.close();
+  return job!.id;
+}
+
+/** Writes a crash state into the database as another process would have. */
+function crashState(id: string, edit: (store: JobStore) => void): void {
+  const db = openJobDatabase(h.dataDir);
+  try {
+    edit(new JobStore(db));
+  } finally {
+    db.close();
+  }
+}
+
+describe('resuming from the states a crash leaves', () => {
+  beforeEach(async () => {
+    ({ engine } = await startTestEngine({ processingDelayMs: 30, stepMs: 0 }));
+  });
+  afterEach(async () => {
+    await h.close();
+    await engine.close();
+  });
+
+  describe('on the local engine (ours: a job may be created again, nothing is billed)', () => {
+    beforeEach(async () => {
+      // No command-line connection: the active profile, the local engine, is used.
+      h = await harness(engine, { connections: [], localEngine: async () => engine });
+    });
+
+    it('creates the job again when the answer to POST /job was never stored', async () => {
+      const id = await parkedJob();
+      crashState(id, (s) => {
+        s.transition(id, 'preparing');
+        s.transition(id, 'submitting', { createSentAt: new Date().toISOString() });
+      });
+      const m = await h.open();
+      await m.resumeUnfinished();
+      const [done] = await m.waitFor([id]);
+      expect(done?.state).toBe('done');
+      expect(done?.profileId).toBe('local-engine');
+      expect(m.history(id).some((e) => e.kind === 'recreate')).toBe(true);
+    });
+
+    it('creates the job again when its upload address belongs to an engine that is gone', async () => {
+      const id = await parkedJob();
+      crashState(id, (s) => {
+        s.transition(id, 'preparing');
+        s.transition(id, 'submitting');
+        s.setInput(id, 'cbct', {
+          uploadUrl: 'http://127.0.0.1:9/storage/x/inputs/cbct?X-Expires=1',
+          notifyUrl: 'http://127.0.0.1:9/n',
+        });
+        s.transition(id, 'uploading', { remoteJobId: '00000000-0000-4000-8000-000000000000' });
+      });
+      const m = await h.open();
+      await m.resumeUnfinished();
+      const [done] = await m.waitFor([id]);
+      expect(done?.state).toBe('done');
+      expect(done?.remoteJobId).not.toBe('00000000-0000-4000-8000-000000000000');
+      expect(engine.stats.jobsCreated).toBe(1);
+    });
+
+    it('starts over from the package when the engine no longer knows a processing job', async () => {
+      const id = await parkedJob();
+      crashState(id, (s) => {
+        s.transition(id, 'processing', { remoteJobId: '00000000-0000-4000-8000-00000000dead' });
+      });
+      const m = await h.open();
+      await m.resumeUnfinished();
+      const [done] = await m.waitFor([id]);
+      expect(done?.state).toBe('done');
+      const states = m
+        .history(id)
+        .filter((e) => e.kind === 'state')
+        .map((e) => e.to);
+      expect(states).toEqual([
+        'processing',
+        'failed',
+        'queued',
+        'preparing',
+        'submitting',
+        'uploading',
+        'notifying',
+        'processing',
+        'downloading',
+        'done',
+      ]);
+    });
+  });
+
+  describe('on a remote service (never created again without the user)', () => {
+    beforeEach(async () => {
+      h = await harness(engine);
+    });
+
+    it('fails a job whose creation outcome is unknown, saying what to check', async () => {
+      const id = await parkedJob();
+      crashState(id, (s) => {
+        s.transition(id, 'preparing');
+        s.transition(id, 'submitting', { createSentAt: new Date().toISOString() });
+      });
+      const m = await h.open();
+      await m.resumeUnfinished();
+      const [failed] = await m.waitFor([id]);
+      expect(failed?.state).toBe('failed');
+      expect(failed?.error?.code).toBe('job-may-exist');
+      expect(engine.stats.jobsCreated).toBe(0);
+      // The user decides: a retry creates the job.
+      m.retry(id);
+      const [done] = await m.waitFor([id]);
+      expect(done?.state).toBe('done');
+      expect(engine.stats.jobsCreated).toBe(1);
+    });
+
+    it('fails a processing job the service does not know, without creating it again', async () => {
+      const id = await parkedJob();
+      crashState(id, (s) =>
+        s.transition(id, 'processing', { remoteJobId: '00000000-0000-4000-8000-00000000dead' }),
+      );
+      const m = await h.open();
+      await m.resumeUnfinished();
+      const [failed] = await m.waitFor([id]);
+      expect(failed?.state).toBe('failed');
+      expect(failed?.error?.message).toMatch(/does not know job/);
+      expect(engine.stats.jobsCreated).toBe(0);
+    });
+
+    it('sends an upload that was not notified again, then notifies: one remote job', async () => {
+      const id = await parkedJob();
+      // The remote job as a crash after POST /job left it: created, its addresses stored, nothing sent.
+      const client = clientFor(engine);
+      const created = await client.createJob({ inputs: { cbct: { extension: '.dcm' } }, meshes: MESHES });
+      client.close();
+      const upload = created.uploads[0]!;
+      crashState(id, (s) => {
+        s.transition(id, 'preparing');
+        s.transition(id, 'submitting');
+        s.setInput(id, 'cbct', { uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl });
+        s.transition(id, 'uploading', { remoteJobId: created.jobId });
+      });
+      const m = await h.open();
+      await m.resumeUnfinished();
+      const [done] = await m.waitFor([id]);
+      expect(done?.state).toBe('done');
+      expect(done?.remoteJobId).toBe(created.jobId);
+      expect(engine.stats.jobsCreated).toBe(1);
+      expect(engine.stats.uploads).toBe(1);
+      expect(engine.stats.notifies).toBe(1);
+    });
+
+    it('creates a new job when the upload address expired, but not endlessly', async () => {
+      const r = await h.scans.intake([join(DICOM, 'multiframe')]);
+      engine.setFaults({ presignedLifetimeSeconds: 0 });
+      const [job] = await h.manager.submit({
+        seriesIds: [r.series[0]!.id],
+        meshes: MESHES,
+        deidentify: false,
+        outputDir: h.outDir,
+      });
+      const [failed] = await h.manager.waitFor([job!.id]);
+      expect(failed?.state).toBe('failed');
+      expect(failed?.error?.message).toMatch(/refused 4 fresh upload addresses/);
+      const expired = h.manager
+        .history(job!.id)
+        .filter((e) => e.detail?.reason === 'the upload address expired');
+      expect(expired).toHaveLength(3);
+      expect(engine.stats.jobsCreated).toBe(4);
+      engine.setFaults({});
+      h.manager.retry(job!.id);
+      const [done] = await h.manager.waitFor([job!.id]);
+      expect(done?.state).toBe('done');
+    });
+  });
+});
+
+describe('when the network goes away', () => {
+  it('waits for the service to come back, then goes on with the same remote job', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const engineDir = await mkdtemp(join(tmpdir(), 'scan2mesh-engine-'));
+    const settings = {
+      dataDir: engineDir,
+      clientSecret: 'a-stable-secret-for-this-test',
+      processingDelayMs: 400,
+      stepMs: 0,
+    };
+    ({ engine } = await startTestEngine(settings));
+    const port = engine.port;
+    h = await harness(engine);
+    const r = await h.scans.intake([join(DICOM, 'multiframe')]);
+    const [job] = await h.manager.submit({
+      seriesIds: [r.series[0]!.id],
+      meshes: MESHES,
+      deidentify: false,
+      outputDir: h.outDir,
+    });
+    await new Promise<void>((resolve) => {
+      const off = h.manager.onChange(() => {
+        if (h.manager.get(job!.id)?.state === 'processing') {
+          off();
+          resolve();
+        }
+      });
+    });
+    const remoteJobId = h.manager.get(job!.id)?.remoteJobId;
+    await engine.close();
+    // Down long enough for the client's own retries to give up and the queue to wait its turn.
+    await new Promise((res) => setTimeout(res, 1_500));
+    const waiting = h.manager.get(job!.id);
+    expect(waiting?.state).toBe('processing');
+    expect(waiting?.progress.stage).toMatch(/^No connection; trying again at \d\d:\d\d$/);
+    ({ engine } = await startTestEngine({ ...settings, port }));
+    const [done] = await h.manager.waitFor([job!.id]);
+    expect(done?.state).toBe('done');
+    expect(done?.remoteJobId).toBe(remoteJobId);
+    expect(engine.stats.jobsCreated).toBe(0);
+    expect(h.manager.history(job!.id).some((e) => e.kind === 'trouble' && e.detail?.code === 'network')).toBe(
+      true,
+    );
+  });
+
+  it('gives up after the set time, with a job that can be retried', async () => {
+    ({ engine } = await startTestEngine({ processingDelayMs: 5_000, stepMs: 0 }));
+    h = await harness(engine, { policy: { ...FAST.policy, giveUpAfterMs: 600 } });
+    const r = await h.scans.intake([join(DICOM, 'multiframe')]);
+    const [job] = await h.manager.submit({
+      seriesIds: [r.series[0]!.id],
+      meshes: MESHES,
+      deidentify: false,
+      outputDir: h.outDir,
+    });
+    await new Promise<void>((resolve) => {
+      const off = h.manager.onChange(() => {
+        if (h.manager.get(job!.id)?.state === 'processing') {
+          off();
+          resolve();
+        }
+      });
+    });
+    await engine.close();
+    const [failed] = await h.manager.waitFor([job!.id]);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.error).toMatchObject({ code: 'network', retryable: true });
+  });
+
+  afterEach(async () => {
+    await h.close();
+    await engine.close();
+  });
+});

@@ -1,0 +1,140 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { JobViewSchema } from '../../src-shared/jobs.js';
+import { openJobDatabase, SCHEMA_VERSION, type Db } from './job-db.js';
+import { JobStore, toView, TransitionRefused, type NewJob } from './job-store.js';
+
+let dir: string;
+let db: Db;
+let store: JobStore;
+
+const job = (id: string): NewJob => ({
+  id,
+  batchId: 'b1',
+  profileId: 'local-engine',
+  profileName: 'Local engine',
+  seriesId: 's1',
+  scanName: 'Doe Jane',
+  seriesDescription: 'CBCT 0.3',
+  sourceFiles: ['/scans/a/1.dcm', '/scans/a/2.dcm'],
+  meshes: [
+    { structures: ['mandible'], extension: '.stl' },
+    { structures: ['left_nerve', 'right_nerve'], extension: '.ply' },
+  ],
+  deidentify: true,
+  outputDir: '/out',
+  namingTemplate: '{scan}/{series}/{structures}{ext}',
+});
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'scan2mesh-store-'));
+  db = openJobDatabase(dir);
+  store = new JobStore(db);
+});
+
+afterEach(async () => {
+  db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('job database', () => {
+  it('is in WAL mode with the schema at its latest version, and opening it again changes nothing', () => {
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    store.insert([job('j1')]);
+    db.close();
+    db = openJobDatabase(dir);
+    store = new JobStore(db);
+    expect(store.list().map((j) => j.id)).toEqual(['j1']);
+  });
+
+  it('refuses a database written by a newer version, saying what to do', () => {
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    expect(() => openJobDatabase(dir)).toThrow(/newer version of scan2mesh/);
+  });
+
+  it('migrates a database of an older version (here: empty, version 0)', async () => {
+    const other = join(dir, 'old');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(other);
+    new Database(join(other, 'jobs.sqlite')).close();
+    const migrated = openJobDatabase(other);
+    expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    migrated.close();
+  });
+});
+
+describe('JobStore', () => {
+  it('stores a job with its inputs and outputs and gives the view the UI shows', () => {
+    const [rec] = store.insert([job('j1')]);
+    expect(rec?.state).toBe('queued');
+    expect(rec?.inputs).toEqual([{ name: 'cbct', uploaded: false, notified: false }]);
+    expect(rec?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
+    const view = toView(rec!);
+    expect(JobViewSchema.parse(view)).toEqual(view);
+    expect(view.outputs).toEqual([]);
+  });
+
+  it('moves a job only along the state machine, and records every move', () => {
+    store.insert([job('j1')]);
+    store.transition('j1', 'preparing');
+    store.transition('j1', 'submitting', { createSentAt: '2026-01-01T00:00:00.000Z' });
+    const up = store.transition(
+      'j1',
+      'uploading',
+      { remoteJobId: 'r-1', createSentAt: null },
+      { remoteJobId: 'r-1' },
+    );
+    expect(up.remoteJobId).toBe('r-1');
+    expect(up.createSentAt).toBeUndefined();
+    expect(up.startedAt).toBeDefined();
+    expect(() => store.transition('j1', 'done')).toThrow(TransitionRefused);
+    const events = store.events('j1');
+    expect(events.map((e) => e.to ?? e.kind)).toEqual(['queued', 'preparing', 'submitting', 'uploading']);
+    expect(events[3]?.detail).toEqual({ remoteJobId: 'r-1' });
+  });
+
+  it('marks a finished job and clears the mark when it is retried', () => {
+    store.insert([job('j1')]);
+    store.transition('j1', 'canceled');
+    expect(store.get('j1')?.finishedAt).toBeDefined();
+    const again = store.transition('j1', 'queued');
+    expect(again.finishedAt).toBeUndefined();
+  });
+
+  it('finds a job by its id, the service job id or a unique prefix', () => {
+    store.insert([job('aaaa1111-x'), job('aaaa2222-y'), job('bbbb3333-z')]);
+    store.transition('bbbb3333-z', 'preparing');
+    store.transition('bbbb3333-z', 'submitting');
+    store.transition('bbbb3333-z', 'uploading', { remoteJobId: 'remote-77' });
+    expect(store.find('aaaa1111-x')?.id).toBe('aaaa1111-x');
+    expect(store.find('remote-77')?.id).toBe('bbbb3333-z');
+    expect(store.find('bbbb')?.id).toBe('bbbb3333-z');
+    expect(store.find('aaaa')).toBeUndefined();
+    expect(store.find('a%')).toBeUndefined();
+  });
+
+  it('lets one owner hold a job at a time; a lapsed lease or a named gone owner frees it', () => {
+    store.insert([job('j1')]);
+    expect(store.claim('j1', 'A', 1, 60_000)).toBe(true);
+    expect(store.claim('j1', 'B', 2, 60_000)).toBe(false);
+    expect(store.claim('j1', 'A', 1, 60_000)).toBe(true);
+    expect(store.claim('j1', 'B', 2, 60_000, 'A')).toBe(true);
+    store.heartbeat('B', -1);
+    expect(store.claim('j1', 'C', 3, 60_000)).toBe(true);
+    store.release('C');
+    expect(store.get('j1')?.owner).toBeUndefined();
+  });
+
+  it('sees commits of another connection through data_version', () => {
+    const other = new JobStore(openJobDatabase(dir));
+    const v = store.dataVersion();
+    other.insert([job('j2')]);
+    expect(store.dataVersion()).not.toBe(v);
+    expect(store.changedSince('1970-01-01T00:00:00.000Z').map((j) => j.id)).toEqual(['j2']);
+    other.db.close();
+  });
+});

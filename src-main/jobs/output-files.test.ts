@@ -1,0 +1,94 @@
+import { link, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkNamingTemplate, outputPath } from './output-naming.js';
+import { adoptPlaced, checkSize, placeStaged, removePartials, stagingPath } from './output-place.js';
+
+const values = {
+  scan: 'Doe^Jane / 1970',
+  series: 'CBCT: 0.3 mm',
+  structures: 'left_nerve+right_nerve',
+  structuresList: ['left_nerve', 'right_nerve'],
+  ext: '.stl',
+  date: '2026-11-21',
+  jobId: 'r-1',
+};
+
+describe('output naming', () => {
+  it('fills the default template with each part made safe for every file system', () => {
+    expect(outputPath('/out', '{scan}/{series}/{structures}{ext}', values)).toBe(
+      join('/out', 'Doe^Jane _ 1970', 'CBCT_ 0.3 mm', 'left_nerve+right_nerve.stl'),
+    );
+    expect(outputPath('/out', '{date}/{jobId}-{structures}{ext}', { ...values, scan: '' })).toBe(
+      join('/out', '2026-11-21', 'r-1-left_nerve+right_nerve.stl'),
+    );
+    // A name that is only dots or reserved on Windows does not become a way out of the folder.
+    expect(outputPath('/out', '{scan}/{structures}{ext}', { ...values, scan: '..' })).toBe(
+      join('/out', '_', 'left_nerve+right_nerve.stl'),
+    );
+    expect(outputPath('/out', '{scan}/{structures}{ext}', { ...values, scan: 'CON' })).toBe(
+      join('/out', '_CON', 'left_nerve+right_nerve.stl'),
+    );
+  });
+
+  it('says what is wrong with a template', () => {
+    expect(checkNamingTemplate('{scan}/{structures}{ext}')).toBeNull();
+    expect(checkNamingTemplate('')).toMatch(/empty/);
+    expect(checkNamingTemplate('/abs/{structures}{ext}')).toMatch(/relative/);
+    expect(checkNamingTemplate('../{structures}{ext}')).toMatch(/"\.\."/);
+    expect(checkNamingTemplate('{patient}/{structures}{ext}')).toMatch(/unknown field \{patient\}/);
+    expect(checkNamingTemplate('{scan}/{ext}')).toMatch(/must contain \{structures\}/);
+    expect(checkNamingTemplate('{structures}{ext}.bak')).toMatch(/end with \{ext\}/);
+    expect(checkNamingTemplate('{scan/{structures}{ext}')).toMatch(/unmatched/);
+  });
+});
+
+describe('placing downloads', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'scan2mesh-place-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives a staged file its name, "(2)" when taken, never replacing a file', async () => {
+    const dest = join(dir, 'mandible.stl');
+    await writeFile(dest, 'mine');
+    const staging = stagingPath(dest, 'abcdef123456', 0);
+    await writeFile(staging, 'mesh');
+    const placed = await placeStaged(staging, dest);
+    expect(placed).toBe(join(dir, 'mandible (2).stl'));
+    expect(await readFile(dest, 'utf8')).toBe('mine');
+    expect(await readFile(placed, 'utf8')).toBe('mesh');
+  });
+
+  it('after a crash between placing and recording, finds the name the file already has', async () => {
+    const dest = join(dir, 'sub', 'mandible.stl');
+    await mkdir(join(dir, 'sub'));
+    await writeFile(dest, 'an older mesh');
+    const staging = stagingPath(dest, 'abcdef123456', 1);
+    await writeFile(staging, 'mesh');
+    expect(await adoptPlaced(staging, dest)).toBeNull();
+    await link(staging, join(dir, 'sub', 'mandible (2).stl'));
+    expect(await adoptPlaced(staging, dest)).toBe(join(dir, 'sub', 'mandible (2).stl'));
+  });
+
+  it('removes what an interrupted download left, and only that', async () => {
+    const dest = join(dir, 'mandible.stl');
+    const staging = stagingPath(dest, 'abcdef123456', 0);
+    const name = staging.slice(dir.length + 1);
+    await writeFile(join(dir, `.${name}.1a2b3c4d.part`), 'half');
+    await writeFile(join(dir, 'mandible.stl.part'), 'not ours');
+    await removePartials(staging);
+    expect(await readdir(dir)).toEqual(['mandible.stl.part']);
+  });
+
+  it('checks the saved size against what the service said', async () => {
+    const f = join(dir, 'x.stl');
+    await writeFile(f, '12345');
+    await expect(checkSize(f, 5)).resolves.toBe(5);
+    await expect(checkSize(f, 6)).rejects.toThrow(/has 5 bytes; the service said 6/);
+  });
+});

@@ -1,0 +1,98 @@
+import { link, readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { AppError } from '../../src-shared/errors.js';
+import { numberedName } from '../service/output-files.js';
+
+/**
+ * Downloads land in a hidden staging file beside their final name, then get the final name by a hard
+ * link. A crash at any point leaves either nothing, a complete staging file, or a staging file and its
+ * final name sharing one inode; `adoptPlaced` tells those apart, so a resumed download is never saved
+ * twice under "name (2)" and an existing file of the user's is never replaced.
+ */
+export function stagingPath(dest: string, jobId: string, idx: number): string {
+  return join(dirname(dest), `.${basename(dest)}.${jobId.slice(0, 8)}-${idx}.s2m`);
+}
+
+/** Removes what an interrupted download left: the client's `.NAME.XXXX.part` files of the staging file. */
+export async function removePartials(staging: string): Promise<void> {
+  const dir = dirname(staging);
+  const prefix = `.${basename(staging)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(prefix) && n.endsWith('.part'))
+      .map((n) => rm(join(dir, n), { force: true })),
+  );
+}
+
+async function statOrNull(path: string): Promise<{ ino: number; dev: number; size: number } | null> {
+  try {
+    return await stat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return (await statOrNull(path)) !== null;
+}
+
+/**
+ * The final name a complete staging file already has (a crash came between the link and the record),
+ * or null. Placement takes the first free name, so the search stops at the first name not taken.
+ */
+export async function adoptPlaced(staging: string, dest: string): Promise<string | null> {
+  const s = await statOrNull(staging);
+  if (!s) return null;
+  for (let n = 1; n <= 999; n++) {
+    const candidate = n === 1 ? dest : numberedName(dest, n);
+    const c = await statOrNull(candidate);
+    if (!c) return null;
+    if (c.ino === s.ino && c.dev === s.dev) return candidate;
+  }
+  return null;
+}
+
+/** Gives the staging file its final name, "name (2).ext" when the name is taken. Returns the name used. */
+export async function placeStaged(staging: string, dest: string): Promise<string> {
+  for (let n = 1; n <= 999; n++) {
+    const candidate = n === 1 ? dest : numberedName(dest, n);
+    try {
+      await link(staging, candidate);
+      return candidate;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw e;
+      // A file system without hard links (FAT, some shares): check, then rename. A crash between the
+      // rename and its record can here leave a second copy on resume; nothing is ever overwritten.
+      if (await exists(candidate)) continue;
+      await rename(staging, candidate);
+      return candidate;
+    }
+  }
+  throw new AppError('bad-input', `Too many files named like ${dest} exist already.`, {
+    action: 'Choose another output folder or tidy this one.',
+  });
+}
+
+/** The saved file has the size the service announced; anything else is an incomplete file. */
+export async function checkSize(path: string, expected: number | undefined): Promise<number> {
+  const s = await stat(path);
+  if (expected !== undefined && s.size !== expected)
+    throw new AppError(
+      'service',
+      `The saved file ${path} has ${s.size} bytes; the service said ${expected}.`,
+      {
+        action: 'Retry the job to download it again.',
+        retryable: true,
+      },
+    );
+  return s.size;
+}

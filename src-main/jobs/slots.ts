@@ -1,0 +1,151 @@
+import { AppError } from '../../src-shared/errors.js';
+
+interface Waiter {
+  jobId: string;
+  priority: number;
+  order: number;
+  grant: () => void;
+  reject: (e: unknown) => void;
+  cleanup: () => void;
+}
+
+/**
+ * A counting semaphore whose waiters are served by priority (higher first), then in the order they
+ * came: the job the user is looking at jumps the queue for its next step.
+ */
+export class PrioritySlots {
+  private busy = 0;
+  private order = 0;
+  private waiters: Waiter[] = [];
+  private pumpScheduled = false;
+
+  constructor(
+    private limit: number,
+    readonly name: string,
+  ) {
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`${name} limit must be a positive integer`);
+  }
+
+  get inUse(): number {
+    return this.busy;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  setLimit(limit: number): void {
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`${this.name} limit must be a positive integer`);
+    this.limit = limit;
+    this.pump();
+  }
+
+  /** Resolves with a release function once a slot is free; rejects with 'canceled' when the signal aborts. */
+  acquire(jobId: string, priority: number, signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(canceled());
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(canceled());
+      };
+      const waiter: Waiter = {
+        jobId,
+        priority,
+        order: this.order++,
+        grant: () => resolve(this.releaser()),
+        reject,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+      this.schedulePump();
+    });
+  }
+
+  /** Raises a waiting job's priority; its place in the line changes at once. */
+  reprioritize(jobId: string, priority: number): void {
+    for (const w of this.waiters) if (w.jobId === jobId) w.priority = priority;
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.busy--;
+      this.pump();
+    };
+  }
+
+  /**
+   * Hands out slots on the next turn of the event loop, so that jobs that ask at the same moment (the
+   * queue resumed, a batch submitted) are served by priority rather than by who asked first.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.busy < this.limit && this.waiters.length > 0) {
+      let best = 0;
+      for (let i = 1; i < this.waiters.length; i++) {
+        const w = this.waiters[i] as Waiter;
+        const b = this.waiters[best] as Waiter;
+        if (w.priority > b.priority || (w.priority === b.priority && w.order < b.order)) best = i;
+      }
+      const [next] = this.waiters.splice(best, 1) as [Waiter];
+      next.cleanup();
+      this.busy++;
+      next.grant();
+    }
+  }
+}
+
+/** Pause for the queue: steps wait here before they start; work already under way goes on. */
+export class PauseGate {
+  private paused = false;
+  private waiters = new Set<() => void>();
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    const ws = [...this.waiters];
+    this.waiters.clear();
+    for (const w of ws) w();
+  }
+
+  wait(signal?: AbortSignal): Promise<void> {
+    if (!this.paused) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(canceled());
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.waiters.delete(done);
+        reject(canceled());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(done);
+    });
+  }
+}
+
+function canceled(): AppError {
+  return new AppError('canceled', 'The job was stopped.');
+}

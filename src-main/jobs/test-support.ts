@@ -1,0 +1,117 @@
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { RunningEngine } from '../engine/local-engine.js';
+import { ScanService } from '../scans/scan-service.js';
+import type { SecretStore } from '../secrets/secret-store.js';
+import { ProfileStore } from '../settings/profile-store.js';
+import type { CustomConnection } from './connections.js';
+import { JobManager, type JobManagerOptions } from './job-manager.js';
+
+/** The shared fixtures, relative to the project root as every test reads them. */
+export const FIXTURES = resolve(process.cwd(), '..', 'shared', 'fixtures');
+export const DICOM = join(FIXTURES, 'dicom');
+
+/** A secret store in memory: the jobs tests use connections given directly, never the keychain. */
+export function memorySecrets(): SecretStore {
+  const m = new Map<string, string>();
+  return {
+    get: async (a) => m.get(a) ?? null,
+    set: async (a, s) => void m.set(a, s),
+    delete: async (a) => m.delete(a),
+    has: async (a) => m.has(a),
+  };
+}
+
+export function connectionOf(engine: RunningEngine): CustomConnection {
+  return {
+    baseUrl: engine.baseUrl,
+    authUrl: engine.authUrl,
+    audience: engine.audience,
+    clientId: engine.clientId,
+    clientSecret: engine.clientSecret,
+    name: 'test engine',
+  };
+}
+
+/** Short waits everywhere, so that tests of the queue take seconds, not minutes. */
+export const FAST: Pick<JobManagerOptions, 'policy' | 'client' | 'watchMs'> = {
+  policy: {
+    initialMs: 30,
+    maxMs: 120,
+    factor: 1.5,
+    jitter: 0.2,
+    firstPollDelayMs: 20,
+    transientBaseMs: 50,
+    transientMaxMs: 400,
+    giveUpAfterMs: 20_000,
+  },
+  client: {
+    retry: { baseDelayMs: 10, maxDelayMs: 80, maxAttempts: 6, maxRetryAfterMs: 5_000 },
+    poll: { initialMs: 30, maxMs: 120, factor: 1.5, jitter: 0.2 },
+    idleTimeoutMs: 10_000,
+  },
+  watchMs: 100,
+};
+
+export interface Harness {
+  dir: string;
+  dataDir: string;
+  outDir: string;
+  scans: ScanService;
+  manager: JobManager;
+  open(extra?: Partial<JobManagerOptions>): Promise<JobManager>;
+  close(): Promise<void>;
+}
+
+/** A data folder, an output folder, a ScanService and a JobManager connected to `engine`. */
+export async function harness(
+  engine: RunningEngine,
+  extra: Partial<JobManagerOptions> = {},
+): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'scan2mesh-jobs-'));
+  const dataDir = join(dir, 'data');
+  const outDir = join(dir, 'out');
+  await mkdir(dataDir, { recursive: true });
+  const scans = new ScanService({ tempDir: dir });
+  const managers: JobManager[] = [];
+  const open = async (more: Partial<JobManagerOptions> = {}): Promise<JobManager> => {
+    const m = await JobManager.open({
+      dataDir,
+      profiles: new ProfileStore(dataDir),
+      secrets: memorySecrets(),
+      scans,
+      connections: [connectionOf(engine)],
+      ...FAST,
+      ...extra,
+      ...more,
+    });
+    managers.push(m);
+    return m;
+  };
+  const manager = await open();
+  return {
+    dir,
+    dataDir,
+    outDir,
+    scans,
+    manager,
+    open,
+    async close() {
+      for (const m of managers) await m.close();
+      await scans.dispose();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Copies of one fixture scan in folders of their own: each copy is a scan (a series) of its own. */
+export async function copiesOf(source: string, count: number, under: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const dest = join(under, `copy-${i + 1}`);
+    await cp(source, dest, { recursive: true });
+    out.push(dest);
+  }
+  return out;
+}
