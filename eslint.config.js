@@ -5,7 +5,16 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'playwright-report/**', 'test-results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'release/**',
+      'node_modules/**',
+      'playwright-report/**',
+      'test-results/**',
+      'bench/.out/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ConnectionProfileSchema, RemoteProfileInputSchema } from './profiles.js';
 import { ERROR_CODES } from './errors.js';
+import { IntakeResultSchema, SlicePreviewRequestSchema, SlicePreviewSchema } from './scans.js';
+import { JobViewSchema, SubmitJobsRequestSchema } from './jobs.js';
+import { AppSettingsSchema } from './settings.js';
 
 /**
  * The one table of everything the renderer may ask of the main process, and of everything the main
@@ -9,6 +12,43 @@ import { ERROR_CODES } from './errors.js';
  */
 
 const Empty = z.object({}).strict();
+const ById = z.object({ id: z.string().min(1).max(128) }).strict();
+
+export const ConnectionTestSchema = z.object({
+  ok: z.boolean(),
+  /** What happened, in words: the service's own message on success, the reason and the fix on failure. */
+  message: z.string(),
+  action: z.string().optional(),
+  code: z.enum(ERROR_CODES).optional(),
+});
+export type ConnectionTest = z.infer<typeof ConnectionTestSchema>;
+
+export const CapabilitiesSchema = z.object({
+  /** True for a remote service: it is the authority on structure names, anything may be asked. */
+  anyStructure: z.boolean(),
+  /** Names this connection is known to refuse, each with the reason in words. */
+  refused: z.array(z.object({ name: z.string(), reason: z.string() })),
+  /** What the connection does for the names it accepts (e.g. "mandible: bone surface, not separated from the skull"). */
+  notes: z.array(z.object({ name: z.string(), note: z.string() })),
+  /**
+   * Names beyond the catalogue this connection is known to make (e.g. airway on the local engine), with
+   * what it makes of them. When anyStructure is false, a typed name not in the catalogue or here is refused.
+   */
+  extra: z.array(z.object({ name: z.string(), note: z.string() })).optional(),
+});
+export type Capabilities = z.infer<typeof CapabilitiesSchema>;
+
+export const OutputFileSchema = z.object({
+  /** Same-origin address the viewer fetches the mesh from; valid for this session only. */
+  url: z.string(),
+  name: z.string(),
+  format: z.enum(['stl', 'ply', 'obj', 'drc']),
+  structures: z.array(z.string()),
+  bytes: z.number().int().nonnegative(),
+});
+export type OutputFile = z.infer<typeof OutputFileSchema>;
+
+const JobList = z.object({ jobs: z.array(JobViewSchema), paused: z.boolean() });
 
 export const ProfileViewSchema = ConnectionProfileSchema.extend({
   /** The renderer learns only that a secret is stored, never the secret. */
@@ -24,6 +64,8 @@ export const AppInfoSchema = z.object({
   platform: z.string(),
   dataDir: z.string(),
   logsDir: z.string(),
+  /** True where a native file dialog exists (Electron); web mode uses the browser's file input. */
+  nativeDialogs: z.boolean(),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
 
@@ -48,6 +90,36 @@ export const channels = {
   },
   'profiles.delete': { request: z.object({ id: z.string().min(1) }).strict(), response: Empty },
   'profiles.setActive': { request: z.object({ id: z.string().min(1) }).strict(), response: Empty },
+  'profiles.test': { request: ById, response: ConnectionTestSchema },
+  'profiles.capabilities': { request: ById, response: CapabilitiesSchema },
+
+  'scans.intake': {
+    request: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(10_000) }).strict(),
+    response: IntakeResultSchema,
+  },
+  'scans.preview': { request: SlicePreviewRequestSchema.strict(), response: SlicePreviewSchema },
+  /** Electron's native open dialog; refused in web mode, where the page has its own file input. */
+  'scans.choose': { request: Empty, response: z.object({ paths: z.array(z.string()) }) },
+
+  'jobs.submit': { request: SubmitJobsRequestSchema, response: z.object({ jobs: z.array(JobViewSchema) }) },
+  'jobs.list': { request: Empty, response: JobList },
+  'jobs.cancel': { request: ById, response: Empty },
+  'jobs.retry': { request: ById, response: Empty },
+  'jobs.remove': { request: ById, response: Empty },
+  'jobs.prioritize': { request: ById, response: Empty },
+  'jobs.pause': { request: Empty, response: Empty },
+  'jobs.resume': { request: Empty, response: Empty },
+  'jobs.reveal': {
+    request: z.object({ id: z.string().min(1), index: z.number().int().nonnegative() }).strict(),
+    response: Empty,
+  },
+  'jobs.openOutput': {
+    request: z.object({ id: z.string().min(1), index: z.number().int().nonnegative() }).strict(),
+    response: OutputFileSchema,
+  },
+
+  'settings.get': { request: Empty, response: AppSettingsSchema },
+  'settings.update': { request: AppSettingsSchema.partial().strict(), response: AppSettingsSchema },
 } as const satisfies Record<string, ChannelDef>;
 
 export type Channel = keyof typeof channels;
@@ -59,6 +131,8 @@ export const CHANNEL_NAMES = Object.keys(channels) as Channel[];
 /** Events flow from the main process to the renderer only. */
 export const events = {
   'profiles.changed': Empty,
+  /** The jobs whose state or progress changed, and whether the queue is paused. */
+  'jobs.changed': z.object({ jobs: z.array(JobViewSchema), paused: z.boolean() }),
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventName = keyof typeof events;

@@ -3,6 +3,7 @@ import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { APP_SCHEME } from './security.js';
 import { SECURITY_HEADERS } from '../transport/security-headers.js';
+import type { FileGrants } from '../app/file-grants.js';
 
 /** Must run before the app is ready: our scheme behaves like https (secure origin, fetch, workers). */
 export function registerAppScheme(): void {
@@ -11,11 +12,19 @@ export function registerAppScheme(): void {
   ]);
 }
 
-/** Serves the built renderer from app://scan2mesh/ with the same CSP and headers as web mode. */
-export function serveRenderer(rendererDir: string): void {
+/**
+ * Serves the built renderer from app://scan2mesh/ with the same CSP and headers as web mode, and the
+ * files the core granted to the renderer (finished meshes) under /files/ID.
+ */
+export function serveRenderer(rendererDir: string, grants: FileGrants): void {
   const root = normalize(rendererDir);
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
+    const granted = /^\/files\/([\w-]{16,64})$/.exec(url.pathname);
+    if (granted) {
+      const path = grants.resolve(granted[1] as string);
+      return path ? net.fetch(pathToFileURL(path).toString()) : new Response('Not found', { status: 404 });
+    }
     let rel = decodeURIComponent(url.pathname);
     if (rel === '/' || rel === '') rel = '/index.html';
     const file = normalize(join(root, rel));

@@ -24,7 +24,7 @@ if (!app.requestSingleInstanceLock()) {
   });
   void app.whenReady().then(() => {
     const core = createCore(electronPlatform(app.getPath('userData'), () => mainWindow));
-    serveRenderer(rendererDir());
+    serveRenderer(rendererDir(), core.files);
     attachIpc(core, () => mainWindow);
     mainWindow = new BrowserWindow({
       width: 1400,
@@ -51,6 +51,7 @@ if (!app.requestSingleInstanceLock()) {
       mainWindow = null;
     });
     void mainWindow.loadURL(`${APP_ORIGIN}/index.html`);
+    core.start().catch((e: unknown) => core.logger.error('resuming jobs failed', { error: String(e) }));
     app.on('before-quit', () => {
       void core.dispose();
     });

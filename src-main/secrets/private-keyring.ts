@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A real GNOME keyring on a private D-Bus session bus, for tests and for headless machines:
- * starts dbus-daemon and an unlocked gnome-keyring-daemon, and points DBUS_SESSION_BUS_ADDRESS at them.
- * Must run before keytar first talks to D-Bus (libsecret reads the address once).
+ * A real GNOME keyring on a private D-Bus session bus, for tests and headless machines: the same
+ * libsecret path the app takes on a Linux desktop.
  */
 export interface PrivateKeyring {
   address: string;
@@ -21,91 +20,84 @@ export interface PrivateKeyring {
 export function ensureKeyring(): PrivateKeyring {
   const address = process.env.DBUS_SESSION_BUS_ADDRESS;
   if (address && loginUnlocked(process.env)) return { address, stop() {} };
-  return withStartLock(startPrivateKeyring);
+  const keyring = startPrivateKeyring();
+  process.env.DBUS_SESSION_BUS_ADDRESS = keyring.address;
+  return keyring;
 }
 
 /**
- * Two gnome-keyring daemons starting at the same moment (two test files in parallel) leave one of the
- * login collections locked; starting them one after the other does not.
+ * Starts dbus-daemon and an unlocked gnome-keyring-daemon in a throw-away HOME. The bus itself runs with
+ * that HOME: when a client asks for the secrets service before our daemon has claimed its name, D-Bus
+ * activates one on its own, and with the user's HOME that one would open the user's (locked) keyring.
  */
-function withStartLock<T>(fn: () => T): T {
-  const lock = join(tmpdir(), 'scan2mesh-keyring-start.lock');
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      if (Date.now() > deadline) rmSync(lock, { recursive: true, force: true });
-      execFileSync('sleep', ['0.05']);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
 export function startPrivateKeyring(): PrivateKeyring {
   const home = mkdtempSync(join(tmpdir(), 'scan2mesh-keyring-'));
-  const out = execFileSync('dbus-daemon', ['--session', '--fork', '--print-address=1', '--print-pid=1'], {
-    encoding: 'utf8',
-  });
-  const [address, pidText] = out.trim().split('\n');
-  if (!address || !pidText) throw new Error(`dbus-daemon printed no address: ${out}`);
-  const dbusPid = Number(pidText);
-  // Its own runtime folder too: gnome-keyring keeps its control socket there, and two test files starting
-  // keyrings at once (or the CI session's own keyring) must not find each other's.
   const runtimeDir = join(home, 'run');
   mkdirSync(runtimeDir, { mode: 0o700 });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DBUS_SESSION_BUS_ADDRESS: address,
     HOME: home,
     XDG_DATA_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
     XDG_RUNTIME_DIR: runtimeDir,
   };
   delete env.GNOME_KEYRING_CONTROL;
-  // --unlock reads the login password from stdin; the daemon forks and prints its environment.
-  const keyringOut = execFileSync(
-    'gnome-keyring-daemon',
-    ['--unlock', '--components=secrets', '--daemonize'],
-    {
-      input: 'scan2mesh-test\n',
+  const stop = (): void => {
+    // Every process started for this HOME, including daemons D-Bus activated by itself.
+    for (const pid of processesWithHome(home)) {
+      try {
+        process.kill(pid);
+      } catch {
+        // already gone
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  };
+  try {
+    const [address] = execFileSync('dbus-daemon', ['--session', '--fork', '--print-address=1'], {
       env,
       encoding: 'utf8',
-    },
-  );
-  const keyringPid = Number(/GNOME_KEYRING_PID=(\d+)/.exec(keyringOut)?.[1] ?? 0);
-  waitUntilUnlocked(env);
-  process.env.DBUS_SESSION_BUS_ADDRESS = address;
-  return {
-    address,
-    stop() {
-      for (const pid of [keyringPid, dbusPid]) {
-        try {
-          if (pid) process.kill(pid);
-        } catch {
-          // already gone
-        }
-      }
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
+    })
+      .trim()
+      .split('\n');
+    if (!address) throw new Error('dbus-daemon printed no address');
+    const busEnv = { ...env, DBUS_SESSION_BUS_ADDRESS: address };
+    // --unlock reads the login password from stdin; a fresh HOME means a fresh login keyring with it.
+    execFileSync('gnome-keyring-daemon', ['--unlock', '--components=secrets', '--daemonize'], {
+      input: 'scan2mesh-test\n',
+      env: busEnv,
+      encoding: 'utf8',
+    });
+    waitUntilUnlocked(busEnv);
+    return { address, stop };
+  } catch (e) {
+    stop();
+    throw e;
+  }
 }
 
-/**
- * The daemon answers on the bus before its login collection exists; a secret stored in that moment
- * lands in a new, locked collection. So wait until the login collection reports itself unlocked.
- */
+function processesWithHome(home: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`HOME=${home}`))
+        out.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+/** The daemon answers on the bus before its login collection exists; wait until it is there and unlocked. */
 function waitUntilUnlocked(env: NodeJS.ProcessEnv): void {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (loginUnlocked(env)) return;
+  // Generous: on a loaded two-core machine the daemon can take seconds to create its login collection.
+  const deadline = Date.now() + 30_000;
+  while (!loginUnlocked(env)) {
+    if (Date.now() > deadline) throw new Error('the private keyring did not unlock its login collection');
     execFileSync('sleep', ['0.1']);
   }
-  throw new Error('the private keyring did not unlock its login collection');
 }
 
 function loginUnlocked(env: NodeJS.ProcessEnv): boolean {

@@ -41,6 +41,7 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
     stagingDir: join(dataDir, 'staging'),
   });
   logger.info('web mode started', { origin: server.origin });
+  core.start().catch((e: unknown) => logger.error('resuming jobs failed', { error: String(e) }));
   return {
     core,
     server,

@@ -176,6 +176,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
       return send(res, 200, JSON.stringify(envelope), 'application/json');
     }
     if (url.pathname === '/api/stage' && req.method === 'POST') return stage(req, res, url);
+    const file = /^\/api\/file\/([\w-]{16,64})$/.exec(url.pathname);
+    if (file && req.method === 'GET') {
+      const path = opts.core.files.resolve(file[1] as string);
+      return path ? sendFile(res, path, 'application/octet-stream') : send(res, 404, 'Not found');
+    }
     return send(res, 404, 'Not found');
   }
 
@@ -203,6 +208,19 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     );
   }
 
+  function sendFile(res: ServerResponse, file: string, type: string): void {
+    let size: number;
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) return send(res, 404, 'Not found');
+      size = st.size;
+    } catch {
+      return send(res, 404, 'Not found');
+    }
+    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': size });
+    createReadStream(file).pipe(res);
+  }
+
   function staticFile(res: ServerResponse, pathname: string): void {
     let rel: string;
     try {
@@ -213,20 +231,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     if (rel.endsWith('/')) rel += 'index.html';
     const file = normalize(join(rendererDir, rel));
     if (!file.startsWith(rendererDir + sep)) return send(res, 404, 'Not found');
-    let size: number;
-    try {
-      const st = statSync(file);
-      if (!st.isFile()) return send(res, 404, 'Not found');
-      size = st.size;
-    } catch {
-      return send(res, 404, 'Not found');
-    }
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': size,
-    });
-    createReadStream(file).pipe(res);
+    sendFile(res, file, MIME[extname(file)] ?? 'application/octet-stream');
   }
 
   await new Promise<void>((ok, fail) => {

@@ -12,6 +12,7 @@ export function appInfoHandlers(core: Core): Pick<Handlers, 'app.info'> {
       platform: process.platform,
       dataDir: core.platform.dataDir,
       logsDir: join(core.platform.dataDir, 'logs'),
+      nativeDialogs: core.platform.chooseScans !== undefined,
     }),
   };
 }

@@ -23,8 +23,15 @@ export function profileHandlers(core: Core): ProfileHandlers {
     },
     'profiles.save': async ({ profile, clientSecret }) => {
       const saved = profiles.save(profile);
-      if (clientSecret) await platform.secrets.set(saved.id, clientSecret);
-      bus.emit('profiles.changed', {});
+      try {
+        if (clientSecret) await platform.secrets.set(saved.id, clientSecret);
+      } catch (e) {
+        // A new connection whose secret could not be kept would only fail later: take it back.
+        if (!profile.id) profiles.delete(saved.id);
+        throw e;
+      } finally {
+        bus.emit('profiles.changed', {});
+      }
       return view(saved, profiles.activeId());
     },
     'profiles.delete': async ({ id }) => {

@@ -1,0 +1,17 @@
+import type { Handlers } from '../dispatch.js';
+import type { Core } from '../core.js';
+import { AppError } from '../../../src-shared/errors.js';
+
+export function scanHandlers(core: Core): Pick<Handlers, 'scans.intake' | 'scans.preview' | 'scans.choose'> {
+  return {
+    'scans.intake': ({ paths }) => core.scans.intake(paths),
+    'scans.preview': (req) => core.scans.preview(req),
+    'scans.choose': async () => {
+      if (!core.platform.chooseScans)
+        throw new AppError('bad-request', 'There is no native file dialog in web mode.', {
+          action: 'Use "Add scans" in the page, or drop files onto the window.',
+        });
+      return { paths: await core.platform.chooseScans() };
+    },
+  };
+}
