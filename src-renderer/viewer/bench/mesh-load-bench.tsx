@@ -1,0 +1,168 @@
+/**
+ * The page bench/mesh-load.bench.ts drives: the real ViewerScreen (worker loader, scene, first
+ * frame), and, with ?mode=anchor, three's STLLoader on the main thread drawn by a bare renderer.
+ * Not part of the app build; the bench builds it with the app's vite.config.ts.
+ */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import {
+  Color,
+  DirectionalLight,
+  DoubleSide,
+  HemisphereLight,
+  Mesh,
+  MeshPhongMaterial,
+  PerspectiveCamera,
+  Scene,
+  WebGLRenderer,
+} from 'three';
+import type { BufferGeometry } from 'three';
+import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
+import { create } from 'zustand';
+import { isSoftwareRenderer } from '../gpu-info.js';
+import { meshRegistry } from '../mesh-registry.js';
+import { MARKS } from '../viewer-actions.js';
+import type { AnchorResult, BenchWindow, ViewerResult } from './bench-api.js';
+import { useViewerStore } from '../viewer-store.js';
+import { ViewerScreen } from '../ViewerScreen.js';
+import type { ViewerMeshSource } from '../ViewerScreen.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the page's additions to window
+  interface Window extends BenchWindow {}
+}
+
+window.longTasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.longTasks.push({ start: e.startTime, duration: e.duration });
+}).observe({ type: 'longtask', buffered: true });
+
+window.heartbeats = [];
+let lastBeat = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  window.heartbeats.push({ at: now, gap: now - lastBeat });
+  lastBeat = now;
+}, 10);
+
+function geometryBytes(g: BufferGeometry): number {
+  let n = g.index ? g.index.array.byteLength : 0;
+  for (const a of Object.values(g.attributes)) n += a.array.byteLength;
+  return n;
+}
+
+const nextFrame = (): Promise<number> => new Promise((r) => requestAnimationFrame(r));
+
+async function anchorLoad(url: string): Promise<AnchorResult> {
+  const buffer = await (await fetch(url)).arrayBuffer();
+  const canvas = document.createElement('canvas');
+  canvas.style.cssText = 'width:100%;height:100%;display:block';
+  document.getElementById('root')!.append(canvas);
+  // The renderer exists before the load, as in any viewer; the first empty frame compiles nothing.
+  // The same context settings as the viewer: only the loading differs.
+  const renderer = new WebGLRenderer({
+    canvas,
+    antialias: !isSoftwareRenderer(),
+    preserveDrawingBuffer: true,
+  });
+  renderer.setSize(canvas.clientWidth, canvas.clientHeight, false);
+  renderer.setClearColor(new Color('#22262b'));
+  const scene = new Scene();
+  const camera = new PerspectiveCamera(30, canvas.clientWidth / canvas.clientHeight, 1, 10_000);
+  camera.up.set(0, 0, 1);
+  camera.add(new DirectionalLight(0xffffff, 2));
+  scene.add(camera, new HemisphereLight(0xffffff, 0x606060, 1.3));
+  renderer.render(scene, camera);
+  await nextFrame();
+  await nextFrame();
+
+  const t0 = performance.now();
+  const geometry = new STLLoader().parse(buffer);
+  const t1 = performance.now();
+  // What an app using STLLoader directly does next: bounds for framing, then draw.
+  geometry.computeBoundingSphere();
+  const sphere = geometry.boundingSphere!;
+  camera.position.set(sphere.center.x, sphere.center.y - sphere.radius * 4, sphere.center.z);
+  camera.lookAt(sphere.center);
+  // The viewer's material settings, so that only the loading path differs.
+  scene.add(
+    new Mesh(
+      geometry,
+      new MeshPhongMaterial({ color: '#e3d7b8', specular: 0x1c1c1c, shininess: 24, side: DoubleSide }),
+    ),
+  );
+  renderer.render(scene, camera);
+  const t2 = performance.now();
+  await nextFrame();
+  await nextFrame();
+  const t3 = performance.now();
+  return {
+    parseMs: t1 - t0,
+    renderMs: t2 - t1,
+    firstFrameMs: t3 - t0,
+    geometryBytes: geometryBytes(geometry),
+    triangles: geometry.attributes.position!.count / 3,
+    start: t0,
+    loaded: t1,
+    presented: t3,
+  };
+}
+
+const useSources = create<{ sources: ViewerMeshSource[] }>()(() => ({ sources: [] }));
+
+function BenchViewer() {
+  const sources = useSources((s) => s.sources);
+  return <ViewerScreen meshes={sources} />;
+}
+
+function markTime(name: string): number | null {
+  const m = performance.getEntriesByName(name, 'mark');
+  return m.length > 0 ? m[m.length - 1]!.startTime : null;
+}
+
+async function viewerLoad(url: string, id: string): Promise<ViewerResult> {
+  const buffer = await (await fetch(url)).arrayBuffer();
+  const name = url.replace(/^.*\//, '');
+  useSources.setState({
+    sources: [{ id, name, structures: ['skull'], format: 'stl', load: () => Promise.resolve(buffer) }],
+  });
+  for (;;) {
+    await nextFrame();
+    const drawn = markTime(MARKS.drawn(id));
+    const state = useViewerStore.getState();
+    if (drawn === null && state.loads.length === 0 && state.notices.length > 0) {
+      throw new Error(state.notices[0]!.message);
+    }
+    if (drawn === null) continue;
+    // The frame with the mesh is on screen once the next frame begins; one more for margin.
+    await nextFrame();
+    await nextFrame();
+    const presented = performance.now();
+    const start = markTime(MARKS.loadStart(id))!;
+    const loaded = markTime(MARKS.loaded(id))!;
+    const drawnMark = performance.getEntriesByName(MARKS.drawn(id), 'mark')[0] as PerformanceMark;
+    const item = state.items.find((i) => i.id === id)!;
+    const m = meshRegistry.get(id)!;
+    return {
+      timings: item.timings,
+      loadMs: loaded - start,
+      renderMs: (drawnMark.detail as { renderMs: number }).renderMs,
+      firstFrameMs: presented - start,
+      geometryBytes: m.positions.byteLength + m.normals.byteLength + m.index.byteLength,
+      triangles: item.triangles,
+      start,
+      loaded,
+      presented,
+    };
+  }
+}
+
+window.bench = { viewerLoad, anchorLoad };
+
+if (new URLSearchParams(location.search).get('mode') !== 'anchor') {
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <BenchViewer />
+    </StrictMode>,
+  );
+}

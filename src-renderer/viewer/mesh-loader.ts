@@ -1,0 +1,98 @@
+import { AppError } from '../../src-shared/errors.js';
+import type { MeshBudget } from './mesh-budget.js';
+import type { MeshFormat } from './mesh-format.js';
+import type { LoadStage, LoadTimings, LoadRequest, WorkerMessage } from './mesh-loader-protocol.js';
+import type { IndexedMesh } from './weld.js';
+
+export interface LoadedMesh extends IndexedMesh {
+  timings: LoadTimings;
+}
+
+export interface LoadProgress {
+  stage: LoadStage;
+  /** 0..1 over the whole load, for one progress bar. */
+  overall: number;
+}
+
+export interface MeshLoad {
+  promise: Promise<LoadedMesh>;
+  cancel(): void;
+}
+
+/** Share of the whole load each stage takes, roughly, for a binary STL of a few million triangles. */
+const STAGES: Record<LoadStage, [start: number, share: number]> = {
+  read: [0, 0.2],
+  parse: [0.2, 0.35],
+  weld: [0.55, 0.35],
+  normals: [0.9, 0.1],
+};
+
+export const STAGE_LABELS: Record<LoadStage, string> = {
+  read: 'Reading',
+  parse: 'Parsing',
+  weld: 'Merging vertices',
+  normals: 'Computing normals',
+};
+
+/**
+ * Loads one mesh in its own worker. An ArrayBuffer source is transferred: the caller's buffer
+ * is detached afterwards. A Blob (File) is read by the worker itself.
+ */
+export function loadMeshInWorker(
+  name: string,
+  format: MeshFormat,
+  source: Blob | ArrayBuffer,
+  budget: MeshBudget,
+  onProgress: (p: LoadProgress) => void,
+): MeshLoad {
+  const worker = new Worker(new URL('./mesh-loader.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'mesh-loader',
+  });
+  let settle: { resolve: (m: LoadedMesh) => void; reject: (e: unknown) => void } | null = null;
+  const promise = new Promise<LoadedMesh>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  const finish = (): void => {
+    worker.terminate();
+    settle = null;
+  };
+  worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+    const m = event.data;
+    if (m.type === 'progress') {
+      const [start, share] = STAGES[m.stage];
+      onProgress({ stage: m.stage, overall: start + share * m.fraction });
+    } else if (m.type === 'done') {
+      settle?.resolve({ ...m.mesh, timings: m.timings });
+      finish();
+    } else {
+      const { code, message, action, retryable } = m.error;
+      settle?.reject(
+        new AppError(code, message, { ...(action ? { action } : {}), ...(retryable ? { retryable } : {}) }),
+      );
+      finish();
+    }
+  };
+  worker.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    settle?.reject(
+      new AppError(
+        'internal',
+        `${name} could not be loaded: the loader stopped (${event.message || 'no reason given'}).`,
+        {
+          action: 'If the mesh is very large, close other meshes and try again.',
+        },
+      ),
+    );
+    finish();
+  };
+  const request: LoadRequest = { name, format, source, budget };
+  worker.postMessage(request, source instanceof ArrayBuffer ? [source] : []);
+  return {
+    promise,
+    cancel: () => {
+      settle?.reject(new AppError('canceled', `Loading ${name} was cancelled.`));
+      finish();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Reads, parses (three's loaders), welds and computes normals for one mesh, so the window never
+ * freezes on a large file. The result's arrays are transferred back, not copied.
+ */
+import { AppError, isAppError } from '../../src-shared/errors.js';
+import { checkFileSize, checkTriangleBudget } from './mesh-budget.js';
+import { HEADER_BYTES, inspectMeshHeader } from './mesh-format.js';
+import type { LoadRequest, LoadStage, WorkerMessage } from './mesh-loader-protocol.js';
+import { describeParseFailure, isAllocationFailure, parseMesh, tooLargeForMemory } from './mesh-parse.js';
+import { buildIndexedMesh } from './weld.js';
+
+function post(message: WorkerMessage, transfer: Transferable[] = []): void {
+  self.postMessage(message, { transfer });
+}
+
+let lastProgress = 0;
+function progress(stage: LoadStage, fraction: number): void {
+  // Posting every chunk of a 1 GB file would flood the main thread; ~20 updates a second suffice.
+  const now = performance.now();
+  if (fraction < 1 && fraction > 0 && now - lastProgress < 50) return;
+  lastProgress = now;
+  post({ type: 'progress', stage, fraction });
+}
+
+async function readBlob(blob: Blob): Promise<ArrayBuffer> {
+  const bytes = new Uint8Array(blob.size);
+  const reader = blob.stream().getReader();
+  let at = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > bytes.length)
+      throw new AppError('bad-input', 'The file grew while it was being read.');
+    bytes.set(value, at);
+    at += value.length;
+    progress('read', at / bytes.length);
+  }
+  if (at !== bytes.length) {
+    throw new AppError('bad-input', 'The file changed while it was being read.', {
+      action: 'Open it again.',
+    });
+  }
+  return bytes.buffer;
+}
+
+async function load(req: LoadRequest): Promise<void> {
+  const t0 = performance.now();
+  const size = req.source instanceof Blob ? req.source.size : req.source.byteLength;
+  checkFileSize(req.name, size, req.budget);
+  const head =
+    req.source instanceof Blob
+      ? new Uint8Array(await req.source.slice(0, HEADER_BYTES).arrayBuffer())
+      : new Uint8Array(req.source, 0, Math.min(HEADER_BYTES, size));
+  checkTriangleBudget(req.name, inspectMeshHeader(req.name, req.format, head, size), req.budget);
+
+  progress('read', 0);
+  const buffer = req.source instanceof Blob ? await readBlob(req.source) : req.source;
+  const t1 = performance.now();
+
+  progress('parse', 0);
+  const parsed = await parseMesh(req.name, req.format, buffer);
+  const corners = parsed.index ? parsed.index.length : parsed.positions.length / 3;
+  if (corners === 0) {
+    throw new AppError('bad-input', `${req.name} contains no triangles.`, {
+      action:
+        'Open a file that holds a surface mesh; check the export settings of the program that wrote it.',
+    });
+  }
+  checkTriangleBudget(req.name, { triangles: Math.floor(corners / 3), exact: true }, req.budget);
+  const t2 = performance.now();
+
+  let t3 = t2;
+  const mesh = buildIndexedMesh(parsed.positions, parsed.index, (stage, fraction) => {
+    if (stage === 'normals' && fraction === 0) t3 = performance.now();
+    progress(stage, fraction);
+  });
+  const t4 = performance.now();
+  post(
+    {
+      type: 'done',
+      mesh,
+      timings: { readMs: t1 - t0, parseMs: t2 - t1, weldMs: t3 - t2, normalsMs: t4 - t3, totalMs: t4 - t0 },
+    },
+    [mesh.positions.buffer, mesh.normals.buffer, mesh.index.buffer],
+  );
+}
+
+self.onmessage = (event: MessageEvent<LoadRequest>) => {
+  const req = event.data;
+  load(req).catch((e: unknown) => {
+    const error = isAppError(e)
+      ? e
+      : isAllocationFailure(e)
+        ? tooLargeForMemory(req.name, e)
+        : describeParseFailure(req.name, req.format, e);
+    const shape = error.toShape();
+    // Messages from inside the weld do not know the file's name.
+    if (!shape.message.includes(req.name)) shape.message = `${req.name}: ${shape.message}`;
+    post({ type: 'error', error: shape });
+  });
+};

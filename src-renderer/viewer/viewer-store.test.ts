@@ -1,0 +1,70 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { clipPosition, distance, unionBounds, useViewerStore } from './viewer-store.js';
+import type { SceneItem } from './viewer-store.js';
+
+function item(id: string, bounds: SceneItem['bounds']): SceneItem {
+  return {
+    id,
+    name: `${id}.stl`,
+    structures: [],
+    format: 'stl',
+    origin: 'file',
+    colour: '#ffffff',
+    visible: true,
+    opacity: 1,
+    triangles: 10,
+    degenerate: 0,
+    bounds,
+    timings: { readMs: 0, parseMs: 0, weldMs: 0, normalsMs: 0, totalMs: 0 },
+  };
+}
+
+describe('viewer store', () => {
+  beforeEach(() => {
+    const s = useViewerStore.getState();
+    for (const i of s.items) s.removeItem(i.id);
+    s.setMeasuring(false);
+    s.setClip({ enabled: false, axis: 'z', position: null, flip: false });
+  });
+
+  it('keeps two measurement points; a third pick starts a new measurement', () => {
+    const s = useViewerStore.getState();
+    s.setMeasuring(true);
+    s.addMeasurePoint([0, 0, 0]);
+    s.addMeasurePoint([3, 4, 0]);
+    const [a, b] = useViewerStore.getState().measurePoints;
+    expect(distance(a!, b!)).toBe(5);
+    s.addMeasurePoint([1, 1, 1]);
+    expect(useViewerStore.getState().measurePoints).toEqual([[1, 1, 1]]);
+    // Leaving the measure mode forgets the points.
+    s.setMeasuring(false);
+    expect(useViewerStore.getState().measurePoints).toEqual([]);
+  });
+
+  it('puts an unplaced clipping plane in the middle of the scene on its axis', () => {
+    const items = [item('a', [0, 0, 600, 10, 10, 700]), item('b', [-5, 20, 650, 5, 30, 800])];
+    expect(unionBounds(items)).toEqual([-5, 0, 600, 10, 30, 800]);
+    expect(clipPosition({ enabled: true, axis: 'z', position: null, flip: false }, items)).toBe(700);
+    expect(clipPosition({ enabled: true, axis: 'x', position: null, flip: false }, items)).toBe(2.5);
+    expect(clipPosition({ enabled: true, axis: 'x', position: -1, flip: false }, items)).toBe(-1);
+    expect(unionBounds([])).toBeNull();
+  });
+
+  it('keeps the newest five messages first', () => {
+    const s = useViewerStore.getState();
+    for (let i = 1; i <= 7; i++) s.addNotice({ message: `m${i}` });
+    expect(useViewerStore.getState().notices.map((n) => n.message)).toEqual(['m7', 'm6', 'm5', 'm4', 'm3']);
+    s.dismissNotice(useViewerStore.getState().notices[0]!.id);
+    expect(useViewerStore.getState().notices[0]!.message).toBe('m6');
+  });
+
+  it('replaces an item loaded again under the same id and updates its look', () => {
+    const s = useViewerStore.getState();
+    s.addItem(item('a', [0, 0, 0, 1, 1, 1]));
+    s.addItem(item('a', [0, 0, 0, 2, 2, 2]));
+    s.updateItem('a', { opacity: 0.5, colour: '#123456' });
+    const items = useViewerStore.getState().items;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ opacity: 0.5, colour: '#123456', bounds: [0, 0, 0, 2, 2, 2] });
+  });
+});

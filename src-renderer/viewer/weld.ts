@@ -1,0 +1,287 @@
+import { AppError } from '../../src-shared/errors.js';
+
+/** An indexed triangle mesh whose arrays can be transferred between threads as they are. */
+export interface IndexedMesh {
+  positions: Float32Array;
+  normals: Float32Array;
+  index: Uint16Array | Uint32Array;
+  /** [minX, minY, minZ, maxX, maxY, maxZ] in the mesh's units (mm). */
+  bounds: [number, number, number, number, number, number];
+  /** Bounding sphere [cx, cy, cz, r], so the main thread never walks the vertices. */
+  sphere: [number, number, number, number];
+  triangles: number;
+  /** Triangles with two corners on the same welded vertex: they draw nothing. */
+  degenerate: number;
+}
+
+export interface WeldResult {
+  positions: Float32Array;
+  index: Uint16Array | Uint32Array;
+  degenerate: number;
+}
+
+const NEGATIVE_ZERO = 0x80000000 | 0;
+const EXPONENT = 0x7f800000;
+
+function nextPow2(n: number): number {
+  let p = 16;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/**
+ * Float bits of round numbers (grids, CT voxel corners) have all-zero low mantissa bits: fold the
+ * high halves down before multiplying, then finish with murmur3's fmix32 so every bit counts.
+ */
+function hash3(x: number, y: number, z: number): number {
+  let h = x ^ Math.imul(y ^ (y >>> 16), 0x9e3779b1) ^ Math.imul(z ^ (z >>> 16), 0x27d4eb2f);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+function rehash(outBits: Int32Array, unique: number, capacity: number): Int32Array<ArrayBuffer> {
+  const mask = capacity - 1;
+  const table = new Int32Array(capacity);
+  for (let id = 0; id < unique; id++) {
+    let slot = hash3(outBits[id * 3]!, outBits[id * 3 + 1]!, outBits[id * 3 + 2]!) & mask;
+    while (table[slot] !== 0) slot = (slot + 1) & mask;
+    table[slot] = id + 1;
+  }
+  return table;
+}
+
+/**
+ * Merges vertices with bit-identical positions (after folding -0 into +0) into one, and returns
+ * the indexed triangles that use them. STL and triangle soups repeat each vertex about six times;
+ * welding shrinks positions about sixfold and makes smooth normals possible.
+ *
+ * @param source non-indexed (3 vertices per triangle) or indexed positions
+ * @param sourceIndex triangle corner indices into source, or null for a triangle soup
+ */
+export function weldVertices(
+  source: Float32Array,
+  sourceIndex: ArrayLike<number> | null,
+  onProgress?: (fraction: number) => void,
+): WeldResult {
+  const vertexCount = Math.floor(source.length / 3);
+  const corners = sourceIndex ? sourceIndex.length : vertexCount;
+  if (corners % 3 !== 0) {
+    throw new AppError(
+      'bad-input',
+      `The mesh has ${corners} triangle corners, which is not a multiple of 3.`,
+      {
+        action: 'Export the mesh again as triangles.',
+      },
+    );
+  }
+  // Int32 views keep the float bits as untagged integers in optimised code (Uint32 values above
+  // 2^31 would become doubles).
+  const bits = new Int32Array(source.buffer, source.byteOffset, vertexCount * 3);
+
+  // A closed triangle soup has about corners/6 distinct vertices; an indexed mesh has at most vertexCount.
+  let capacity = nextPow2(2 * (sourceIndex ? vertexCount : Math.ceil(vertexCount / 6)));
+  let mask = capacity - 1;
+  let table = new Int32Array(capacity); // welded id + 1; 0 marks an empty slot
+  let outBits = new Int32Array(Math.max(48, (capacity / 2) * 3));
+  let unique = 0;
+  const remap = new Uint32Array(vertexCount);
+
+  const progressStep = 1 << 20;
+  for (let v = 0; v < vertexCount; v++) {
+    let x = bits[v * 3]!;
+    let y = bits[v * 3 + 1]!;
+    let z = bits[v * 3 + 2]!;
+    if ((x & EXPONENT) === EXPONENT || (y & EXPONENT) === EXPONENT || (z & EXPONENT) === EXPONENT) {
+      throw new AppError(
+        'bad-input',
+        'The mesh has vertices whose coordinates are not numbers (NaN or infinite).',
+        {
+          action: 'Repair or export the mesh again.',
+        },
+      );
+    }
+    if (x === NEGATIVE_ZERO) x = 0;
+    if (y === NEGATIVE_ZERO) y = 0;
+    if (z === NEGATIVE_ZERO) z = 0;
+    let slot = hash3(x, y, z) & mask;
+    let id = -1;
+    for (;;) {
+      const entry = table[slot]!;
+      if (entry === 0) break;
+      const o = (entry - 1) * 3;
+      if (outBits[o] === x && outBits[o + 1] === y && outBits[o + 2] === z) {
+        id = entry - 1;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (id < 0) {
+      id = unique++;
+      if (id * 3 + 3 > outBits.length) {
+        const bigger = new Int32Array(outBits.length * 2);
+        bigger.set(outBits);
+        outBits = bigger;
+      }
+      outBits[id * 3] = x;
+      outBits[id * 3 + 1] = y;
+      outBits[id * 3 + 2] = z;
+      table[slot] = id + 1;
+      // Linear probing degrades past half full.
+      if (unique * 2 > capacity) {
+        capacity *= 2;
+        mask = capacity - 1;
+        table = rehash(outBits, unique, capacity);
+      }
+    }
+    remap[v] = id;
+    if (onProgress && v % progressStep === progressStep - 1) onProgress(v / vertexCount);
+  }
+
+  const index = unique <= 0xffff ? new Uint16Array(corners) : new Uint32Array(corners);
+  let degenerate = 0;
+  for (let c = 0; c < corners; c += 3) {
+    let a: number, b: number, d: number;
+    if (sourceIndex) {
+      const ia = sourceIndex[c]!;
+      const ib = sourceIndex[c + 1]!;
+      const ic = sourceIndex[c + 2]!;
+      if (!(ia < vertexCount && ib < vertexCount && ic < vertexCount)) {
+        throw new AppError(
+          'bad-input',
+          `A triangle refers to a vertex the mesh does not have (of ${vertexCount}).`,
+          {
+            action: 'The file is corrupt: export or download it again.',
+          },
+        );
+      }
+      a = remap[ia]!;
+      b = remap[ib]!;
+      d = remap[ic]!;
+    } else {
+      a = remap[c]!;
+      b = remap[c + 1]!;
+      d = remap[c + 2]!;
+    }
+    index[c] = a;
+    index[c + 1] = b;
+    index[c + 2] = d;
+    if (a === b || b === d || a === d) degenerate++;
+  }
+  onProgress?.(1);
+  // A copy of exactly the used length: the array is transferred, so slack would travel and stay resident.
+  const positions = new Float32Array(outBits.buffer.slice(0, unique * 12));
+  return { positions, index, degenerate };
+}
+
+/** Area-weighted vertex normals (the cross product's length is twice the triangle's area). */
+export function vertexNormals(positions: Float32Array, index: ArrayLike<number>): Float32Array {
+  const normals = new Float32Array(positions.length);
+  for (let c = 0; c < index.length; c += 3) {
+    const a = index[c]! * 3;
+    const b = index[c + 1]! * 3;
+    const d = index[c + 2]! * 3;
+    const ax = positions[a]!,
+      ay = positions[a + 1]!,
+      az = positions[a + 2]!;
+    const e1x = positions[b]! - ax,
+      e1y = positions[b + 1]! - ay,
+      e1z = positions[b + 2]! - az;
+    const e2x = positions[d]! - ax,
+      e2y = positions[d + 1]! - ay,
+      e2z = positions[d + 2]! - az;
+    const nx = e1y * e2z - e1z * e2y;
+    const ny = e1z * e2x - e1x * e2z;
+    const nz = e1x * e2y - e1y * e2x;
+    normals[a]! += nx;
+    normals[a + 1]! += ny;
+    normals[a + 2]! += nz;
+    normals[b]! += nx;
+    normals[b + 1]! += ny;
+    normals[b + 2]! += nz;
+    normals[d]! += nx;
+    normals[d + 1]! += ny;
+    normals[d + 2]! += nz;
+  }
+  for (let i = 0; i < normals.length; i += 3) {
+    const x = normals[i]!,
+      y = normals[i + 1]!,
+      z = normals[i + 2]!;
+    const len = Math.hypot(x, y, z);
+    if (len > 0) {
+      normals[i] = x / len;
+      normals[i + 1] = y / len;
+      normals[i + 2] = z / len;
+    }
+  }
+  return normals;
+}
+
+export function boundsOf(positions: Float32Array): IndexedMesh['bounds'] {
+  let minX = Infinity,
+    minY = Infinity,
+    minZ = Infinity,
+    maxX = -Infinity,
+    maxY = -Infinity,
+    maxZ = -Infinity;
+  for (let i = 0; i < positions.length; i += 3) {
+    const x = positions[i]!,
+      y = positions[i + 1]!,
+      z = positions[i + 2]!;
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
+    if (z < minZ) minZ = z;
+    if (z > maxZ) maxZ = z;
+  }
+  return [minX, minY, minZ, maxX, maxY, maxZ];
+}
+
+/** A sphere around the box centre that holds every vertex (what three's computeBoundingSphere yields). */
+export function boundingSphere(positions: Float32Array, b: IndexedMesh['bounds']): IndexedMesh['sphere'] {
+  const cx = (b[0] + b[3]) / 2,
+    cy = (b[1] + b[4]) / 2,
+    cz = (b[2] + b[5]) / 2;
+  let r2 = 0;
+  for (let i = 0; i < positions.length; i += 3) {
+    const dx = positions[i]! - cx,
+      dy = positions[i + 1]! - cy,
+      dz = positions[i + 2]! - cz;
+    const d = dx * dx + dy * dy + dz * dz;
+    if (d > r2) r2 = d;
+  }
+  return [cx, cy, cz, Math.sqrt(r2)];
+}
+
+/** Welds, computes normals and bounds: everything the renderer needs, off the main thread. */
+export function buildIndexedMesh(
+  source: Float32Array,
+  sourceIndex: ArrayLike<number> | null,
+  onProgress?: (stage: 'weld' | 'normals', fraction: number) => void,
+): IndexedMesh {
+  const { positions, index, degenerate } = weldVertices(source, sourceIndex, (f) => onProgress?.('weld', f));
+  const triangles = index.length / 3;
+  if (triangles === 0) {
+    throw new AppError('bad-input', 'The mesh contains no triangles.', {
+      action: 'Open a file that holds a surface mesh.',
+    });
+  }
+  if (degenerate === triangles) {
+    const what =
+      triangles === 1
+        ? 'The only triangle of the mesh is'
+        : `All ${triangles.toLocaleString('en-US')} triangles of the mesh are`;
+    throw new AppError('bad-input', `${what} degenerate (zero area): there is no surface to show.`, {
+      action: 'Export the mesh again.',
+    });
+  }
+  onProgress?.('normals', 0);
+  const normals = vertexNormals(positions, index);
+  const bounds = boundsOf(positions);
+  const sphere = boundingSphere(positions, bounds);
+  onProgress?.('normals', 1);
+  return { positions, normals, index, bounds, sphere, triangles, degenerate };
+}
