@@ -9,16 +9,19 @@ import {
 } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
-import { createWebBridge } from './web-bridge';
+import { createWebBridge, stageFiles, type StagingProgress } from './web-bridge';
+
+export type { StagingProgress } from './web-bridge';
 
 declare global {
   interface Window {
-    /** Put there by the Electron preload; absent in web mode. */
-    scan2mesh?: RendererBridge<DroppedItem>;
+    /** Put there by the Electron preload (it takes File objects); absent in web mode. */
+    scan2mesh?: RendererBridge<File>;
   }
 }
 
-const bridge: RendererBridge<DroppedItem> = window.scan2mesh ?? createWebBridge();
+const electronBridge = window.scan2mesh;
+const bridge: RendererBridge<File> | RendererBridge<DroppedItem> = electronBridge ?? createWebBridge();
 
 function unwrap<T>(e: Envelope<T>): T {
   if (e.ok) return e.value;
@@ -52,10 +55,29 @@ export function onEvent<E extends EventName>(
 }
 
 export const transport = bridge.transport;
-export const pathsForFiles = (items: DroppedItem[]): Promise<string[]> => bridge.pathsForFiles(items);
 
-export function errorText(e: unknown): { message: string; action?: string } {
+/**
+ * Paths on the main side for what the user dropped or picked. Electron reads the real paths of the
+ * File objects (folders included); web mode copies the files to the app first, reporting progress.
+ */
+export function pathsForFiles(
+  items: DroppedItem[],
+  onProgress?: (p: StagingProgress) => void,
+): Promise<string[]> {
+  if (electronBridge) return electronBridge.pathsForFiles(items.map((i) => i.file));
+  return stageFiles(items, onProgress);
+}
+
+export interface ErrorText {
+  message: string;
+  action?: string;
+  code?: string;
+}
+
+export function errorText(e: unknown): ErrorText {
   if (e instanceof AppError)
-    return e.action ? { message: e.message, action: e.action } : { message: e.message };
+    return e.action
+      ? { message: e.message, action: e.action, code: e.code }
+      : { message: e.message, code: e.code };
   return { message: e instanceof Error ? e.message : String(e) };
 }

@@ -1,6 +1,60 @@
 import { buildApi, EVENT_NAMES, type EventName, type RendererBridge } from '../../src-shared/contract';
 import type { DroppedItem } from './dropped-item';
 
+/** Files copied to the app at once: enough to keep the loopback busy, few enough not to starve the calls. */
+const STAGING_PARALLEL = 4;
+
+export interface StagingProgress {
+  files: number;
+  filesDone: number;
+  bytes: number;
+  bytesDone: number;
+}
+
+/**
+ * A browser cannot hand the app a dropped file's path, so web mode copies each file to the loopback
+ * server, which keeps folders as folders (one staging folder per drop). Returns the staged roots: one
+ * per dropped file or top-level folder.
+ */
+export async function stageFiles(
+  items: readonly DroppedItem[],
+  onProgress?: (p: StagingProgress) => void,
+): Promise<string[]> {
+  const drop = crypto.randomUUID();
+  const rootOf = new Map<string, string>();
+  const progress: StagingProgress = {
+    files: items.length,
+    filesDone: 0,
+    bytes: items.reduce((n, i) => n + i.file.size, 0),
+    bytesDone: 0,
+  };
+  onProgress?.({ ...progress });
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as DroppedItem;
+      const rel = item.relativePath || item.file.name;
+      const res = await fetch(`/api/stage?drop=${drop}&path=${encodeURIComponent(rel)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body: item.file,
+        credentials: 'same-origin',
+      });
+      if (!res.ok) throw new Error(`Could not copy ${rel} into the app: ${await res.text()}`);
+      const { root } = (await res.json()) as { path: string; root: string };
+      const top = rel.split('/')[0] ?? rel;
+      if (!rootOf.has(top)) rootOf.set(top, root);
+      progress.filesDone++;
+      progress.bytesDone += item.file.size;
+      onProgress?.({ ...progress });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, items.length) }, worker));
+  // Roots in the order the user gave the items, whatever order the copies finished in.
+  const order = [...new Set(items.map((i) => (i.relativePath || i.file.name).split('/')[0] ?? ''))];
+  return order.map((top) => rootOf.get(top)).filter((r): r is string => r !== undefined);
+}
+
 /**
  * The bridge in web mode: the same contract over fetch to the loopback server that served this page.
  * The session cookie set when the page was first opened authenticates every call.
@@ -49,6 +103,14 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
             action: 'Open the address that `scan2mesh web` printed again.',
           },
         };
+      if (!res.ok)
+        return {
+          ok: false as const,
+          error: {
+            code: 'internal' as const,
+            message: `The app refused the request (${res.status}): ${(await res.text()).slice(0, 200)}`,
+          },
+        };
       return res.json();
     }),
     on(event, listener) {
@@ -59,23 +121,6 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
       set.add(listener as Listener);
       return () => set.delete(listener as Listener);
     },
-    async pathsForFiles(items) {
-      // One staging folder per drop, so a dropped folder arrives as a folder and several drops never mix.
-      const drop = crypto.randomUUID();
-      const roots: string[] = [];
-      for (const item of items) {
-        const rel = item.relativePath || item.file.name;
-        const res = await fetch(`/api/stage?drop=${drop}&path=${encodeURIComponent(rel)}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/octet-stream' },
-          body: item.file,
-          credentials: 'same-origin',
-        });
-        if (!res.ok) throw new Error(`Could not copy ${rel} into the app: ${await res.text()}`);
-        const { root } = (await res.json()) as { path: string; root: string };
-        if (!roots.includes(root)) roots.push(root);
-      }
-      return roots;
-    },
+    pathsForFiles: (items) => stageFiles(items),
   };
 }

@@ -1,38 +1,131 @@
+import { useCallback, useEffect } from 'react';
 import { useShell, type Screen } from './screens';
+import { useAnnounce } from './announce';
+import { useWindowDrop } from './useWindowDrop';
+import { ViewerHost } from './ViewerHost';
 import { ConnectionsScreen } from '../connections/ConnectionsScreen';
-import { transport } from '../bridge/api';
+import { useConnections } from '../connections/connections-store';
+import { JobsScreen } from '../jobs/JobsScreen';
+import { useJobs } from '../jobs/jobs-store';
+import { summarizeJobs } from '../jobs/job-format';
+import { ScansScreen } from '../scans/ScansScreen';
+import { useScans } from '../scans/scans-store';
+import { SettingsScreen } from '../settings/SettingsScreen';
+import { useApp } from '../app/app-store';
+import { onEvent, transport } from '../bridge/api';
+import type { DroppedItem } from '../bridge/dropped-item';
 
 const NAV: { id: Screen; label: string }[] = [
   { id: 'scans', label: 'Scans' },
   { id: 'jobs', label: 'Jobs' },
   { id: 'viewer', label: 'Viewer' },
   { id: 'connections', label: 'Connections' },
+  { id: 'settings', label: 'Settings' },
 ];
+
+function NavCount({ screen }: { screen: Screen }) {
+  const scans = useScans((s) => s.series.length);
+  const all = useJobs((s) => s.jobs);
+  const jobs = summarizeJobs(all);
+  if (screen === 'scans' && scans > 0)
+    return (
+      <span className="nav-count">
+        <span className="sr-only">, </span>
+        {scans}
+        <span className="sr-only"> series</span>
+      </span>
+    );
+  if (screen === 'jobs' && jobs.active > 0)
+    return (
+      <span className="nav-count active">
+        <span className="sr-only">, </span>
+        {jobs.active}
+        <span className="sr-only"> running</span>
+      </span>
+    );
+  if (screen === 'jobs' && jobs.failed > 0)
+    return (
+      <span className="nav-count danger">
+        <span className="sr-only">, </span>
+        {jobs.failed}
+        <span className="sr-only"> failed</span>
+      </span>
+    );
+  return null;
+}
+
+/** Loads what every screen needs once, and keeps it live through the contract's events. */
+function useAppData(): void {
+  useEffect(() => {
+    void useApp.getState().load();
+    const connections = useConnections.getState();
+    const jobs = useJobs.getState();
+    void connections.load();
+    void jobs.load();
+    const offProfiles = onEvent('profiles.changed', () => void useConnections.getState().load());
+    const offJobs = onEvent('jobs.changed', ({ jobs: changed, paused }) =>
+      useJobs.getState().merge(changed, paused),
+    );
+    return () => {
+      offProfiles();
+      offJobs();
+    };
+  }, []);
+}
 
 export function App() {
   const { screen, go } = useShell();
+  const announcement = useAnnounce((s) => s.message);
+  const seq = useAnnounce((s) => s.seq);
+  useAppData();
+
+  const onItems = useCallback(
+    (items: DroppedItem[]) => {
+      go('scans');
+      void useScans.getState().addItems(items);
+    },
+    [go],
+  );
+  // On the viewer, dropped files are meshes to look at: the viewer takes them itself.
+  const { over, handlers } = useWindowDrop(screen !== 'viewer', onItems);
+
   return (
-    <div className="app">
+    <div className="app" {...handlers} data-testid="app">
       <nav className="nav" aria-label="Main">
         <div className="brand">
           <img src="./icon.svg" alt="" />
           scan2mesh
         </div>
         {NAV.map((n) => (
-          <button key={n.id} aria-current={screen === n.id ? 'page' : undefined} onClick={() => go(n.id)}>
-            {n.label}
+          <button
+            key={n.id}
+            type="button"
+            aria-current={screen === n.id ? 'page' : undefined}
+            onClick={() => go(n.id)}
+          >
+            <span>{n.label}</span>
+            <NavCount screen={n.id} />
           </button>
         ))}
         <div className="footer">{transport === 'web' ? 'Web mode' : 'Desktop'}</div>
       </nav>
-      <main>
+      <main className={screen === 'viewer' ? 'main-viewer' : undefined}>
+        {screen === 'scans' && <ScansScreen />}
+        {screen === 'jobs' && <JobsScreen />}
+        {screen === 'viewer' && <ViewerHost />}
         {screen === 'connections' && <ConnectionsScreen />}
-        {screen !== 'connections' && (
-          <section aria-labelledby="screen-title">
-            <h1 id="screen-title">{NAV.find((n) => n.id === screen)?.label}</h1>
-          </section>
-        )}
+        {screen === 'settings' && <SettingsScreen />}
       </main>
+      {over && (
+        <div className="drop-overlay" aria-hidden="true">
+          <div className="drop-overlay-box">Drop to add scans</div>
+        </div>
+      )}
+      <div className="sr-only" role="status" aria-live="polite">
+        {/* A zero-width space alternates so the same words announced twice are still a change. */}
+        {announcement}
+        {seq % 2 ? '\u200b' : ''}
+      </div>
     </div>
   );
 }

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { JobView } from '../../src-shared/jobs';
+import { describeMeshes, elapsedMs, errorActions, progressFraction, summarizeJobs } from './job-format';
+
+const job = (over: Partial<JobView> = {}): JobView => ({
+  id: 'j1',
+  scanName: 'HEAD',
+  seriesDescription: 'BONE BRAIN 1MM',
+  meshes: [{ structures: ['mandible'], extension: '.stl' }],
+  profileId: 'local-engine',
+  profileName: 'Local engine',
+  deidentify: true,
+  state: 'queued',
+  progress: {},
+  outputs: [],
+  outputDir: '/out',
+  createdAt: '2026-01-01T10:00:00.000Z',
+  updatedAt: '2026-01-01T10:00:00.000Z',
+  priority: 0,
+  ...over,
+});
+
+describe('job formatting', () => {
+  it('measures progress by bytes when they are known, else by the fraction, else not at all', () => {
+    expect(progressFraction(job({ state: 'uploading', progress: { bytesDone: 25, bytesTotal: 100 } }))).toBe(
+      0.25,
+    );
+    expect(progressFraction(job({ state: 'processing', progress: { fraction: 0.4 } }))).toBe(0.4);
+    expect(progressFraction(job({ state: 'submitting', progress: {} }))).toBeNull();
+  });
+
+  it('counts elapsed time from the start to the finish, or to now while running', () => {
+    const now = Date.parse('2026-01-01T10:01:30.000Z');
+    expect(elapsedMs(job({ state: 'processing', startedAt: '2026-01-01T10:00:10.000Z' }), now)).toBe(80_000);
+    const done = job({
+      state: 'done',
+      startedAt: '2026-01-01T10:00:10.000Z',
+      finishedAt: '2026-01-01T10:00:45.000Z',
+    });
+    expect(elapsedMs(done, now)).toBe(35_000);
+  });
+
+  it('names the meshes with their labels, the file count and the format', () => {
+    expect(
+      describeMeshes(
+        job({
+          meshes: [
+            { structures: ['mandible'], extension: '.stl' },
+            { structures: ['all_nerves', 'airway'], extension: '.stl' },
+          ],
+        }),
+      ),
+    ).toBe('Mandible, Both mandibular canals, airway (2 files, STL)');
+  });
+
+  it('offers the actions that fit the error', () => {
+    const kinds = (j: JobView, local = false) => errorActions(j, local).map((a) => a.kind);
+    const failed = (code: NonNullable<JobView['error']>['code'], retryable?: boolean) =>
+      job({
+        state: 'failed',
+        error: { code, message: 'x', ...(retryable === undefined ? {} : { retryable }) },
+      });
+    expect(kinds(failed('network'))).toEqual(['retry', 'edit-connection']);
+    expect(kinds(failed('network'), true)).toEqual(['retry']);
+    expect(kinds(failed('auth-failed', false))).toEqual(['edit-connection']);
+    expect(kinds(failed('bad-input', false))).toEqual(['rescan']);
+    expect(kinds(job({ state: 'processing' }))).toEqual([]);
+    expect(kinds(job({ state: 'canceled' }))).toEqual(['retry']);
+  });
+
+  it('sums up a list of jobs', () => {
+    expect(
+      summarizeJobs([job(), job({ state: 'done' }), job({ state: 'failed' }), job({ state: 'canceled' })]),
+    ).toEqual({ active: 1, done: 1, failed: 1 });
+  });
+});

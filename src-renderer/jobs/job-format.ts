@@ -1,0 +1,73 @@
+import { isTerminal, type JobState, type JobView } from '../../src-shared/jobs';
+import { structureLabel } from '../structures/structure-selection';
+
+export type Tone = 'neutral' | 'active' | 'ok' | 'danger' | 'muted';
+
+export function stateTone(state: JobState): Tone {
+  if (state === 'done') return 'ok';
+  if (state === 'failed') return 'danger';
+  if (state === 'canceled') return 'muted';
+  if (state === 'queued') return 'neutral';
+  return 'active';
+}
+
+/** 0..1 when the current phase says how far it is, null when it does not (an indeterminate bar). */
+export function progressFraction(job: JobView): number | null {
+  const p = job.progress;
+  if (p.bytesTotal && p.bytesTotal > 0 && p.bytesDone !== undefined)
+    return Math.min(1, Math.max(0, p.bytesDone / p.bytesTotal));
+  if (p.fraction !== undefined) return p.fraction;
+  return null;
+}
+
+/** Milliseconds the job has been running (or ran): from start, or creation, to finish or now. */
+export function elapsedMs(job: JobView, now: number): number {
+  const start = Date.parse(job.startedAt ?? job.createdAt);
+  const end = job.finishedAt
+    ? Date.parse(job.finishedAt)
+    : isTerminal(job.state)
+      ? Date.parse(job.updatedAt)
+      : now;
+  return Number.isFinite(start) && Number.isFinite(end) ? Math.max(0, end - start) : 0;
+}
+
+/** "Mandible, Both mandibular canals (2 files, STL)" */
+export function describeMeshes(job: JobView): string {
+  const names = job.meshes.flatMap((m) => m.structures);
+  const shown =
+    names.slice(0, 4).map(structureLabel).join(', ') + (names.length > 4 ? `, +${names.length - 4}` : '');
+  const exts = [...new Set(job.meshes.map((m) => m.extension.slice(1).toUpperCase()))].join('/');
+  const files = job.meshes.length === 1 ? '1 file' : `${job.meshes.length} files`;
+  return `${shown} (${files}, ${exts})`;
+}
+
+export interface ErrorAction {
+  kind: 'retry' | 'edit-connection' | 'reveal' | 'rescan';
+  label: string;
+}
+
+/** What the user can do about a failed job, best first, chosen from the error's kind. */
+export function errorActions(job: JobView, localEngine: boolean): ErrorAction[] {
+  if (job.state !== 'failed' && job.state !== 'canceled') return [];
+  const out: ErrorAction[] = [];
+  const code = job.error?.code;
+  if (job.state === 'canceled' || job.error?.retryable !== false || code === 'network' || code === 'service')
+    out.push({ kind: 'retry', label: 'Retry' });
+  if ((code === 'auth-failed' || code === 'network' || code === 'service') && !localEngine)
+    out.push({ kind: 'edit-connection', label: 'Edit connection' });
+  if (code === 'bad-input') out.push({ kind: 'rescan', label: 'Back to scans' });
+  if (job.outputs.length > 0) out.push({ kind: 'reveal', label: 'Show files' });
+  return out;
+}
+
+export function summarizeJobs(jobs: readonly JobView[]): { active: number; done: number; failed: number } {
+  let active = 0;
+  let done = 0;
+  let failed = 0;
+  for (const j of jobs) {
+    if (j.state === 'done') done++;
+    else if (j.state === 'failed') failed++;
+    else if (!isTerminal(j.state)) active++;
+  }
+  return { active, done, failed };
+}

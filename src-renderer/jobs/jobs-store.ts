@@ -1,0 +1,89 @@
+import { create } from 'zustand';
+import type { JobView, SubmitJobsRequest } from '../../src-shared/jobs';
+import { api, errorText, type ErrorText } from '../bridge/api';
+
+interface JobsState {
+  jobs: JobView[];
+  paused: boolean;
+  loaded: boolean;
+  error: ErrorText | null;
+  /** Per job: the last action that failed (cancel, retry...), shown next to it. */
+  actionErrors: Record<string, ErrorText>;
+  load(): Promise<void>;
+  merge(changed: JobView[], paused: boolean): void;
+  submit(req: SubmitJobsRequest): Promise<JobView[]>;
+  act(id: string, what: 'cancel' | 'retry' | 'remove' | 'prioritize'): Promise<void>;
+  reveal(id: string, index: number): Promise<void>;
+  setPaused(paused: boolean): Promise<void>;
+}
+
+/** Newest first, as a person looks for what they just did. */
+const order = (jobs: JobView[]): JobView[] =>
+  [...jobs].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.priority - a.priority);
+
+export const useJobs = create<JobsState>((set, get) => ({
+  jobs: [],
+  paused: false,
+  loaded: false,
+  error: null,
+  actionErrors: {},
+
+  async load() {
+    try {
+      const { jobs, paused } = await api.jobs.list({});
+      set({ jobs: order(jobs), paused, loaded: true, error: null });
+    } catch (e) {
+      set({ error: errorText(e), loaded: true });
+    }
+  },
+
+  merge(changed, paused) {
+    set((s) => {
+      const byId = new Map(s.jobs.map((j) => [j.id, j]));
+      for (const j of changed) {
+        const old = byId.get(j.id);
+        // Events may overtake each other; never step a job back to an older view of itself.
+        if (!old || old.updatedAt <= j.updatedAt) byId.set(j.id, j);
+      }
+      return { jobs: order([...byId.values()]), paused };
+    });
+  },
+
+  async submit(req) {
+    const { jobs } = await api.jobs.submit(req);
+    get().merge(jobs, get().paused);
+    return jobs;
+  },
+
+  async act(id, what) {
+    set((s) => {
+      const actionErrors = { ...s.actionErrors };
+      delete actionErrors[id];
+      return { actionErrors };
+    });
+    try {
+      await api.jobs[what]({ id });
+      if (what === 'remove') set((s) => ({ jobs: s.jobs.filter((j) => j.id !== id) }));
+    } catch (e) {
+      set((s) => ({ actionErrors: { ...s.actionErrors, [id]: errorText(e) } }));
+    }
+  },
+
+  async reveal(id, index) {
+    try {
+      await api.jobs.reveal({ id, index });
+    } catch (e) {
+      set((s) => ({ actionErrors: { ...s.actionErrors, [id]: errorText(e) } }));
+    }
+  },
+
+  async setPaused(paused) {
+    try {
+      if (paused) await api.jobs.pause({});
+      else await api.jobs.resume({});
+      set({ paused });
+    } catch (e) {
+      set({ error: errorText(e) });
+    }
+  },
+}));

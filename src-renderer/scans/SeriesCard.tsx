@@ -1,0 +1,139 @@
+import { useState } from 'react';
+import type { SeriesSummary } from '../../src-shared/scans';
+import { formatBytes, formatDicomDate, formatMm, formatPersonName } from '../common/format';
+import { Switch } from '../common/ui';
+import { SlicePreview } from './SlicePreview';
+import { isUsable, useScans } from './scans-store';
+
+const SEVERITY_WORD = { error: 'Cannot be used', warning: 'Check', info: 'Note' } as const;
+
+export function seriesTitle(s: SeriesSummary): string {
+  return (
+    s.seriesDescription || (s.seriesNumber !== undefined ? `Series ${s.seriesNumber}` : 'Unnamed series')
+  );
+}
+
+/** One series found in a drop: who and what it is, whether it can be used, a slice, and its switches. */
+export function SeriesCard({ series }: { series: SeriesSummary }) {
+  const selected = useScans((s) => s.selected.includes(series.id));
+  const deid = useScans((s) => s.deidentify[series.id] ?? true);
+  const { toggleSelected, setDeidentify, remove } = useScans.getState();
+  const usable = isUsable(series);
+  const patient = formatPersonName(series.patient.name);
+  const title = seriesTitle(series);
+  const label = `${patient}, ${title}`;
+  const idBase = `series-${series.id}`;
+  const [ps0, ps1] = series.pixelSpacing;
+  // A series that cannot be used says why in one line; its details stay one click away.
+  const [open, setOpen] = useState(usable);
+  const errors = series.problems.filter((p) => p.severity === 'error');
+
+  return (
+    <article
+      className={`card series-card${selected ? ' series-selected' : ''}${usable ? '' : ' series-unusable'}`}
+      aria-labelledby={`${idBase}-title`}
+      data-testid="series-card"
+    >
+      <header className="series-head">
+        <input
+          id={`${idBase}-select`}
+          type="checkbox"
+          checked={selected}
+          disabled={!usable}
+          onChange={() => toggleSelected(series.id)}
+          aria-label={`Include ${label} in the next submission`}
+        />
+        <div className="series-names">
+          <h2 id={`${idBase}-title`}>{patient}</h2>
+          <p className="muted">
+            {title} · {series.modality || 'no modality'}
+            {series.manufacturer ? ` · ${series.manufacturer}` : ''}
+          </p>
+        </div>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={`Remove ${label} from the list`}
+          title="Remove from the list"
+          onClick={() => remove(series.id)}
+        >
+          ×
+        </button>
+      </header>
+
+      {!usable && (
+        <div className="series-refused">
+          <p className="problem-item sev-error">
+            <strong>Cannot be used:</strong> {errors[0]?.message}
+            {errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}
+          </p>
+          <button
+            type="button"
+            className="link-button"
+            aria-expanded={open}
+            aria-controls={`${idBase}-body`}
+            onClick={() => setOpen((v) => !v)}
+          >
+            {open ? 'Hide details' : 'Show details'}
+          </button>
+        </div>
+      )}
+
+      <div className="series-body" id={`${idBase}-body`} hidden={!open}>
+        {open && <SlicePreview series={series} label={label} usable={usable} />}
+        <div className="series-facts">
+          <dl className="facts">
+            <dt>Patient ID</dt>
+            <dd>{series.patient.id || '—'}</dd>
+            <dt>Born</dt>
+            <dd>{formatDicomDate(series.patient.birthDate) || '—'}</dd>
+            <dt>Study</dt>
+            <dd>
+              {formatDicomDate(series.study.date) || 'no date'}
+              {series.study.description ? ` · ${series.study.description}` : ''}
+            </dd>
+            <dt>Size</dt>
+            <dd data-testid="series-size">
+              {series.columns} × {series.rows} × {series.slices}
+              {series.multiFrame ? ' (one multi-frame file)' : ''}
+            </dd>
+            <dt>Voxel</dt>
+            <dd>
+              {formatMm(ps1)} × {formatMm(ps0)} × {formatMm(series.sliceSpacing)} mm,{' '}
+              {series.orientation.plane}
+            </dd>
+            <dt>Files</dt>
+            <dd>
+              {series.fileCount} · {formatBytes(series.totalBytes)}
+              {series.transferSyntax.compressed ? ` · ${series.transferSyntax.name}` : ''}
+            </dd>
+          </dl>
+
+          {series.problems.length > 0 && (
+            <ul className="problems" aria-label={`Problems found in ${label}`}>
+              {series.problems.map((p, i) => (
+                <li key={`${p.code}-${i}`} className={`problem-item sev-${p.severity}`}>
+                  <strong>{SEVERITY_WORD[p.severity]}:</strong> {p.message}
+                </li>
+              ))}
+            </ul>
+          )}
+          {series.problems.length === 0 && <p className="ok-text">Ready to send.</p>}
+
+          <Switch
+            id={`${idBase}-deid`}
+            checked={deid}
+            onChange={(on) => setDeidentify(series.id, on)}
+            label="De-identify before sending"
+            hint={
+              deid
+                ? 'Name, IDs and dates are removed from the copy that is sent.'
+                : 'Patient data is sent as it is in the files.'
+            }
+            disabled={!usable}
+          />
+        </div>
+      </div>
+    </article>
+  );
+}

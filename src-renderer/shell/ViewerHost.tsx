@@ -1,0 +1,88 @@
+import { useEffect, useId, useState } from 'react';
+import { api, errorText, type ErrorText } from '../bridge/api';
+import { ErrorNote } from '../common/ui';
+import { describeMeshes } from '../jobs/job-format';
+import { useJobs } from '../jobs/jobs-store';
+import { ViewerScreen, type ViewerMeshSource } from '../viewer/ViewerScreen';
+import { ScreenTitle } from './ScreenTitle';
+import { useShell } from './screens';
+
+/** Every output of a finished job as the viewer wants it; the bytes are fetched only when it loads them. */
+async function sourcesFor(jobId: string, count: number): Promise<ViewerMeshSource[]> {
+  const files = await Promise.all(
+    Array.from({ length: count }, (_, index) => api.jobs.openOutput({ id: jobId, index })),
+  );
+  return files.map((f, index) => ({
+    id: `${jobId}:${index}`,
+    name: f.name,
+    structures: f.structures,
+    format: f.format,
+    load: async () => {
+      const res = await fetch(f.url, { credentials: 'same-origin' });
+      if (!res.ok) throw new Error(`${f.name} could not be read from the app (${res.status}).`);
+      return res.arrayBuffer();
+    },
+  }));
+}
+
+/** The Viewer screen: the viewer itself, with a line saying which job's meshes it shows. */
+export function ViewerHost() {
+  const jobId = useShell((s) => s.viewerJobId);
+  const jobs = useJobs((s) => s.jobs);
+  const done = jobs.filter((j) => j.state === 'done' && j.outputs.length > 0);
+  const job = done.find((j) => j.id === jobId);
+  const outputs = job?.outputs.length ?? 0;
+  const [meshes, setMeshes] = useState<{ jobId: string; sources: ViewerMeshSource[] } | null>(null);
+  const [failure, setFailure] = useState<{ jobId: string; error: ErrorText } | null>(null);
+  const uid = useId();
+
+  useEffect(() => {
+    if (!jobId || outputs === 0) return;
+    let live = true;
+    sourcesFor(jobId, outputs).then(
+      (sources) => live && setMeshes({ jobId, sources }),
+      (e: unknown) => live && setFailure({ jobId, error: errorText(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [jobId, outputs]);
+
+  const shown = meshes && meshes.jobId === jobId ? meshes.sources : undefined;
+  const error = failure && failure.jobId === jobId ? failure.error : null;
+
+  return (
+    <div className="viewer-host">
+      <div className="viewer-head">
+        <ScreenTitle>Viewer</ScreenTitle>
+        {done.length > 0 ? (
+          <div className="row nowrap">
+            <label htmlFor={`${uid}-job`}>Job</label>
+            <select
+              id={`${uid}-job`}
+              value={job?.id ?? ''}
+              onChange={(e) =>
+                e.target.value ? useShell.getState().openInViewer(e.target.value) : undefined
+              }
+            >
+              {!job && <option value="">Choose a finished job…</option>}
+              {done.map((j) => (
+                <option key={j.id} value={j.id}>
+                  {j.scanName} — {describeMeshes(j)}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : (
+          <p className="muted">
+            No finished job yet: meshes appear here when a job is done. You can also drop mesh files here.
+          </p>
+        )}
+      </div>
+      {error && <ErrorNote error={error} onDismiss={() => setFailure(null)} />}
+      <div className="viewer-body">
+        <ViewerScreen {...(shown ? { meshes: shown } : {})} />
+      </div>
+    </div>
+  );
+}
