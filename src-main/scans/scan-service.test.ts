@@ -120,7 +120,7 @@ describe('packageForUpload', () => {
       Array.from({ length: 24 }, (_, k) => `slice-${String(k + 1).padStart(5, '0')}.dcm`),
     );
     const files = service.filesOf(slab.id);
-    expect(files.map((f) => realpathSync(f))).toEqual(slabFiles); // slice order, whatever the names
+    expect(files.map((f) => realpathSync(f))).toEqual(slabFiles.map((f) => realpathSync(f))); // slice order, whatever the names
     entries.forEach((e, k) => expect(e.data.equals(readFileSync(files[k]!))).toBe(true));
     expect(entries.every((e) => e.compressed)).toBe(true);
     // Progress rises to the total, in source bytes.
