@@ -54,6 +54,23 @@ export interface RunningEngine {
   close(): Promise<void>;
 }
 
+/** What a ServiceClient needs to talk to a running engine. */
+export function engineCredentials(e: RunningEngine): {
+  baseUrl: string;
+  authUrl: string;
+  audience: string;
+  clientId: string;
+  clientSecret: string;
+} {
+  return {
+    baseUrl: e.baseUrl,
+    authUrl: e.authUrl,
+    audience: e.audience,
+    clientId: e.clientId,
+    clientSecret: e.clientSecret,
+  };
+}
+
 export const LOCAL_ENGINE_CLIENT_ID = 'scan2mesh-local';
 export const LOCAL_ENGINE_AUDIENCE = 'scan2mesh-local-engine';
 

@@ -9,7 +9,7 @@ import type { Logger } from '../logging/logger.js';
 import type { ScanService } from '../scans/scan-service.js';
 import { dataDir } from '../platform/paths.js';
 import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
-import { SECRET_ENV, type ConnectionFlags } from '../service/connection.js';
+import { ADDRESS_FLAGS, SECRET_ENV, type ConnectionFlags } from '../service/connection.js';
 import { ProfileStore } from '../settings/profile-store.js';
 import { customProfileId, type CustomConnection } from './connections.js';
 import { JobManager, type JobManagerOptions } from './job-manager.js';
@@ -49,13 +49,6 @@ export interface CliQueue {
   label: string;
   close(): Promise<void>;
 }
-
-const ADDRESS_FLAGS = [
-  ['baseUrl', '--base-url'],
-  ['authUrl', '--auth-url'],
-  ['audience', '--audience'],
-  ['clientId', '--client-id'],
-] as const;
 
 /**
  * The job queue for a command: the shared job database in the data folder, and the connection the

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../src-shared/errors.js';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
-import type { RunningEngine } from '../engine/local-engine.js';
+import { engineCredentials, type RunningEngine } from '../engine/local-engine.js';
 import type { Logger } from '../logging/logger.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { ServiceClient, type ServiceClientOptions } from '../service/service-client.js';
@@ -162,15 +162,7 @@ export class Connections {
     if (job.profileId === LOCAL_ENGINE_PROFILE.id) {
       if (!this.deps.localEngine) throw new AppError('internal', 'The local engine is not available here.');
       const engine = await this.deps.localEngine();
-      const client = new ServiceClient({
-        baseUrl: engine.baseUrl,
-        authUrl: engine.authUrl,
-        audience: engine.audience,
-        clientId: engine.clientId,
-        clientSecret: engine.clientSecret,
-        ...tuning,
-        logger,
-      });
+      const client = new ServiceClient({ ...engineCredentials(engine), ...tuning, logger });
       return {
         profileId: job.profileId,
         profileName: LOCAL_ENGINE_PROFILE.name,

@@ -1,7 +1,7 @@
 import type { ConnectionProfile } from '../../src-shared/profiles.js';
 import { AppError } from '../../src-shared/errors.js';
 import type { SecretStore } from '../secrets/secret-store.js';
-import type { RunningEngine } from '../engine/local-engine.js';
+import { engineCredentials, type RunningEngine } from '../engine/local-engine.js';
 
 /** Everything a ServiceClient needs for one connection. */
 export interface ResolvedConnection {
@@ -23,15 +23,10 @@ export async function resolveConnection(
   deps: { secrets: SecretStore; localEngine: () => Promise<RunningEngine> },
 ): Promise<ResolvedConnection> {
   if (profile.kind === 'local-engine') {
-    const e = await deps.localEngine();
     return {
       profileId: profile.id,
       profileName: profile.name,
-      baseUrl: e.baseUrl,
-      authUrl: e.authUrl,
-      audience: e.audience,
-      clientId: e.clientId,
-      clientSecret: e.clientSecret,
+      ...engineCredentials(await deps.localEngine()),
     };
   }
   const secret = await deps.secrets.get(profile.id);

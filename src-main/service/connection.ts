@@ -1,6 +1,6 @@
 import { AppError } from '../../src-shared/errors.js';
 import type { ConnectionProfile } from '../../src-shared/profiles.js';
-import type { RunningEngine } from '../engine/local-engine.js';
+import { engineCredentials, type RunningEngine } from '../engine/local-engine.js';
 import type { Logger } from '../logging/logger.js';
 import { ServiceClient, type ServiceClientOptions } from './service-client.js';
 
@@ -34,7 +34,8 @@ export interface ConnectionDeps {
 
 export const SECRET_ENV = 'SCAN2MESH_CLIENT_SECRET';
 
-const ADDRESS_FLAGS = [
+/** The flags that give a connection in full, by the field each fills. */
+export const ADDRESS_FLAGS = [
   ['baseUrl', '--base-url'],
   ['authUrl', '--auth-url'],
   ['audience', '--audience'],
@@ -116,11 +117,7 @@ function remote(
 async function local(deps: ConnectionDeps): Promise<OpenConnection> {
   const engine = await deps.startEngine();
   const client = new ServiceClient({
-    baseUrl: engine.baseUrl,
-    authUrl: engine.authUrl,
-    audience: engine.audience,
-    clientId: engine.clientId,
-    clientSecret: engine.clientSecret,
+    ...engineCredentials(engine),
     // Local processing ends in seconds to minutes: poll often, up to every 5 s.
     poll: { initialMs: 500, maxMs: 5_000 },
     ...(deps.logger ? { logger: deps.logger.child('service') } : {}),
