@@ -12,10 +12,13 @@ export interface EdgeReport {
 }
 
 /**
- * Counts edge defects by sorting edge keys (no hash map: meshes run to millions of triangles).
- * A closed, consistently wound, edge-manifold mesh has all three defect counts at zero.
+ * Every triangle edge as a number (a * vertexCount + b), as drawn (a to b) and undirected (smaller
+ * vertex first), both sorted so that equal edges sit next to each other.
  */
-export function edgeReport(indices: Uint32Array, vertexCount: number): EdgeReport {
+function sortedEdgeKeys(
+  indices: Uint32Array,
+  vertexCount: number,
+): { n: number; undirected: Float64Array; directed: Float64Array } {
   const n = indices.length;
   const undirected = new Float64Array(n);
   const directed = new Float64Array(n);
@@ -29,6 +32,15 @@ export function edgeReport(indices: Uint32Array, vertexCount: number): EdgeRepor
   }
   undirected.sort();
   directed.sort();
+  return { n, undirected, directed };
+}
+
+/**
+ * Counts edge defects by sorting edge keys (no hash map: meshes run to millions of triangles).
+ * A closed, consistently wound, edge-manifold mesh has all three defect counts at zero.
+ */
+export function edgeReport(indices: Uint32Array, vertexCount: number): EdgeReport {
+  const { n, undirected, directed } = sortedEdgeKeys(indices, vertexCount);
   let edges = 0;
   let boundaryEdges = 0;
   let nonManifoldEdges = 0;
@@ -50,19 +62,7 @@ export function edgeReport(indices: Uint32Array, vertexCount: number): EdgeRepor
  * opposite directions: where a mesh stops being a closed, consistently wound, edge-manifold surface.
  */
 export function badEdgeVertices(indices: Uint32Array, vertexCount: number): Uint32Array {
-  const n = indices.length;
-  const undirected = new Float64Array(n);
-  const directed = new Float64Array(n);
-  for (let t = 0; t < n; t += 3) {
-    for (let e = 0; e < 3; e++) {
-      const a = indices[t + e] as number;
-      const b = indices[t + ((e + 1) % 3)] as number;
-      directed[t + e] = a * vertexCount + b;
-      undirected[t + e] = a < b ? a * vertexCount + b : b * vertexCount + a;
-    }
-  }
-  undirected.sort();
-  directed.sort();
+  const { n, undirected, directed } = sortedEdgeKeys(indices, vertexCount);
   const bad = new Set<number>();
   const mark = (key: number): void => {
     const a = Math.floor(key / vertexCount);
