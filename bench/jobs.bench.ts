@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const { ProfileStore } = await import('../src-main/settings/profile-store.js');
   const { JobManager } = await import('../src-main/jobs/job-manager.js');
   const { ServiceClient } = await import('../src-main/service/service-client.js');
-  const { memorySecrets, DICOM } = await import('../src-main/jobs/test-support.js');
+  const { testSecrets, DICOM } = await import('../src-main/jobs/test-support.js');
 
   const out = join(here, '.out', 'jobs');
   await rm(out, { recursive: true, force: true });
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   const manager = await JobManager.open({
     dataDir,
     profiles: new ProfileStore(dataDir),
-    secrets: memorySecrets(),
+    secrets: testSecrets(),
     scans,
     connections: [{ ...info, name: 'bench engine' }],
   });

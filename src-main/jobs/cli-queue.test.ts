@@ -11,7 +11,7 @@ import { silentLogger } from '../logging/logger.js';
 import { ScanService } from '../scans/scan-service.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
 import { parseConcurrency, type CliQueueDeps } from './cli-queue.js';
-import { DICOM, FAST, memorySecrets } from './test-support.js';
+import { DICOM, FAST, testSecrets } from './test-support.js';
 
 /** The queue commands run in this process against the local engine (fixture processor, tests only). */
 let engine: RunningEngine;
@@ -43,7 +43,7 @@ beforeAll(async () => {
     logger: silentLogger,
     scans,
     startEngine: () => Promise.reject(new Error('these tests name their connection')),
-    secrets: memorySecrets,
+    secrets: testSecrets,
     tuning: FAST,
   };
 });

@@ -10,6 +10,20 @@ import { openJobDatabase, type Db } from './job-db.js';
 import { JobStore, type JobRecord } from './job-store.js';
 import { DICOM, FIXTURES } from './test-support.js';
 
+/** The command line's flags for a connection given in full (its secret goes in the environment). */
+function connectionArgs(e: RunningEngine): string[] {
+  return [
+    '--base-url',
+    e.baseUrl,
+    '--auth-url',
+    e.authUrl,
+    '--audience',
+    e.audience,
+    '--client-id',
+    e.clientId,
+  ];
+}
+
 /**
  * The crash test: `scan2mesh submit` of six real fixture scans to a local engine that runs in this
  * (test) process, so that killing the command line does not kill the engine. The command line is
@@ -70,16 +84,7 @@ describe('crash test: SIGKILL at random moments, then resume', () => {
       await cp(join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'), join(copy, 'volume.dcm'));
       scans.push(copy);
     }
-    const connection = [
-      '--base-url',
-      engine.baseUrl,
-      '--auth-url',
-      engine.authUrl,
-      '--audience',
-      engine.audience,
-      '--client-id',
-      engine.clientId,
-    ];
+    const connection = connectionArgs(engine);
     const run = (
       args: string[],
     ): { child: ChildProcess; exit: Promise<number | null>; stdout: () => string } => {
@@ -220,27 +225,10 @@ describe('crash test: SIGKILL at random moments, then resume', () => {
     // The engine creates the job at once but sends its answer at 10 bytes a second.
     engine.setFaults({ slowBody: { bytesPerSecond: 10, on: ['job'] } });
     const cli = (args: string[]) =>
-      spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          CLI,
-          ...args,
-          '--base-url',
-          engine.baseUrl,
-          '--auth-url',
-          engine.authUrl,
-          '--audience',
-          engine.audience,
-          '--client-id',
-          engine.clientId,
-        ],
-        {
-          env: { ...process.env, SCAN2MESH_DATA_DIR: dataDir, SCAN2MESH_CLIENT_SECRET: SECRET },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      spawn(process.execPath, ['--import', 'tsx', CLI, ...args, ...connectionArgs(engine)], {
+        env: { ...process.env, SCAN2MESH_DATA_DIR: dataDir, SCAN2MESH_CLIENT_SECRET: SECRET },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     const submit = cli(['submit', scan, '--mesh', 'mandible', '--out', out]);
     const ended = new Promise((r) => submit.on('exit', r));
     const deadline = Date.now() + 60_000;

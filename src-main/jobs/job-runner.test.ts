@@ -31,6 +31,26 @@ async function parkedJob(): Promise<string> {
   return job!.id;
 }
 
+/** Submits the multi-frame fixture and resolves once the service is processing it. */
+async function submitUntilProcessing(): Promise<{ id: string }> {
+  const r = await h.scans.intake([join(DICOM, 'multiframe')]);
+  const [job] = await h.manager.submit({
+    seriesIds: [r.series[0]!.id],
+    meshes: MESHES,
+    deidentify: false,
+    outputDir: h.outDir,
+  });
+  await new Promise<void>((resolve) => {
+    const off = h.manager.onChange(() => {
+      if (h.manager.get(job!.id)?.state === 'processing') {
+        off();
+        resolve();
+      }
+    });
+  });
+  return job!;
+}
+
 /** Writes a crash state into the database as another process would have. */
 function crashState(id: string, edit: (store: JobStore) => void): void {
   const db = openJobDatabase(h.dataDir);
@@ -216,21 +236,7 @@ describe('when the network goes away', () => {
     ({ engine } = await startTestEngine(settings));
     const port = engine.port;
     h = await harness(engine);
-    const r = await h.scans.intake([join(DICOM, 'multiframe')]);
-    const [job] = await h.manager.submit({
-      seriesIds: [r.series[0]!.id],
-      meshes: MESHES,
-      deidentify: false,
-      outputDir: h.outDir,
-    });
-    await new Promise<void>((resolve) => {
-      const off = h.manager.onChange(() => {
-        if (h.manager.get(job!.id)?.state === 'processing') {
-          off();
-          resolve();
-        }
-      });
-    });
+    const job = await submitUntilProcessing();
     const remoteJobId = h.manager.get(job!.id)?.remoteJobId;
     await engine.close();
     // Down long enough for the client's own retries to give up and the queue to wait its turn.
@@ -251,21 +257,7 @@ describe('when the network goes away', () => {
   it('gives up after the set time, with a job that can be retried', async () => {
     ({ engine } = await startTestEngine({ processingDelayMs: 5_000, stepMs: 0 }));
     h = await harness(engine, { policy: { ...FAST.policy, giveUpAfterMs: 600 } });
-    const r = await h.scans.intake([join(DICOM, 'multiframe')]);
-    const [job] = await h.manager.submit({
-      seriesIds: [r.series[0]!.id],
-      meshes: MESHES,
-      deidentify: false,
-      outputDir: h.outDir,
-    });
-    await new Promise<void>((resolve) => {
-      const off = h.manager.onChange(() => {
-        if (h.manager.get(job!.id)?.state === 'processing') {
-          off();
-          resolve();
-        }
-      });
-    });
+    const job = await submitUntilProcessing();
     await engine.close();
     const [failed] = await h.manager.waitFor([job!.id]);
     expect(failed?.state).toBe('failed');

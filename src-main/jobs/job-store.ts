@@ -89,23 +89,24 @@ export interface JobRecord {
   outputs: OutputRecord[];
 }
 
-export interface NewJob {
-  id: string;
-  batchId?: string;
-  profileId: string;
-  profileName: string;
-  connection?: StoredConnection;
-  seriesId: string;
-  scanName: string;
-  seriesDescription: string;
-  sourceFiles: string[];
-  meshes: MeshChoice[];
-  options?: Record<string, unknown>;
-  deidentify: boolean;
-  outputDir: string;
-  namingTemplate: string;
-  priority?: number;
-}
+/** What a submission gives; the store fills in the state, progress, timestamps and the rest. */
+export type NewJob = Pick<
+  JobRecord,
+  | 'id'
+  | 'batchId'
+  | 'profileId'
+  | 'profileName'
+  | 'connection'
+  | 'seriesId'
+  | 'scanName'
+  | 'seriesDescription'
+  | 'sourceFiles'
+  | 'meshes'
+  | 'options'
+  | 'deidentify'
+  | 'outputDir'
+  | 'namingTemplate'
+> & { priority?: number };
 
 /** Fields of the job row that code may change besides its state. */
 export interface JobPatch {

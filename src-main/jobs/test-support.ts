@@ -1,9 +1,10 @@
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { ScanService } from '../scans/scan-service.js';
-import type { SecretStore } from '../secrets/secret-store.js';
+import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
 import { ProfileStore } from '../settings/profile-store.js';
 import type { CustomConnection } from './connections.js';
 import { JobManager, type JobManagerOptions } from './job-manager.js';
@@ -12,15 +13,12 @@ import { JobManager, type JobManagerOptions } from './job-manager.js';
 export const FIXTURES = resolve(process.cwd(), '..', 'shared', 'fixtures');
 export const DICOM = join(FIXTURES, 'dicom');
 
-/** A secret store in memory: the jobs tests use connections given directly, never the keychain. */
-export function memorySecrets(): SecretStore {
-  const m = new Map<string, string>();
-  return {
-    get: async (a) => m.get(a) ?? null,
-    set: async (a, s) => void m.set(a, s),
-    delete: async (a) => m.delete(a),
-    has: async (a) => m.has(a),
-  };
+/**
+ * The real keychain store under a service name of the test's own. The jobs tests give their connections
+ * directly and never read a secret; if one ever did, it would meet the real keychain, not a stand-in.
+ */
+export function testSecrets(): SecretStore {
+  return createKeytarSecretStore(`scan2mesh-test-${randomUUID()}`);
 }
 
 export function connectionOf(engine: RunningEngine): CustomConnection {
@@ -79,7 +77,7 @@ export async function harness(
     const m = await JobManager.open({
       dataDir,
       profiles: new ProfileStore(dataDir),
-      secrets: memorySecrets(),
+      secrets: testSecrets(),
       scans,
       connections: [connectionOf(engine)],
       ...FAST,

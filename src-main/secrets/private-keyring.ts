@@ -121,6 +121,10 @@ function loginUnlocked(env: NodeJS.ProcessEnv): boolean {
   }
 }
 
+/** Said in the title of a test skipped for want of a keyring. */
+export const NO_KEYRING_REASON =
+  ' (skipped: dbus-daemon or gnome-keyring-daemon is not installed; .ci/run installs them)';
+
 /** True when the binaries are installed (the CI script installs them). */
 export function keyringAvailable(): boolean {
   try {

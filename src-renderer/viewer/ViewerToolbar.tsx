@@ -61,7 +61,7 @@ function ClipControls() {
         />
         Clip
       </label>
-      <label htmlFor={`${id}-axis`} className="vw-visually-hidden">
+      <label htmlFor={`${id}-axis`} className="sr-only">
         Clipping plane
       </label>
       <select
@@ -133,7 +133,7 @@ function MeasureControls() {
       </output>
       {points.length > 0 && (
         <button type="button" className="vw-button vw-small" onClick={clear}>
-          Clear<span className="vw-visually-hidden"> measurement</span>
+          Clear<span className="sr-only"> measurement</span>
         </button>
       )}
     </fieldset>

@@ -60,7 +60,7 @@ function LoadProgressRow({ load }: { load: PendingLoad }) {
         aria-label={`Loading ${load.name}: ${stage}`}
       />
       <button type="button" className="vw-button vw-small" onClick={() => cancelLoad(load.id)}>
-        Cancel<span className="vw-visually-hidden"> loading {load.name}</span>
+        Cancel<span className="sr-only"> loading {load.name}</span>
       </button>
     </li>
   );
@@ -155,12 +155,12 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
       >
         <canvas ref={canvasRef} data-testid="viewer-canvas" className="vw-canvas" />
       </div>
-      <p id="vw-keys-help" className="vw-visually-hidden">
+      <p id="vw-keys-help" className="sr-only">
         Drag to orbit, right-drag or Shift and arrow keys to pan, wheel or plus and minus to zoom. Arrow keys
         rotate, F fits the view, keys 1 to 6 show the anterior, posterior, left, right, superior and inferior
         views.
       </p>
-      <p id="vw-orientation-text" className="vw-visually-hidden">
+      <p id="vw-orientation-text" className="sr-only">
         {orientation}
       </p>
       <svg ref={markerRef} className="vw-marker" aria-hidden="true" data-testid="orientation-marker" />
