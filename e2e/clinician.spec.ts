@@ -2,7 +2,7 @@ import { test, expect, snap } from './fixtures';
 import { join } from 'node:path';
 import { addFolder, CT_SERIES, setOutputFolder } from './ui-helpers';
 
-test('clinician: a scan folder becomes a mandible mesh in the viewer', async ({ app }, testInfo) => {
+test('clinician: a scan folder becomes a skull mesh in the viewer', async ({ app }, testInfo) => {
   test.setTimeout(300_000);
   const { page } = app;
 
@@ -21,7 +21,7 @@ test('clinician: a scan folder becomes a mandible mesh in the viewer', async ({ 
   await expect(card.getByTestId('series-size')).toContainText('512 × 512 × 140');
 
   // A slice is drawn, and the wheel and the keyboard move through the slices.
-  const slider = card.getByRole('slider');
+  const slider = card.getByRole('slider').first(); // the axial view
   await expect(slider).toHaveAttribute('aria-valuemax', '140', { timeout: 30_000 });
   const before = Number(await slider.getAttribute('aria-valuenow'));
   await slider.hover();
@@ -31,20 +31,20 @@ test('clinician: a scan folder becomes a mandible mesh in the viewer', async ({ 
   const afterWheel = Number(await slider.getAttribute('aria-valuenow'));
   await page.keyboard.press('PageDown');
   await expect(slider).toHaveAttribute('aria-valuenow', String(afterWheel - 10));
-  // Dragging across the slice changes window and level.
+  // Dragging across the slice with the right button changes window and level.
   const contrast = await slider.getAttribute('aria-valuetext');
   const box = await slider.boundingBox();
   if (!box) throw new Error('the slice preview has no box');
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.down();
+  await page.mouse.down({ button: 'right' });
   await page.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 - 30, { steps: 5 });
-  await page.mouse.up();
+  await page.mouse.up({ button: 'right' });
   await expect(slider).not.toHaveAttribute('aria-valuetext', contrast ?? '');
   await expect(card.getByTestId('slice-position')).toHaveText(`Axial ${afterWheel - 10} / 140`);
   await snap(page, testInfo, 'scan card with a slice');
 
-  await page.getByRole('checkbox', { name: 'Mandible' }).check();
-  await snap(page, testInfo, 'mandible chosen');
+  await page.getByRole('checkbox', { name: 'Skull' }).check();
+  await snap(page, testInfo, 'skull chosen');
   await page.getByTestId('submit').click();
 
   // Submitting shows the Jobs screen, where the job goes through its states to done.

@@ -1,6 +1,6 @@
 import { test, expect, snap, FIXTURES } from './keyring';
 import { startEngineProcess } from './engine-process';
-import { addFiles, dropFiles, fixtureFile, MULTIFRAME, nav } from './ui-helpers';
+import { addFolder, CRANIUM, dropFiles, fixtureFile, nav } from './ui-helpers';
 import type { Page } from '@playwright/test';
 
 async function addConnection(
@@ -93,8 +93,8 @@ test('the service down gives a message, not a frozen screen', async ({ app }, te
   await item.getByRole('button', { name: 'Use this connection' }).click();
   await expect(item).toContainText('In use');
   await nav(page, 'Scans');
-  await addFiles(page, [MULTIFRAME]);
-  await expect(page.getByTestId('series-card')).toHaveCount(1, { timeout: 30_000 });
+  await addFolder(page, CRANIUM);
+  await expect(page.getByTestId('series-card')).toHaveCount(1, { timeout: 60_000 });
   await expect(page.getByTestId('active-connection')).toHaveText('Down service');
   await page.getByRole('checkbox', { name: 'Mandible' }).check();
   await page.getByTestId('submit').click();

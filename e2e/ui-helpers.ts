@@ -5,6 +5,9 @@ import { expect, type Page, type TestInfo } from '@playwright/test';
 import { FIXTURES } from './launch-app';
 
 export const CT_SERIES = `${FIXTURES}/dicom/ct-head-phantom-1mm`;
+/** The cheapest series that passes the fitness check (108 slices of 256 × 256, 14 MB): a scan that can be submitted. */
+export const CRANIUM = `${FIXTURES}/dicom/ct-human-cranium-teeth`;
+/** Two frames only: too few slices to hold a jaw, so it shows an unfit card that says why. */
 export const MULTIFRAME = `${FIXTURES}/dicom/multiframe/enhanced-ct-nema-ct0012-2frames.dcm`;
 
 /** Goes to a screen through the main navigation, as a user would. */
@@ -91,11 +94,17 @@ export async function expectAccessible(page: Page, testInfo: TestInfo, screen: s
   ).toEqual([]);
 }
 
-/** Points the output folder at a test folder through the Settings screen, as a user would. */
+/**
+ * Points the output folder at a test folder through the Settings screen, as a user would in web mode:
+ * type it, ask to change, and confirm the folder the app shows back.
+ */
 export async function setOutputFolder(page: Page, dir: string): Promise<void> {
   await nav(page, 'Settings');
   await page.getByLabel('Output folder').fill(dir);
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await expect(page.getByRole('button', { name: 'Save settings' })).toBeDisabled();
+  await page.getByRole('button', { name: 'Change folder…' }).click();
+  const question = page.getByRole('alertdialog');
+  await expect(question).toContainText(dir);
+  await question.getByRole('button', { name: 'Use this folder' }).click();
+  await expect(page.getByTestId('output-folder')).toHaveText(dir);
   await nav(page, 'Scans');
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Locator, Page, TestInfo } from '@playwright/test';
-import { test, expect, FIXTURES } from './fixtures';
+import { test, expect, FIXTURES, snap } from './fixtures';
 import { expectAccessible, nav } from './ui-helpers';
 
 const MESH = `${FIXTURES}/mesh`;
@@ -24,7 +24,8 @@ interface Rgb {
 /**
  * Pixels of the viewer's WebGL canvas (kept with preserveDrawingBuffer), at fractions of its size.
  * Read in the page through a 2D canvas, so they are exactly what was drawn, not a screenshot. The
- * viewer draws on the next animation frame after a change: two frames pass before reading.
+ * viewer draws on the next animation frame after a change: two frames pass, then the picture is
+ * awaited whole (large meshes are drawn over several frames).
  */
 async function canvasPixels(page: Page, points: [number, number][]): Promise<Rgb[]> {
   await page.evaluate(async () => {
@@ -32,6 +33,8 @@ async function canvasPixels(page: Page, points: [number, number][]): Promise<Rgb
       .requestAnimationFrame;
     for (let i = 0; i < 2; i++) await new Promise<void>((r) => raf(() => r()));
   });
+  // A large mesh is drawn a few chunks per frame: read the canvas once the picture is whole.
+  await expect(page.getByTestId('viewer-canvas')).toHaveAttribute('data-frame', 'complete');
   return page.getByTestId('viewer-canvas').evaluate((el, pts) => {
     // Runs in the page; the e2e project is compiled without the DOM library, hence the local types.
     interface Canvas {
@@ -294,7 +297,29 @@ test('views, clipping, wireframe, measurement and screenshot on a skull', async 
   // 16% of the view's width across the forehead of a skull 225 mm wide, framed with a margin.
   expect(mm).toBeGreaterThan(20);
   expect(mm).toBeLessThan(120);
-  await attachCanvas(page, testInfo, `distance ${mm} mm`);
+
+  // A second measurement, shorter, down the forehead: the first one stays listed.
+  const list = page.getByTestId('measurement');
+  await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.35);
+  await expect(page.getByTestId('measure-readout')).toHaveText('Click a second point');
+  await expect(list).toHaveCount(1);
+  await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.45);
+  await expect(list).toHaveCount(2);
+  await expect(list.nth(0)).toHaveText(new RegExp(`^1${escape(mm.toFixed(1))} mm`));
+  const second = parseFloat((await list.nth(1).textContent())!.replace(/^2/, ''));
+  expect(second).toBeGreaterThan(5);
+  expect(second).toBeLessThan(mm);
+  await expect(page.getByTestId('measure-readout')).toHaveText(`${second.toFixed(1)} mm`);
+  await attachCanvas(page, testInfo, `two measurements: ${mm} mm and ${second} mm`);
+  await snap(page, testInfo, 'measurement list');
+  // Leaving measuring keeps the list; each goes on its own, or all at once.
+  await page.getByRole('button', { name: 'Distance' }).click();
+  await expect(list).toHaveCount(2);
+  await page.getByRole('button', { name: new RegExp(`^Remove measurement 1, `) }).click();
+  await expect(list).toHaveCount(1);
+  await expect(list.nth(0)).toHaveText(new RegExp(`^2${escape(second.toFixed(1))} mm`));
+  await page.getByRole('button', { name: 'Clear all measurements' }).click();
+  await expect(page.getByTestId('measurement-list')).toHaveCount(0);
 
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -354,4 +379,197 @@ test('several meshes open together into one scene, each listed with its own cont
   await page.getByLabel('Show spider-binary.stl').uncheck();
   await expect(page.getByTestId('scene-summary')).toContainText('Shown: 75,307 triangles');
   await attachCanvas(page, testInfo, 'three meshes, one hidden');
+});
+
+test('a clipped closed mesh shows a solid cap on its cut, in the mesh colour', async ({ app }, testInfo) => {
+  const { page } = app;
+  await nav(page, 'Viewer');
+  const file = 'sphere-ascii.stl';
+  await openMesh(page, file);
+  await expect(status(page)).toHaveText(new RegExp(`^Loaded ${escape(file)}: 224 triangles`), {
+    timeout: 30_000,
+  });
+  const chosen = '#2e86c1';
+  await page.getByLabel(`Colour of ${file}`).fill(chosen);
+  await page.getByRole('button', { name: 'Superior', exact: true }).click();
+  // Points across the middle of the sphere seen from above: the centre and rings out to 60% of its radius.
+  const disc: [number, number][] = [[0.5, 0.5]];
+  const radius = await page.getByTestId('viewer-canvas').evaluate((el) => {
+    const c = el as unknown as { width: number; height: number };
+    return Math.min(c.width, c.height) / 2 / Math.max(c.width, c.height);
+  });
+  for (let k = 0; k < 8; k++) {
+    for (const f of [0.3, 0.6]) {
+      const a = (k * Math.PI) / 4;
+      disc.push([0.5 + Math.cos(a) * f * radius * 0.8, 0.5 + Math.sin(a) * f * radius * 0.8]);
+    }
+  }
+  const spread = (pixels: Rgb[]): number => Math.max(...pixels.map((p) => diff(p, pixels[0]!)));
+  // The dome, lit by a headlight, is brighter at its centre than towards its rim.
+  await expect.poll(async () => spread(await canvasPixels(page, disc))).toBeGreaterThan(20);
+  await attachCanvas(page, testInfo, 'sphere from above');
+
+  await page.getByRole('checkbox', { name: 'Clip' }).check();
+  await expect(page.getByLabel('Clipping plane position')).toHaveAttribute('aria-valuetext', '0 mm');
+  // The upper half is cut away: without a cap the view would look into the lower half's bowl,
+  // shaded like the dome. The cap is flat and faces the view: one colour, the mesh's hue.
+  const target = hue(rgbOf(chosen));
+  const isCap = (pixels: Rgb[]): boolean =>
+    spread(pixels) <= 6 && pixels.every((p) => hueDistance(hue(p), target) <= 10);
+  await expect
+    .poll(async () => isCap(await canvasPixels(page, disc)), {
+      message: 'the cut shows one flat colour of the mesh’s hue',
+    })
+    .toBe(true);
+  await attachCanvas(page, testInfo, 'clipped axially with its cap, from above');
+
+  // Seen from the side, the cut is edge-on and the lower half remains.
+  await page.getByRole('button', { name: 'Anterior', exact: true }).click();
+  const [bg] = await canvasPixels(page, CORNER);
+  const [above, below] = await canvasPixels(page, [
+    [0.5, 0.35],
+    [0.5, 0.65],
+  ]);
+  expect(diff(above!, bg!), 'the upper half is cut away').toBeLessThanOrEqual(2);
+  expect(diff(below!, bg!), 'the lower half remains').toBeGreaterThan(12);
+  await attachCanvas(page, testInfo, 'clipped, from the front');
+});
+
+test('a mesh whose size suggests metres says so, with what it would measure in mm', async ({
+  app,
+}, testInfo) => {
+  const { page } = app;
+  await nav(page, 'Viewer');
+  // The spider fixture (binary STL, mm) scaled down a thousandfold, as if written in metres.
+  const stl = Buffer.from(readFileSync(`${MESH}/spider-binary.stl`));
+  const triangles = stl.readUInt32LE(80);
+  for (let t = 0; t < triangles; t++) {
+    // Normal (3 floats), then 3 corners of 3 floats, then a 2-byte attribute.
+    for (let f = 3; f < 12; f++) {
+      const at = 84 + t * 50 + f * 4;
+      stl.writeFloatLE(stl.readFloatLE(at) / 1000, at);
+    }
+  }
+  const file = testInfo.outputPath('spider-in-metres.stl');
+  writeFileSync(file, stl);
+  await page.getByLabel('Open mesh…').setInputFiles(file);
+  await expect(status(page)).toHaveText(/^Loaded spider-in-metres\.stl: 1,368 triangles/, {
+    timeout: 30_000,
+  });
+  const hint = page.getByTestId('unit-hint');
+  await expect(hint).toContainText(
+    /spider-in-metres\.stl is 0\.\d+ mm across, smaller than any tooth: the file is probably in metres \([\d.]+ mm if so\)/,
+  );
+  await expectAccessible(page, testInfo, 'viewer with a unit hint');
+  await snap(page, testInfo, 'unit hint');
+  await page.getByRole('button', { name: 'Dismiss the size hint for spider-in-metres.stl' }).click();
+  await expect(hint).toHaveCount(0);
+
+  // The same file at its real size gets no hint.
+  await openMesh(page, 'spider-binary.stl');
+  await expect(status(page)).toHaveText(/^Loaded spider-binary\.stl: 1,368 triangles/, { timeout: 30_000 });
+  await expect(page.getByTestId('scene-item')).toHaveCount(2);
+  await expect(hint).toHaveCount(0);
+});
+
+test('the 400k-triangle skull is uploaded and drawn over many short frames, its long tasks recorded', async ({
+  app,
+}, testInfo) => {
+  const { page } = app;
+  await nav(page, 'Viewer');
+  // Let the viewer settle (its shaders compile and its pipelines are built ahead) before the file is chosen.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const g = globalThis as unknown as { setTimeout(cb: () => void, ms: number): number };
+        g.setTimeout(resolve, 1500);
+      }),
+  );
+  const supported = await page.evaluate(() => {
+    // Runs in the page; the e2e project is compiled without the DOM library, hence the local types.
+    interface Entry {
+      startTime: number;
+      duration: number;
+    }
+    const g = globalThis as unknown as {
+      longTasks: Entry[];
+      frames: string[];
+      chosenAt: number | null;
+      PerformanceObserver: {
+        new (cb: (list: { getEntries(): Entry[] }) => void): { observe(o: { type: string }): void };
+        supportedEntryTypes: string[];
+      };
+      MutationObserver: new (cb: () => void) => { observe(el: unknown, o: object): void };
+      document: {
+        addEventListener(t: string, cb: () => void, capture: boolean): void;
+        querySelector(s: string): { dataset: { frame?: string } };
+      };
+    };
+    g.longTasks = [];
+    g.frames = [];
+    g.chosenAt = null;
+    new g.PerformanceObserver((list) => {
+      for (const e of list.getEntries()) g.longTasks.push({ startTime: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask' });
+    g.document.addEventListener('change', () => (g.chosenAt ??= performance.now()), true);
+    // Every state the canvas reports after the file is chosen: "partial" frames, then "complete".
+    const canvas = g.document.querySelector('[data-testid="viewer-canvas"]');
+    new g.MutationObserver(() => {
+      if (g.chosenAt !== null) g.frames.push(canvas.dataset.frame ?? '');
+    }).observe(canvas, { attributes: true, attributeFilter: ['data-frame'] });
+    return g.PerformanceObserver.supportedEntryTypes.includes('longtask');
+  });
+  expect(supported, 'the Long Tasks API is available').toBe(true);
+  const file = 'skull-invesalius-cranium-400k-binary.stl';
+  await openMesh(page, file);
+  await expect(status(page)).toHaveText(`Loaded ${file}: 399,757 triangles, 225.2 x 214.6 x 158.2 mm`, {
+    timeout: 60_000,
+  });
+  const drawnMark = (): Promise<number | null> =>
+    page.evaluate(() => {
+      const m = performance.getEntriesByType('mark').filter((e) => e.name.startsWith('viewer:drawn:'));
+      return m.length > 0 ? m[m.length - 1]!.startTime : null;
+    });
+  await expect.poll(drawnMark, { message: 'the whole skull is drawn' }).not.toBeNull();
+  // Long-task entries are delivered after their task: give them a moment.
+  await page.waitForTimeout(300);
+  const result = await page.evaluate(() => {
+    const g = globalThis as unknown as {
+      longTasks: { startTime: number; duration: number }[];
+      frames: string[];
+      chosenAt: number;
+    };
+    const drawn = performance
+      .getEntriesByType('mark')
+      .filter((e) => e.name.startsWith('viewer:drawn:'))
+      .at(-1)!.startTime;
+    const inside = g.longTasks.filter((t) => t.startTime + t.duration > g.chosenAt && t.startTime < drawn);
+    return {
+      chosenToDrawnMs: Math.round(drawn - g.chosenAt),
+      longestTaskMs: Math.round(Math.max(0, ...inside.map((t) => t.duration))),
+      longTasks: inside.map((t) => ({
+        at: Math.round(t.startTime - g.chosenAt),
+        ms: Math.round(t.duration),
+      })),
+      frames: g.frames,
+    };
+  });
+  await testInfo.attach('main-thread long tasks from file chosen to the whole skull drawn', {
+    body: JSON.stringify(result, null, 2),
+    contentType: 'application/json',
+  });
+  console.log(`skull: longest main-thread task ${result.longestTaskMs} ms; ${JSON.stringify(result)}`);
+  testInfo.annotations.push({
+    type: 'longest main-thread task',
+    description: `${result.longestTaskMs} ms (${result.longTasks.length} tasks over 50 ms; skull drawn ${result.chosenToDrawnMs} ms after being chosen)`,
+  });
+  await attachCanvas(page, testInfo, 'skull');
+  // The upload and the drawing are spread over frames: 400k triangles in chunks of 32k make at
+  // least 12 partial frames with a software renderer, at least 3 with a GPU's upload budget.
+  const partial = result.frames.filter((f) => f === 'partial').length;
+  expect(partial, `frames: ${result.frames.join(' ')}`).toBeGreaterThanOrEqual(3);
+  expect(result.frames.at(-1)).toBe('complete');
+  // The hard limit (no task over 50 ms) is the mesh-load bench's, on a quiet machine: headless
+  // SwiftShader makes the browser wait for the rasteriser when it composites each frame, which on
+  // a loaded 2-core machine alone can exceed 50 ms. The figures are attached above.
 });

@@ -12,7 +12,37 @@ import { AppSettingsSchema } from './settings.js';
  */
 
 const Empty = z.object({}).strict();
+const ByBatch = z.object({ batchId: z.string().min(1).max(64).optional() }).strict();
 const ById = z.object({ id: z.string().min(1).max(128) }).strict();
+
+/** An unguessable id the transport issued for a file or folder the user chose (dialog, drop, web stage). */
+export const GrantIdSchema = z.string().regex(/^[\w-]{16,64}$/, 'not a grant id');
+
+/** What a grant stands for, as the renderer may know it: its id and the name the user saw. */
+export const ScanGrantSchema = z.object({ id: GrantIdSchema, name: z.string() });
+export type ScanGrant = z.infer<typeof ScanGrantSchema>;
+
+const NOT_A_PATH =
+  'The app reads only files you chose: scans are named by the grant ids that the file dialog, a drop or the web stage gave, never by a path.';
+const OUTPUT_DIR_BY_FLOW =
+  'The output folder is changed only with "Change folder…" (the folder picker, or a confirmed path in web mode), not by a settings update.';
+
+function outputDirRefused(issue: { code?: string; keys?: unknown }): string | undefined {
+  return issue.code === 'unrecognized_keys' && Array.isArray(issue.keys) && issue.keys.includes('outputDir')
+    ? OUTPUT_DIR_BY_FLOW
+    : undefined;
+}
+
+/** The output folder a typed path would become, once checked; the confirmation is needed to apply it. */
+export const OutputDirCheckSchema = z.object({
+  /** The full, normalised path that will be used. */
+  path: z.string(),
+  /** False when the folder does not exist yet and will be created. */
+  exists: z.boolean(),
+  /** One-time token for settings.setOutputDir with this very path; expires after a few minutes. */
+  confirmation: z.string(),
+});
+export type OutputDirCheck = z.infer<typeof OutputDirCheckSchema>;
 
 export const ConnectionTestSchema = z.object({
   ok: z.boolean(),
@@ -94,21 +124,35 @@ export const channels = {
   'profiles.capabilities': { request: ById, response: CapabilitiesSchema },
 
   'scans.intake': {
-    request: z.object({ paths: z.array(z.string().min(1).max(4096)).min(1).max(10_000) }).strict(),
+    request: z.strictObject(
+      { grants: z.array(GrantIdSchema).min(1).max(10_000) },
+      { error: (i) => (i.code === 'unrecognized_keys' ? NOT_A_PATH : undefined) },
+    ),
     response: IntakeResultSchema,
   },
   'scans.preview': { request: SlicePreviewRequestSchema.strict(), response: SlicePreviewSchema },
-  /** Electron's native open dialog; refused in web mode, where the page has its own file input. */
-  'scans.choose': { request: Empty, response: z.object({ paths: z.array(z.string()) }) },
+  /** Electron's native open dialog, answered with grants; refused in web mode, where the page has its own file input. */
+  'scans.choose': { request: Empty, response: z.object({ grants: z.array(ScanGrantSchema) }) },
 
-  'jobs.submit': { request: SubmitJobsRequestSchema, response: z.object({ jobs: z.array(JobViewSchema) }) },
+  // The output folder is always the one from the settings: the renderer cannot name another.
+  'jobs.submit': {
+    request: z.strictObject(SubmitJobsRequestSchema.omit({ outputDir: true }).shape, {
+      error: outputDirRefused,
+    }),
+    response: z.object({ jobs: z.array(JobViewSchema) }),
+  },
   'jobs.list': { request: Empty, response: JobList },
   'jobs.cancel': { request: ById, response: Empty },
-  'jobs.retry': { request: ById, response: Empty },
+  /** resubmit: create again a job whose creation may have reached the service ('job-may-exist'). */
+  'jobs.retry': {
+    request: z.object({ id: z.string().min(1).max(128), resubmit: z.boolean().optional() }).strict(),
+    response: Empty,
+  },
   'jobs.remove': { request: ById, response: Empty },
   'jobs.prioritize': { request: ById, response: Empty },
-  'jobs.pause': { request: Empty, response: Empty },
-  'jobs.resume': { request: Empty, response: Empty },
+  // With a batchId: that batch only; without: the whole queue.
+  'jobs.pause': { request: ByBatch, response: Empty },
+  'jobs.resume': { request: ByBatch, response: Empty },
   'jobs.reveal': {
     request: z.object({ id: z.string().min(1), index: z.number().int().nonnegative() }).strict(),
     response: Empty,
@@ -119,7 +163,29 @@ export const channels = {
   },
 
   'settings.get': { request: Empty, response: AppSettingsSchema },
-  'settings.update': { request: AppSettingsSchema.partial().strict(), response: AppSettingsSchema },
+  'settings.update': {
+    request: z.strictObject(AppSettingsSchema.omit({ outputDir: true }).partial().shape, {
+      error: outputDirRefused,
+    }),
+    response: AppSettingsSchema,
+  },
+  /** Electron: the system folder picker; refused in web mode. `canceled` when the user closed it. */
+  'settings.chooseOutputDir': {
+    request: Empty,
+    response: z.object({ canceled: z.boolean(), settings: AppSettingsSchema }),
+  },
+  /** Web mode, step 1: checks a typed folder and returns what will be used, for the user to confirm. */
+  'settings.checkOutputDir': {
+    request: z.object({ path: z.string().min(1).max(4096) }).strict(),
+    response: OutputDirCheckSchema,
+  },
+  /** Web mode, step 2: applies a checked folder, with the confirmation that step 1 gave for it. */
+  'settings.setOutputDir': {
+    request: z
+      .object({ path: z.string().min(1).max(4096), confirmation: z.string().min(1).max(128) })
+      .strict(),
+    response: AppSettingsSchema,
+  },
 } as const satisfies Record<string, ChannelDef>;
 
 export type Channel = keyof typeof channels;
@@ -171,8 +237,11 @@ export interface RendererBridge<F = unknown> {
   transport: 'electron' | 'web';
   api: ContractApi<'envelope'>;
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
-  /** Paths on the main side for files the user dropped or picked (Electron: their real paths; web mode: staged copies). */
-  pathsForFiles(files: F[]): Promise<string[]>;
+  /**
+   * Grants for files the user dropped or picked (Electron: the preload reads their real paths and the main
+   * process grants them; web mode: the files are uploaded to the stage, which grants the copies).
+   */
+  grantsForFiles(files: F[]): Promise<ScanGrant[]>;
 }
 
 /** Builds the grouped API object from a per-channel caller; used by the preload and the web bridge. */

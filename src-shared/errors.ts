@@ -5,6 +5,7 @@
 export const ERROR_CODES = [
   'bad-request', // the payload does not fit the contract
   'bad-input', // a file or scan the user chose cannot be used
+  'burned-in-annotation', // de-identification cannot clean the pixels: the user must accept them as they are
   'not-found',
   'auth-failed', // wrong client id / secret, or the service refused the token twice
   'network', // the service could not be reached

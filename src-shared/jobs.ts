@@ -26,7 +26,8 @@ export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
 const TRANSITIONS: Record<JobState, readonly JobState[]> = {
   // Straight to a later step: a retried or resumed job whose remote job exists goes on where it
   // stood, because a job that has a jobId is never created again.
-  queued: ['preparing', 'canceled', 'uploading', 'notifying', 'processing', 'downloading'],
+  // failed before it starts: the connection refuses its credentials (signing in comes first).
+  queued: ['preparing', 'failed', 'canceled', 'uploading', 'notifying', 'processing', 'downloading'],
   preparing: ['submitting', 'failed', 'canceled', 'queued'],
   // processing directly: every input was given as a downloadUrl, so nothing is uploaded.
   submitting: ['uploading', 'processing', 'failed', 'canceled', 'queued'],
@@ -88,9 +89,13 @@ export const JobViewSchema = z.object({
   /** The service's jobId once the job exists there. */
   remoteJobId: z.string().optional(),
   batchId: z.string().optional(),
+  /** Its batch is paused: it starts no new step until the batch is resumed. */
+  batchPaused: z.boolean().optional(),
   /** What the user calls the scan: patient name or file name, as shown in the app (never logged). */
   scanName: z.string(),
   seriesDescription: z.string(),
+  /** The scan's series id in this session (scans.preview), so the result can be checked against it. */
+  seriesId: z.string().optional(),
   meshes: z.array(MeshChoiceSchema),
   profileId: z.string(),
   profileName: z.string(),
@@ -125,6 +130,8 @@ export const SubmitJobsRequestSchema = z
     seriesIds: z.array(z.string().min(1)).min(1, 'Choose at least one scan.').max(500),
     meshes: z.array(MeshChoiceSchema).min(1, 'Choose at least one structure.').max(32),
     deidentify: z.boolean(),
+    /** The user accepts sending de-identified series whose pixels may show patient data (burned-in). */
+    acceptBurnedIn: z.boolean().optional(),
     /** The active connection when absent. */
     profileId: z.string().optional(),
     /** The output folder from the settings when absent. */
@@ -136,4 +143,5 @@ export type SubmitJobsRequest = z.infer<typeof SubmitJobsRequestSchema>;
 
 /** Output file naming: the default template and its fields (sanitized when applied). */
 export const DEFAULT_NAMING_TEMPLATE = '{scan}/{series}/{structures}{ext}';
-export const NAMING_FIELDS = ['scan', 'series', 'structures', 'ext', 'date', 'jobId'] as const;
+/** {scan} never holds the patient's name for a de-identified job; {patient} does, when asked for. */
+export const NAMING_FIELDS = ['scan', 'series', 'structures', 'ext', 'date', 'jobId', 'patient'] as const;

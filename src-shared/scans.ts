@@ -40,7 +40,7 @@ export const SeriesSummarySchema = z.object({
   slices: z.number().int(),
   /** DICOM order: [row spacing, column spacing] in mm. */
   pixelSpacing: z.tuple([z.number(), z.number()]),
-  /** Median distance between neighbouring slices along their normal, from the slice positions (mm). */
+  /** Median distance between neighbouring slices along the stack, from the slice positions (mm). */
   sliceSpacing: z.number(),
   /** ImageOrientationPatient of the slices, and the plane it amounts to. */
   orientation: z.object({
@@ -59,6 +59,17 @@ export const SeriesSummarySchema = z.object({
   /** True when a preview can be shown (pixels can be decoded here). */
   previewable: z.boolean(),
   problems: z.array(ScanProblemSchema),
+  /**
+   * Whether a model can honestly be made from this series (CT, enough pixels, slices and extent for
+   * a jaw, a physical scale, one orientation, no localizer, no gap too wide to fill in). Unfit
+   * series may still be previewed. reasons: plain sentences for a clinician, empty when fit.
+   */
+  fitness: z.object({ fit: z.boolean(), reasons: z.array(z.string()) }),
+  /**
+   * Why the images may show patient data in their pixels (burned-in annotation, a secondary
+   * capture...), which de-identification cannot remove; absent when nothing says so.
+   */
+  burnedInAnnotation: z.string().optional(),
 });
 export type SeriesSummary = z.infer<typeof SeriesSummarySchema>;
 
@@ -97,5 +108,24 @@ export const SlicePreviewSchema = z.object({
   level: z.number(),
   /** Base64 of width * height 8-bit grey values, row by row from the top. */
   pixels: z.string(),
+  /** True when the files state no pixel size: pixelSpacing is a 1 mm stand-in, so label the image as unscaled. */
+  scaleUnknown: z.boolean().optional(),
+  /**
+   * Where the image lies in the patient (DICOM LPS, mm): the centre of pixel (0, 0), and the step of
+   * one pixel to the right (next column) and one pixel down (next row). Orientation letters, the
+   * crosshair and mesh outlines are derived from it, never assumed.
+   */
+  geometry: z.object({ origin: Vec3Schema, column: Vec3Schema, row: Vec3Schema }),
+  /** Lowest and highest value in the whole scan (HU for CT), for the full-range window. */
+  valueRange: z.tuple([z.number(), z.number()]),
+  /**
+   * The volume's grid: voxel (i, j, k) lies at origin + i * steps[0] + j * steps[1] + k * steps[2].
+   * Axial slices are k, coronal j, sagittal i; the views turn a patient point into all three.
+   */
+  grid: z.object({
+    dims: z.tuple([z.number().int(), z.number().int(), z.number().int()]),
+    origin: Vec3Schema,
+    steps: z.tuple([Vec3Schema, Vec3Schema, Vec3Schema]),
+  }),
 });
 export type SlicePreview = z.infer<typeof SlicePreviewSchema>;

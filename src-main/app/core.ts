@@ -11,6 +11,7 @@ import { startLocalEngine, type RunningEngine } from '../engine/local-engine.js'
 import type { Processor } from '../engine/processor.js';
 import { JobManager } from '../jobs/job-manager.js';
 import { FileGrants } from './file-grants.js';
+import { ScanGrants } from './scan-grants.js';
 import { profileHandlers } from './handlers/profiles.js';
 import { appInfoHandlers } from './handlers/app-info.js';
 import { scanHandlers } from './handlers/scans.js';
@@ -28,6 +29,8 @@ export interface Core {
   secrets: Platform['secrets'];
   scans: ScanService;
   files: FileGrants;
+  /** The files and folders the user chose (dialog, drop, web stage): the only paths scans.intake reads. */
+  scanGrants: ScanGrants;
   engineProcessor: Processor;
   /** The embedded local engine, started on first need and kept for the app's lifetime. */
   localEngine(): Promise<RunningEngine>;
@@ -94,6 +97,7 @@ export function createCore(platform: Platform, opts: { logger?: Logger } = {}): 
     secrets: platform.secrets,
     scans,
     files: new FileGrants(),
+    scanGrants: new ScanGrants(),
     engineProcessor,
     localEngine: engine.get,
     jobs: jobs.get,

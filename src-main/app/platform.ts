@@ -16,4 +16,6 @@ export interface Platform {
   setProgress?(fraction: number | null): void;
   /** Native open dialog (Electron only); resolves to the chosen paths, empty when canceled. */
   chooseScans?(): Promise<string[]>;
+  /** Native folder picker (Electron only) for the output folder; null when canceled. */
+  chooseFolder?(opts: { title: string; defaultPath?: string }): Promise<string | null>;
 }

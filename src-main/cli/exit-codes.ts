@@ -1,9 +1,19 @@
-/** The command line's exit codes, documented in the README. */
+import { isAppError } from '../../src-shared/errors.js';
+
+/** The command line's exit codes, documented in the README ("Command line"); each says one thing. */
 export const EXIT = {
+  /** Every job is done (or the command did what it was asked). */
   ok: 0,
+  /** A job failed, or was left unfinished (Ctrl+C: `scan2mesh resume` finishes it). */
   jobFailed: 1,
+  /** Bad usage, or an input that cannot be read. */
   usage: 2,
+  /** The service or its sign-in refused the credentials (client id, secret, audience). */
   authFailed: 3,
+  /** The service or its sign-in address could not be reached (no network, a wrong address, nothing listening). */
+  unreachable: 4,
+  /** `scan2mesh retry`: the job's creation may have reached the service; `--resubmit` submits it again. */
+  mayExist: 5,
 } as const;
 
 /** Thrown by a command to end with a given code and message (printed to stderr). */
@@ -13,5 +23,25 @@ export class CliExit extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** The exit code for an error that ended a command, by its code (never by its words). */
+export function exitCodeOfError(e: unknown): number {
+  if (e instanceof CliExit) return e.code;
+  if (!isAppError(e)) return EXIT.jobFailed;
+  switch (e.code) {
+    case 'auth-failed':
+      return EXIT.authFailed;
+    case 'bad-input':
+    case 'bad-request':
+    case 'not-found':
+      return EXIT.usage;
+    case 'network':
+      return EXIT.unreachable;
+    case 'job-may-exist':
+      return EXIT.mayExist;
+    default:
+      return EXIT.jobFailed;
   }
 }

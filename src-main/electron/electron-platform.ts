@@ -31,5 +31,16 @@ export function electronPlatform(dataDir: string, getWindow: () => BrowserWindow
       const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
       return r.canceled ? [] : r.filePaths;
     },
+    async chooseFolder({ title, defaultPath }) {
+      const win = getWindow();
+      const options = {
+        title,
+        buttonLabel: 'Use this folder',
+        ...(defaultPath !== undefined ? { defaultPath } : {}),
+        properties: ['openDirectory', 'createDirectory'] as ('openDirectory' | 'createDirectory')[],
+      };
+      const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
   };
 }

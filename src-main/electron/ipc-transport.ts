@@ -1,23 +1,45 @@
 import { ipcMain, type BrowserWindow } from 'electron';
+import { isAbsolute } from 'node:path';
+import { existsSync } from 'node:fs';
 import { CHANNEL_NAMES } from '../../src-shared/contract.js';
 import { checkEvent } from '../app/dispatch.js';
 import type { Core } from '../app/core.js';
 import { isTrustedSender } from './security.js';
 
 export const EVENT_CHANNEL = 'scan2mesh:event';
+/**
+ * Not a contract channel: only the preload calls it, with the paths Electron itself gave for File objects
+ * the user dropped or picked (webUtils.getPathForFile). The page cannot reach ipcRenderer (context
+ * isolation), and a File the page made up has no path, so whatever arrives here was chosen by a person.
+ */
+export const GRANT_DROPPED_CHANNEL = 'scan2mesh:grant-dropped';
 
 /** Carries the contract over Electron IPC: one ipcMain handler per channel, sender checked on every call. */
 export function attachIpc(core: Core, getWindow: () => BrowserWindow | null): () => void {
+  const trusted = (event: Electron.IpcMainInvokeEvent, channel: string): boolean => {
+    const win = getWindow();
+    if (!win || event.sender !== win.webContents || !isTrustedSender(event.senderFrame, event.sender)) {
+      core.logger.warn('ipc call from an untrusted frame was refused', { channel });
+      return false;
+    }
+    return true;
+  };
+  const refused = {
+    ok: false,
+    error: { code: 'bad-request', message: 'Refused: not sent by the app window.' },
+  };
   for (const channel of CHANNEL_NAMES) {
-    ipcMain.handle(channel, async (event, payload: unknown) => {
-      const win = getWindow();
-      if (!win || event.sender !== win.webContents || !isTrustedSender(event.senderFrame, event.sender)) {
-        core.logger.warn('ipc call from an untrusted frame was refused', { channel });
-        return { ok: false, error: { code: 'bad-request', message: 'Refused: not sent by the app window.' } };
-      }
-      return core.dispatch(channel, payload);
-    });
+    ipcMain.handle(channel, async (event, payload: unknown) =>
+      trusted(event, channel) ? core.dispatch(channel, payload) : refused,
+    );
   }
+  ipcMain.handle(GRANT_DROPPED_CHANNEL, async (event, paths: unknown) => {
+    if (!trusted(event, GRANT_DROPPED_CHANNEL)) return refused;
+    if (!Array.isArray(paths) || paths.length > 10_000)
+      return { ok: false, error: { code: 'bad-request', message: 'Expected the paths of dropped files.' } };
+    const usable = paths.filter((p): p is string => typeof p === 'string' && isAbsolute(p) && existsSync(p));
+    return { ok: true, value: usable.map((p) => core.scanGrants.grant(p)) };
+  });
   const unsubscribe = core.bus.subscribe((event, payload) => {
     const win = getWindow();
     if (win && !win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, event, checkEvent(event, payload));
@@ -25,5 +47,6 @@ export function attachIpc(core: Core, getWindow: () => BrowserWindow | null): ()
   return () => {
     unsubscribe();
     for (const channel of CHANNEL_NAMES) ipcMain.removeHandler(channel);
+    ipcMain.removeHandler(GRANT_DROPPED_CHANNEL);
   };
 }

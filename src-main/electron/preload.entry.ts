@@ -1,8 +1,16 @@
 import { contextBridge, ipcRenderer, webUtils } from 'electron';
-import { buildApi, EVENT_NAMES, type EventName, type RendererBridge } from '../../src-shared/contract.js';
+import {
+  buildApi,
+  EVENT_NAMES,
+  type Envelope,
+  type EventName,
+  type RendererBridge,
+  type ScanGrant,
+} from '../../src-shared/contract.js';
 
-// Mirrors ipc-transport.ts; a literal here keeps the sandboxed preload free of main-process code.
+// Mirror ipc-transport.ts; literals here keep the sandboxed preload free of main-process code.
 const EVENT_CHANNEL = 'scan2mesh:event';
+const GRANT_DROPPED_CHANNEL = 'scan2mesh:grant-dropped';
 
 type Listener = (payload: unknown) => void;
 const listeners = new Map<EventName, Set<Listener>>();
@@ -22,8 +30,14 @@ const bridge: RendererBridge<File> = {
     set.add(listener as Listener);
     return () => set.delete(listener as Listener);
   },
-  async pathsForFiles(files) {
-    return files.map((f) => webUtils.getPathForFile(f)).filter((p) => p !== '');
+  // The page hands File objects, never paths: only Electron knows where a dropped or picked file lives,
+  // and the main process turns those paths into grants that scans.intake accepts.
+  async grantsForFiles(files) {
+    const paths = files.map((f) => webUtils.getPathForFile(f)).filter((p) => p !== '');
+    if (paths.length === 0) return [];
+    const r = (await ipcRenderer.invoke(GRANT_DROPPED_CHANNEL, paths)) as Envelope<ScanGrant[]>;
+    if (!r.ok) throw new Error(r.error.message);
+    return r.value;
   },
 };
 

@@ -11,7 +11,9 @@ export function isTrustedSender(
   if (!frame || frame.parent !== null) return false;
   if (!owner || owner.isDestroyed()) return false;
   try {
-    return new URL(frame.url).origin === APP_ORIGIN;
+    // Not URL.origin: for a scheme it does not know (app:) the WHATWG URL of the main process gives 'null'.
+    const url = new URL(frame.url);
+    return `${url.protocol}//${url.host}` === APP_ORIGIN;
   } catch {
     return false;
   }

@@ -1,9 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWebMode } from '../cli/commands/web.js';
+import { nativeBuildFailedLine, runtimeMissingLine } from './start-messages.js';
 
 /**
  * `npm start`: the Electron app when its runtime is installed; otherwise one line saying so, then web mode,
@@ -19,15 +20,32 @@ function electronBinary(): string | null {
   }
 }
 
-const binary = electronBinary();
-if (binary) {
-  const appRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const child = spawn(binary, [appRoot, ...process.argv.slice(2)], { stdio: 'inherit' });
-  child.on('exit', (code) => process.exit(code ?? 0));
-} else {
-  process.stdout.write('The Electron runtime is not installed on this machine; starting web mode instead.\n');
+/**
+ * The Electron builds of the native modules, made apart from node_modules (which stays built for Node, for
+ * the command line and the tests); quick when they are already there.
+ */
+function buildNativeModules(appRoot: string): boolean {
+  const script = join(appRoot, 'src-main', 'electron', 'packaging', 'native-build.mjs');
+  const r = spawnSync(process.execPath, [script], { cwd: appRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  return r.status === 0;
+}
+
+function startWebMode(): void {
   runWebMode({}).catch((e: unknown) => {
     process.stderr.write(`scan2mesh: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = 1;
   });
+}
+
+const binary = electronBinary();
+const appRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+if (!binary) {
+  process.stdout.write(runtimeMissingLine(process.env));
+  startWebMode();
+} else if (!buildNativeModules(appRoot)) {
+  process.stdout.write(nativeBuildFailedLine());
+  startWebMode();
+} else {
+  const child = spawn(binary, [appRoot, ...process.argv.slice(2)], { stdio: 'inherit' });
+  child.on('exit', (code) => process.exit(code ?? 0));
 }

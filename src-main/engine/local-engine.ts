@@ -98,6 +98,7 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
     requests: 0,
     tokenRequests: 0,
     tokensIssued: 0,
+    jobRequests: 0,
     jobsCreated: 0,
     uploads: 0,
     notifies: 0,
@@ -131,6 +132,7 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
     origin: () => origin,
   });
   const server = createServer({ keepAliveTimeout: 30_000 }, protocol.handle);
+  server.on('checkContinue', protocol.handleContinue);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { runResume } from '../cli/commands/resume.js';
 import { runRetry } from '../cli/commands/retry.js';
 import { runStatus } from '../cli/commands/status.js';
 import { runSubmit } from '../cli/commands/submit.js';
+import { CliExit } from '../cli/exit-codes.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { silentLogger } from '../logging/logger.js';
 import { ScanService } from '../scans/scan-service.js';
@@ -19,6 +21,8 @@ let dir: string;
 let scans: ScanService;
 let deps: CliQueueDeps;
 let flags: { baseUrl: string; authUrl: string; audience: string; clientId: string };
+/** A real CT of a head with its teeth: the command line takes only scans a model can be made of. */
+const SCAN = join(DICOM, 'ct-human-cranium-teeth');
 
 /** What a command printed: `out` is stdout, `err` its messages and progress (stderr). */
 function capture() {
@@ -62,7 +66,7 @@ describe('submit, status, retry and resume on one queue', () => {
   });
 
   it('reports a failed job (exit 1), shows it in status, retries it by a short id (exit 0)', async () => {
-    const scan = join(DICOM, 'multiframe');
+    const scan = SCAN;
     const out = join(dir, 'out');
     engine.setFaults({ failJobs: { message: 'no bone found' } });
     const c = capture();
@@ -97,13 +101,100 @@ describe('submit, status, retry and resume on one queue', () => {
     };
     expect(retried.jobs[0]!.state).toBe('done');
     const mesh = retried.jobs[0]!.outputs[0]!;
-    expect(mesh.path).toBe(join(out, 'multiframe', 'mandible.stl'));
+    expect(mesh.path).toBe(join(out, 'ct-human-cranium-teeth', 'mandible.stl'));
     expect((await stat(mesh.path)).size).toBe(mesh.bytes);
 
     let text = '';
     runStatus({}, { dataDir: deps.dataDir, out: (t) => (text += t) });
     expect(text).toMatch(/^ID\s+STATE\s+SCAN/);
-    expect(text).toContain(join(out, 'multiframe', 'mandible.stl'));
+    expect(text).toContain(join(out, 'ct-human-cranium-teeth', 'mandible.stl'));
+  });
+
+  it('fails the job for a wrong client secret and exits 3 with what to check', async () => {
+    const c = capture();
+    const code = await runSubmit(
+      [SCAN],
+      { mesh: ['mandible'], format: 'stl', out: join(dir, 'out-auth'), json: true, ...flags },
+      { ...deps, env: { SCAN2MESH_CLIENT_SECRET: 'not-the-secret' } },
+      c.io,
+    );
+    expect(code, c.printed.err).toBe(3);
+    const doc = JSON.parse(c.printed.out) as { jobs: { state: string; error: { code: string } }[] };
+    expect(doc.jobs).toMatchObject([{ state: 'failed', error: { code: 'auth-failed' } }]);
+    expect(c.printed.err).toMatch(/Sign-in refused \(401/);
+  });
+
+  it('exits 3 from the real command line for a wrong secret, saying what to check', async () => {
+    // The command run as a user runs it (its own process, its own data folder), against this engine.
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(process.cwd(), 'src-main', 'cli', 'cli.ts'),
+        'submit',
+        SCAN,
+        '--mesh',
+        'mandible',
+        '--out',
+        join(dir, 'out-auth-cli'),
+        ...Object.entries(flags).flatMap(([k, v]) => [
+          `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+          v,
+        ]),
+      ],
+      {
+        env: {
+          ...process.env,
+          SCAN2MESH_DATA_DIR: join(dir, 'data-auth-cli'),
+          SCAN2MESH_CLIENT_SECRET: 'not-the-secret',
+          SCAN2MESH_LOG_LEVEL: 'error',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(code, stderr).toBe(3);
+    expect(stderr).toMatch(/Sign-in refused \(401/);
+    expect(stdout + stderr).toMatch(/Check the client id, client secret and audience/);
+  });
+
+  it('ends a job whose creation answer was lost as may-exist (exit 5); retry needs --resubmit', async () => {
+    const before = engine.stats.jobsCreated;
+    // The engine creates the job, then the connection dies halfway through its answer.
+    engine.setFaults({ dropConnection: { count: 1, on: ['job'] } });
+    const c = capture();
+    const code = await runSubmit(
+      [SCAN],
+      { mesh: ['mandible'], format: 'stl', out: join(dir, 'out-may-exist'), json: true, ...flags },
+      deps,
+      c.io,
+    );
+    engine.setFaults({});
+    expect(code).toBe(5);
+    const doc = JSON.parse(c.printed.out) as { jobs: { state: string; error: { code: string } }[] };
+    expect(doc.jobs).toMatchObject([{ state: 'failed', error: { code: 'job-may-exist' } }]);
+    expect(engine.stats.jobsCreated).toBe(before + 1);
+
+    let status = '';
+    runStatus({ json: true }, { dataDir: deps.dataDir, out: (t) => (status += t) });
+    const jobs = (JSON.parse(status) as { jobs: { id: string; error?: { code: string } }[] }).jobs;
+    const id = jobs.find((j) => j.error?.code === 'job-may-exist')!.id;
+    const r = capture();
+    const refused = await runRetry(id.slice(0, 8), { ...flags }, deps, r.io).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CliExit);
+    expect((refused as CliExit).code).toBe(5);
+    expect((refused as CliExit).message).toMatch(/may already exist on the service.*\n.*--resubmit/s);
+    expect(engine.stats.jobsCreated).toBe(before + 1);
+
+    const again = capture();
+    expect(await runRetry(id.slice(0, 8), { ...flags, resubmit: true }, deps, again.io)).toBe(0);
+    // The user chose it: a second job on the service, done.
+    expect(engine.stats.jobsCreated).toBe(before + 2);
   });
 
   it('has nothing to resume when every job ended', async () => {

@@ -159,10 +159,18 @@ export function toReport(v: JobView): JobReport {
   return report;
 }
 
-/** 0 when every job is done, 3 when one failed to sign in, else 1. */
+/**
+ * 0 when every job is done; else the most telling failure among them: 3 one failed to sign in, 4 one
+ * could not reach its service, 5 one's creation may have reached the service; 1 otherwise.
+ */
 export function exitCodeOf(views: JobView[]): number {
   if (views.every((v) => v.state === 'done')) return EXIT.ok;
-  return views.some((v) => v.error?.code === 'auth-failed') ? EXIT.authFailed : EXIT.jobFailed;
+  const failedWith = (code: string): boolean =>
+    views.some((v) => v.state === 'failed' && v.error?.code === code);
+  if (failedWith('auth-failed')) return EXIT.authFailed;
+  if (failedWith('network')) return EXIT.unreachable;
+  if (failedWith('job-may-exist')) return EXIT.mayExist;
+  return EXIT.jobFailed;
 }
 
 /**

@@ -10,11 +10,13 @@ import { DICOM, FIXTURES, harness, type Harness } from './test-support.js';
  * (tests only: it answers each mesh request with a real third-party mesh at once), so that the time
  * goes to the protocol and the queue, which are what is tested here.
  *
- * Job creation is spared the 500s and dropped connections on purpose: after either, nobody can know
- * whether the service created the job, and the client rightly refuses to send POST /job again (the job
- * fails as 'job-may-exist'; see job-runner.test.ts). 429 does reach it: the service said it took nothing.
+ * Job creation gets the faults after which the client knows no job was made: 500 and 502 answers, 429,
+ * and connections reset before its body went out (the client waits for "100 Continue"). Each is retried,
+ * and the engine's count of created jobs shows that none was made twice. A connection lost after the
+ * body went out is spared on purpose: nobody can know then whether the service created the job, and the
+ * client rightly refuses to send POST /job again (the job fails as 'job-may-exist'; see job-runner.test.ts).
  */
-describe('50 jobs through 5xx, 429, dropped connections and a token expiry', () => {
+describe('50 jobs through 5xx, 429, resets, dropped connections and a token expiry', () => {
   let engine: RunningEngine;
   let h: Harness;
 
@@ -35,7 +37,9 @@ describe('50 jobs through 5xx, 429, dropped connections and a token expiry', () 
     );
     const seriesIds = Array.from({ length: 50 }, (_, i) => usable[i % usable.length]!.id);
     engine.setFaults({
-      status500: { share: 0.08, on: ['token', 'upload', 'notify', 'poll', 'download'] },
+      status500: { share: 0.08, on: ['token', 'job', 'upload', 'notify', 'poll', 'download'] },
+      status502: { share: 0.2, on: ['job'] },
+      resetBeforeBody: { share: 0.2, on: ['job'] },
       status429: { count: 12, retryAfterSeconds: 1 },
       dropConnection: { count: 10, on: ['upload', 'poll', 'download'] },
     });
@@ -64,8 +68,10 @@ describe('50 jobs through 5xx, 429, dropped connections and a token expiry', () 
     expect(expired).toBe(true);
     const failed = done.filter((v) => v.state !== 'done');
     expect(failed.map((v) => v.error?.message)).toEqual([]);
+    // Every job done was created once on the engine, although job creation was refused or reset often.
     expect(engine.stats.jobsCreated).toBe(50);
     expect(new Set(done.map((v) => v.remoteJobId)).size).toBe(50);
+    expect(engine.stats.jobRequests).toBeGreaterThanOrEqual(50 + 15);
     // The faults were really there, and the token was renewed once after the expiry.
     expect(engine.stats.unauthorized).toBeGreaterThan(0);
     expect(engine.stats.tokensIssued).toBe(2);

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../../src-shared/errors.js';
+import { sqliteNativeBinding } from '../platform/native-binding.js';
 
 export type Db = Database.Database;
 
@@ -91,6 +92,10 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX job_events_job ON job_events(job_id, seq);
   `,
+  // The user accepted sending the series de-identified although its pixels may show patient data.
+  `ALTER TABLE jobs ADD COLUMN accept_burned_in INTEGER NOT NULL DEFAULT 0;`,
+  // The patient's name for the opt-in {patient} naming field; kept only when the job's pattern uses it.
+  `ALTER TABLE jobs ADD COLUMN patient_name TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -105,8 +110,13 @@ export function openJobDatabase(dataDir: string, opts: { readonly?: boolean } = 
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, JOB_DB_FILE);
   let db: Db;
+  // Under Electron the module's build for Electron's ABI; under Node its own (platform/native-binding.ts).
+  const nativeBinding = sqliteNativeBinding();
   try {
-    db = new Database(file, opts.readonly ? { readonly: true, fileMustExist: true } : {});
+    db = new Database(file, {
+      ...(opts.readonly ? { readonly: true, fileMustExist: true } : {}),
+      ...(nativeBinding ? { nativeBinding } : {}),
+    });
   } catch (e) {
     if (opts.readonly && (e as { code?: string }).code === 'SQLITE_CANTOPEN')
       throw new AppError('not-found', 'There is no job list yet: no job was ever submitted here.', {

@@ -1,5 +1,7 @@
+// Longer than 400 lines: the queue's one owner of runners, leases, live progress and the contract's job
+// actions; what it does on disk (packages, leftovers) and the runs themselves are in job-leftovers.ts
+// and job-runner.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import {
@@ -19,6 +21,15 @@ import { Connections, type ClientTuning, type CustomConnection } from './connect
 import { openJobDatabase } from './job-db.js';
 import { checkNamingTemplate } from './output-naming.js';
 import { jobFraction } from './job-fraction.js';
+import {
+  pruneLeftovers,
+  removePackage,
+  removePartialDownloads,
+  removeStagedDrops,
+  removeStaleDrops,
+  sweepPackages,
+  type Leftover,
+} from './job-leftovers.js';
 import {
   DEFAULT_QUEUE_POLICY,
   JobRunner,
@@ -62,6 +73,12 @@ export interface SubmitOverrides {
 }
 
 const PROGRESS_WRITE_MS = 2_000;
+/** A staged drop no job was made from is kept this long: it may be on a web page, about to be submitted. */
+const START_DROP_AGE_MS = 24 * 3600_000;
+const PRUNE_DROP_AGE_MS = 3600_000;
+
+/** A job that may package its scan again from its files: queued, running, or failed (a retry). */
+const mayPackageAgain = (job: JobRecord): boolean => job.state !== 'done' && job.state !== 'canceled';
 const EMIT_MS = 100;
 
 /**
@@ -89,6 +106,8 @@ export class JobManager {
   private lastDataVersion: number;
   private lastSeen: string;
   private closed = false;
+  /** Removed by the sweep at start, reported by the next prune(). */
+  private swept: Leftover[] = [];
 
   private constructor(
     private readonly opts: JobManagerOptions,
@@ -130,7 +149,7 @@ export class JobManager {
       ...(opts.client ? { tuning: opts.client } : {}),
       logger,
     });
-    return new JobManager(
+    const manager = new JobManager(
       opts,
       new JobStore(db),
       connections,
@@ -138,6 +157,8 @@ export class JobManager {
       { ...DEFAULT_QUEUE_POLICY, ...opts.policy },
       logger,
     );
+    await manager.sweepPackages();
+    return manager;
   }
 
   // ---- queries ---------------------------------------------------------------------------------
@@ -213,7 +234,10 @@ export class JobManager {
         profileId: conn.profileId,
         profileName: conn.profileName,
         seriesId,
-        scanName: overrides.scanNames?.[seriesId] ?? scanNameOf(summary.patient.name, files),
+        // A scan sent de-identified is not named after its patient in the list or in file paths; the
+        // {patient} field (opt-in, in the naming pattern) is the one way to put the name there.
+        scanName:
+          overrides.scanNames?.[seriesId] ?? scanNameOf(r.deidentify ? '' : summary.patient.name, files),
         seriesDescription:
           summary.seriesDescription.trim() ||
           (summary.seriesNumber !== undefined
@@ -224,9 +248,14 @@ export class JobManager {
         sourceFiles: this.opts.scans.inputsOf(seriesId),
         meshes: r.meshes,
         deidentify: r.deidentify,
+        ...(r.acceptBurnedIn ? { acceptBurnedIn: true } : {}),
         outputDir,
         namingTemplate,
       };
+      if (namingTemplate.includes('{patient}')) {
+        const patient = readableName(summary.patient.name);
+        if (patient) job.patientName = patient;
+      }
       if (conn.connection) job.connection = conn.connection;
       if (r.options) job.options = r.options;
       return job;
@@ -244,16 +273,21 @@ export class JobManager {
     const id = rec.id;
     if (isTerminal(rec.state)) return this.view(rec);
     const next = this.store.transition(id, 'canceled', { progress: {} }, { by: 'user' });
-    this.runners.get(id)?.stop('cancel');
+    const runner = this.runners.get(id);
+    runner?.stop('cancel');
+    // Once the runner has let go of it, the package of a canceled job goes (a retry packs it again).
+    if (!runner) void this.dropLeftovers(rec);
     this.changed([id]);
     return this.view(next);
   }
 
   /**
    * Runs a failed or canceled job again. When its remote job still stands (it failed on the network, or
-   * was canceled), it goes on with that job; when the service failed it, a new job is created.
+   * was canceled), it goes on with that job; when the service failed it, a new job is created. A job
+   * whose creation may have reached the service ('job-may-exist') is created again only when the user
+   * says so (`resubmit`): the service may then hold, and bill, two jobs.
    */
-  retry(idOrPrefix: string): JobView {
+  retry(idOrPrefix: string, opts: { resubmit?: boolean } = {}): JobView {
     this.checkOpen();
     const rec = this.require(idOrPrefix);
     const id = rec.id;
@@ -261,6 +295,17 @@ export class JobManager {
       throw new AppError(
         'bad-request',
         `Only a failed or canceled job can be retried; this one is ${rec.state}.`,
+      );
+    // (A job canceled while its creation was in flight fails as 'job-may-exist' on its next run.)
+    const mayExist = rec.state === 'failed' && rec.error?.code === 'job-may-exist';
+    if (mayExist && !opts.resubmit)
+      throw new AppError(
+        'bad-request',
+        'The service may already have this job: its creation was sent and no answer came back.',
+        {
+          action:
+            'Check the service for a job created at that time. If there is none, submit it again explicitly (Submit again in the app, `scan2mesh retry <id> --resubmit`); the service may bill twice.',
+        },
       );
     const fresh =
       !rec.remoteJobId ||
@@ -281,7 +326,7 @@ export class JobManager {
           attempts: rec.attempts + 1,
           ...(fresh ? { remoteJobId: null, serviceUrl: null, createSentAt: null, resumeState: null } : {}),
         },
-        { by: 'user', retry: fresh ? 'new job' : 'same job' },
+        { by: 'user', retry: mayExist ? 'resubmitted' : fresh ? 'new job' : 'same job' },
       );
     })();
     this.startRunner(next);
@@ -308,6 +353,23 @@ export class JobManager {
     this.changed([...this.runners.keys()]);
   }
 
+  /** Holds one batch: its jobs start no new step until it is resumed; the other batches go on. */
+  pauseBatch(batchId: string): void {
+    this.gate.hold(batchId);
+    this.changed(this.batchJobIds(batchId));
+  }
+
+  resumeBatch(batchId: string): void {
+    this.gate.release(batchId);
+    this.changed(this.batchJobIds(batchId));
+  }
+
+  private batchJobIds(batchId: string): string[] {
+    const ids = this.store.list().filter((j) => j.batchId === batchId).map((j) => j.id);
+    if (ids.length === 0) throw new AppError('not-found', 'That batch no longer exists.');
+    return ids;
+  }
+
   /** The job the user is looking at goes first for its next step, and is polled now. */
   prioritize(idOrPrefix: string): JobView {
     const rec = this.require(idOrPrefix);
@@ -320,16 +382,49 @@ export class JobManager {
     return this.view({ ...rec, priority });
   }
 
-  /** Removes a finished, failed or canceled job from the list; its saved meshes stay where they are. */
-  async remove(idOrPrefix: string): Promise<void> {
+  /**
+   * Removes a job that no process runs (finished, failed, canceled, or left unfinished by a crash) from
+   * the list, with its package and any partial download; its saved meshes stay where they are. Says
+   * what was removed from the disk.
+   */
+  async remove(idOrPrefix: string): Promise<Leftover[]> {
     const rec = this.require(idOrPrefix);
     const id = rec.id;
-    if (!isTerminal(rec.state))
-      throw new AppError('bad-request', 'A job that is still running cannot be removed; cancel it first.');
+    if (!isTerminal(rec.state) && (this.runners.has(id) || runByOtherProcess(rec, this.owner)))
+      throw new AppError('bad-request', 'A job that is still running cannot be removed; cancel it first.', {
+        action: 'Cancel the job, then remove it.',
+      });
+    // A canceled job's runner may still be letting go of its files.
+    await this.runners.get(id)?.done;
     this.store.remove(id);
     this.live.delete(id);
     this.tracked.delete(id);
-    await rm(join(this.packagesDir, id), { recursive: true, force: true });
+    return [
+      ...(await removePackage(this.packagesDir, id)),
+      ...(await removePartialDownloads(rec)),
+      ...(await removeStagedDrops(this.stagingDir, rec, this.store.list(), mayPackageAgain)),
+    ];
+  }
+
+  /**
+   * Removes what ended jobs left on disk (packages, partial downloads) and packages whose job is gone;
+   * the jobs stay in the list. Says what was removed.
+   */
+  async prune(): Promise<Leftover[]> {
+    const removed = [
+      ...this.swept.splice(0),
+      ...(await pruneLeftovers(
+        this.packagesDir,
+        () => this.store.list(),
+        (id) => this.runners.has(id),
+      )),
+    ];
+    const jobs = this.store.list();
+    for (const job of jobs.filter((j) => isTerminal(j.state) && !this.runners.has(j.id)))
+      removed.push(...(await removeStagedDrops(this.stagingDir, job, jobs, (o) => !isTerminal(o.state))));
+    removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), PRUNE_DROP_AGE_MS)));
+    if (removed.length > 0) this.logger.info('pruned', { items: removed.length });
+    return removed;
   }
 
   async reveal(id: string, outputIndex: number): Promise<void> {
@@ -403,6 +498,46 @@ export class JobManager {
     return join(this.opts.dataDir, 'packages');
   }
 
+  /** At start: packages of jobs that no longer exist, or that ended done or canceled, are removed. */
+  private async sweepPackages(): Promise<void> {
+    try {
+      const removed = await sweepPackages(
+        this.packagesDir,
+        () => this.store.list(),
+        (id) => this.runners.has(id),
+      );
+      removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), START_DROP_AGE_MS)));
+      this.swept = removed;
+      if (removed.length > 0) this.logger.info('removed stale packages', { count: removed.length });
+    } catch (e) {
+      this.logger.warn('stale packages could not be removed', { error: String(e) });
+    }
+  }
+
+  private get stagingDir(): string {
+    // Web mode's copies of dropped scans (transport/web-mode.ts puts them here).
+    return join(this.opts.dataDir, 'staging');
+  }
+
+  /**
+   * What a job done or canceled (and no longer run) leaves: a canceled job's package and partial
+   * downloads (the done job's package went with its last step), and the staged drops it was made from
+   * when no other job may need them again.
+   */
+  private async dropLeftovers(rec: JobRecord): Promise<void> {
+    try {
+      const now = this.store.get(rec.id);
+      if (!now || (now.state !== 'canceled' && now.state !== 'done')) return;
+      if (now.state === 'canceled') {
+        await removePackage(this.packagesDir, rec.id);
+        await removePartialDownloads(now);
+      }
+      await removeStagedDrops(this.stagingDir, now, this.store.list(), mayPackageAgain);
+    } catch (e) {
+      this.logger.warn('a canceled job’s files could not be removed', { jobId: rec.id, error: String(e) });
+    }
+  }
+
   private startRunner(rec: JobRecord): boolean {
     if (this.runners.has(rec.id)) return true;
     const takeOver = rec.owner && rec.owner !== this.owner && ownerGone(rec.ownerPid) ? rec.owner : undefined;
@@ -416,7 +551,7 @@ export class JobManager {
         scans: this.opts.scans as ScanSource,
         connections: this.connections,
         slots: this.slots,
-        gate: this.gate,
+        gate: this.gate.forKey(rec.batchId),
         packagesDir: this.packagesDir,
         policy: this.policy,
         logger: this.logger,
@@ -448,6 +583,7 @@ export class JobManager {
       .finally(() => {
         if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
         if (!this.closed) this.safely(() => this.store.release(this.owner, rec.id));
+        if (runner.stopped !== 'shutdown') void this.dropLeftovers(rec);
         this.changed([rec.id]);
       });
     return true;
@@ -458,8 +594,11 @@ export class JobManager {
     const v = toView(r, live);
     const trouble = isTerminal(r.state) ? undefined : this.trouble.get(r.id);
     if (trouble) v.trouble = trouble;
-    if (this.gate.isPaused && this.runners.has(r.id) && !isTerminal(r.state))
-      v.progress = { ...v.progress, stage: 'paused' };
+    const batchHeld = this.gate.isHeld(r.batchId);
+    if (batchHeld && !isTerminal(r.state)) v.batchPaused = true;
+    // Only a job that has not started is held; one under way goes on, and its row says so.
+    if ((this.gate.isPaused || batchHeld) && r.state === 'queued')
+      v.progress = { ...v.progress, stage: 'held: paused' };
     return v;
   }
 
@@ -579,12 +718,23 @@ export class JobManager {
 
 /** What the user calls the scan: the patient's name as DICOM writes it ("DOE^JANE"), else its folder's name. */
 function scanNameOf(patientName: string, files: string[]): string {
-  const name = patientName.replace(/\^+/g, ' ').replace(/\s+/g, ' ').trim();
+  const name = readableName(patientName);
   if (name) return name;
   const first = files[0] ?? 'scan';
   return files.length === 1
     ? basename(first).replace(/\.[^.]*$/, '') || 'scan'
     : basename(dirname(first)) || 'scan';
+}
+
+/** "DOE^JANE" as people write it: "DOE JANE". */
+function readableName(dicomName: string): string {
+  return dicomName.replace(/\^+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** Another live process holds the job (its lease runs and its pid exists). */
+function runByOtherProcess(rec: JobRecord, self: string): boolean {
+  if (!rec.owner || rec.owner === self || (rec.leaseUntil ?? 0) < Date.now()) return false;
+  return !ownerGone(rec.ownerPid);
 }
 
 /** The process that owned a job is gone (crashed or killed) when its pid no longer exists. */

@@ -154,8 +154,10 @@ describe('resuming from the states a crash leaves', () => {
       expect(failed?.state).toBe('failed');
       expect(failed?.error?.code).toBe('job-may-exist');
       expect(engine.stats.jobsCreated).toBe(0);
-      // The user decides: a retry creates the job.
-      m.retry(id);
+      // The user decides: a plain retry is refused, saying how to submit again; a resubmit creates it.
+      expect(() => m.retry(id)).toThrow(/may already have this job/);
+      expect(engine.stats.jobsCreated).toBe(0);
+      m.retry(id, { resubmit: true });
       const [done] = await m.waitFor([id]);
       expect(done?.state).toBe('done');
       expect(engine.stats.jobsCreated).toBe(1);

@@ -1,5 +1,4 @@
 import { rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { AppError, isAppError } from '../../src-shared/errors.js';
 import type { JobSpec, MeshResult, PollResult } from '../../src-shared/job-spec.js';
 import { isTerminal, type JobState, type JobView } from '../../src-shared/jobs.js';
@@ -16,7 +15,9 @@ import {
   type JobRecord,
   type JobStore,
 } from './job-store.js';
-import { outputPath } from './output-naming.js';
+import { makePrivate, packageDirOf, privateDir, removePackage } from './job-leftovers.js';
+import { packageCompression, pollPolicyFor } from './loopback-tuning.js';
+import { jobOutputPath } from './output-naming.js';
 import { adoptPlaced, checkSize, exists, placeStaged, removePartials, stagingPath } from './output-place.js';
 import type { PauseGate, PrioritySlots } from './slots.js';
 
@@ -28,6 +29,9 @@ export interface ScanSource {
     id: string,
     opts: {
       deidentify: boolean;
+      acceptBurnedIn?: boolean;
+      /** False: store-only zip (the loopback engine); deflate otherwise. */
+      compress?: boolean;
       outDir: string;
       onProgress?: (done: number, total: number) => void;
       signal?: AbortSignal;
@@ -65,7 +69,7 @@ export interface RunnerDeps {
   scans: ScanSource;
   connections: Connections;
   slots: { prepare: PrioritySlots; upload: PrioritySlots; download: PrioritySlots };
-  gate: PauseGate;
+  gate: Pick<PauseGate, 'wait'>;
   packagesDir: string;
   policy: QueuePolicy;
   logger: Logger;
@@ -97,6 +101,8 @@ export class JobRunner {
   private result: PollResult | undefined;
   private wakePoll: (() => void) | undefined;
   private recreated = 0;
+  /** Polls of the remote job so far: a poll step tried again after a fault goes on at the spacing it had. */
+  private polls = 0;
   private readonly log: Logger;
   done: Promise<void> = Promise.resolve();
 
@@ -234,7 +240,7 @@ export class JobRunner {
     try {
       if (!job.remoteJobId && job.state === 'queued')
         job = this.transition(job, 'preparing', { progress: {} });
-      pkg = await this.ensurePackage(job);
+      pkg = await this.ensurePackage(job, conn);
       // Take the upload slot before letting the next job package: at most (uploads) packages wait on disk.
       releaseUpload = await this.d.slots.upload.acquire(job.id, this.priority(), this.signal);
     } finally {
@@ -303,13 +309,16 @@ export class JobRunner {
       'The app stopped while the job was being created, so it does not know whether the service has it.',
       {
         action:
-          'Check with the service operator for a job created at that time; retry only if there is none (a retry creates a new job).',
+          'Check with the service operator for a job created at that time; submit it again only if there is none (Submit again in the app, `scan2mesh retry <id> --resubmit`): the service may bill twice.',
         retryable: false,
       },
     );
   }
 
-  private async ensurePackage(job: JobRecord): Promise<{ path: string; extension: string; bytes: number }> {
+  private async ensurePackage(
+    job: JobRecord,
+    conn: ResolvedConnection,
+  ): Promise<{ path: string; extension: string; bytes: number }> {
     const input = job.inputs.find((i) => i.name === CBCT);
     if (!input) throw new AppError('internal', `Job ${job.id} has no cbct input.`);
     if (input.packagePath && input.extension && input.bytes !== undefined) {
@@ -335,14 +344,19 @@ export class JobRunner {
           action: 'Put the scan back where it was and retry, or submit it again.',
         },
       );
-    const outDir = join(this.d.packagesDir, job.id);
+    const outDir = packageDirOf(this.d.packagesDir, job.id);
     await rm(outDir, { recursive: true, force: true });
+    // A copy of patient data: readable by the user only, from the first byte written.
+    await privateDir(this.d.packagesDir);
+    await privateDir(outDir);
     this.d.onProgress(job.id, {
       fraction: 0,
       stage: job.deidentify ? 'removing patient data' : 'packing the scan',
     });
     const pkg = await this.d.scans.packageForUpload(job.seriesId, {
       deidentify: job.deidentify,
+      acceptBurnedIn: job.acceptBurnedIn === true,
+      compress: packageCompression(conn.kind),
       outDir,
       signal: this.signal,
       onProgress: (done, total) =>
@@ -352,6 +366,7 @@ export class JobRunner {
           bytesTotal: total,
         }),
     });
+    await makePrivate(outDir);
     this.d.store.setInput(job.id, CBCT, {
       packagePath: pkg.path,
       extension: pkg.extension,
@@ -474,18 +489,11 @@ export class JobRunner {
     const remoteJobId = job.remoteJobId;
     if (!remoteJobId) throw new AppError('internal', `Job ${job.id} is processing without a remote job.`);
     // The local engine ends in seconds to minutes and costs nothing to ask: poll it often.
-    const policy =
-      conn.kind === 'local-engine'
-        ? {
-            ...this.d.policy,
-            initialMs: Math.min(this.d.policy.initialMs, 500),
-            maxMs: Math.min(this.d.policy.maxMs, 5_000),
-          }
-        : this.d.policy;
+    const policy = pollPolicyFor(conn.kind, this.d.policy);
     // Just notified: the service needs a moment. Resumed: ask at once.
     const fresh = Date.now() - Date.parse(job.updatedAt) < policy.firstPollDelayMs;
     if (fresh) await this.pollSleep(policy.firstPollDelayMs);
-    for (let n = 0; ; n++) {
+    for (;;) {
       await this.d.gate.wait(this.signal);
       let state;
       try {
@@ -510,7 +518,8 @@ export class JobRunner {
       const wait =
         state.retryAfterMs !== undefined
           ? Math.min(state.retryAfterMs, 10 * 60_000)
-          : withJitter(pollInterval(policy, n), policy.jitter);
+          : withJitter(pollInterval(policy, this.polls), policy.jitter);
+      this.log.debug('next poll', { jobId: job.id, n: this.polls++, waitMs: wait });
       await this.pollSleep(wait);
     }
   }
@@ -539,15 +548,7 @@ export class JobRunner {
       const remoteJobId = job.remoteJobId as string;
       const total = job.outputs.length;
       for (const output of job.outputs) {
-        const dest = outputPath(job.outputDir, job.namingTemplate, {
-          scan: job.scanName,
-          series: job.seriesDescription,
-          structures: output.structures.join('+'),
-          structuresList: output.structures,
-          ext: output.extension,
-          date: job.createdAt.slice(0, 10),
-          jobId: remoteJobId,
-        });
+        const dest = jobOutputPath(job, output);
         const staging = stagingPath(dest, job.id, output.idx);
         if (output.status === 'saved') {
           // Saved, but a crash may have come before the staging name was removed.
@@ -605,9 +606,11 @@ export class JobRunner {
         await rm(staging, { force: true });
         this.log.info('mesh saved', { jobId: job.id, idx: output.idx, bytes });
       }
+      // The meshes are saved: the packaged scan (a copy of patient data) is not kept. Removed before the
+      // job is marked done, so that a done job never has one (a crash in between: the resumed download
+      // finds every mesh saved and only marks it done).
+      await removePackage(this.d.packagesDir, job.id);
       this.transition(job, 'done', { progress: { fraction: 1 }, error: null, resumeState: null });
-      // The meshes are saved: the packaged scan (a copy of patient data) is not kept.
-      await rm(join(this.d.packagesDir, job.id), { recursive: true, force: true });
     } finally {
       release();
     }

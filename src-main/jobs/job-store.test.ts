@@ -68,6 +68,15 @@ describe('job database', () => {
 });
 
 describe('JobStore', () => {
+  it('keeps the acceptance of burned-in annotation across a restart, and only where it was given', () => {
+    store.insert([{ ...job('j1'), acceptBurnedIn: true }, job('j2')]);
+    db.close();
+    db = openJobDatabase(dir);
+    store = new JobStore(db);
+    expect(store.get('j1')?.acceptBurnedIn).toBe(true);
+    expect(store.get('j2')?.acceptBurnedIn).toBeUndefined();
+  });
+
   it('stores a job with its inputs and outputs and gives the view the UI shows', () => {
     const [rec] = store.insert([job('j1')]);
     expect(rec?.state).toBe('queued');

@@ -70,6 +70,10 @@ export interface JobRecord {
   meshes: MeshChoice[];
   options?: Record<string, unknown>;
   deidentify: boolean;
+  /** Send de-identified even if the pixels may show patient data (burned-in annotation). */
+  acceptBurnedIn?: boolean;
+  /** The patient's name, for the {patient} naming field: stored only when the naming pattern asks for it. */
+  patientName?: string;
   outputDir: string;
   namingTemplate: string;
   priority: number;
@@ -104,6 +108,8 @@ export type NewJob = Pick<
   | 'meshes'
   | 'options'
   | 'deidentify'
+  | 'acceptBurnedIn'
+  | 'patientName'
   | 'outputDir'
   | 'namingTemplate'
 > & { priority?: number };
@@ -145,6 +151,8 @@ interface JobRow {
   meshes: string;
   options: string | null;
   deidentify: number;
+  accept_burned_in: number;
+  patient_name: string | null;
   output_dir: string;
   naming_template: string;
   priority: number;
@@ -304,8 +312,8 @@ export class JobStore {
     const insertJob = this.db.prepare(
       `INSERT INTO jobs (id, batch_id, state, profile_id, profile_name, connection, series_id, scan_name,
         series_description, source_files, meshes, options, deidentify, output_dir, naming_template, priority,
-        created_at, updated_at)
-       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        created_at, updated_at, accept_burned_in, patient_name)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertInput = this.db.prepare(`INSERT INTO job_inputs (job_id, name) VALUES (?, 'cbct')`);
     const insertOutput = this.db.prepare(
@@ -331,6 +339,8 @@ export class JobStore {
           j.priority ?? 0,
           now,
           now,
+          j.acceptBurnedIn ? 1 : 0,
+          j.patientName ?? null,
         );
         insertInput.run(j.id);
         j.meshes.forEach((m, i) => insertOutput.run(j.id, i, JSON.stringify(m.structures), m.extension));
@@ -599,6 +609,8 @@ function toRecord(r: JobRow, inputs: InputRow[], outputs: OutputRow[]): JobRecor
     meshes: parseJsonOnce(r.meshes, MeshListSchema, 'mesh list') ?? [],
     deidentify: r.deidentify === 1,
     outputDir: r.output_dir,
+    ...(r.accept_burned_in === 1 ? { acceptBurnedIn: true } : {}),
+    ...(r.patient_name !== null ? { patientName: r.patient_name } : {}),
     namingTemplate: r.naming_template,
     priority: r.priority,
     progress: parseJson(r.progress, ProgressSchema, 'progress') ?? {},
@@ -655,6 +667,7 @@ export function toView(r: JobRecord, live?: JobProgress): JobView {
     id: r.id,
     scanName: r.scanName,
     seriesDescription: r.seriesDescription,
+    seriesId: r.seriesId,
     meshes: r.meshes,
     profileId: r.profileId,
     profileName: r.profileName,

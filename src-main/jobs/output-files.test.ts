@@ -13,6 +13,7 @@ const values = {
   ext: '.stl',
   date: '2026-11-21',
   jobId: 'r-1',
+  patient: 'DOE JANE',
 };
 
 describe('output naming', () => {
@@ -37,7 +38,8 @@ describe('output naming', () => {
     expect(checkNamingTemplate('')).toMatch(/empty/);
     expect(checkNamingTemplate('/abs/{structures}{ext}')).toMatch(/relative/);
     expect(checkNamingTemplate('../{structures}{ext}')).toMatch(/"\.\."/);
-    expect(checkNamingTemplate('{patient}/{structures}{ext}')).toMatch(/unknown field \{patient\}/);
+    expect(checkNamingTemplate('{patient}/{structures}{ext}')).toBeNull();
+    expect(checkNamingTemplate('{name}/{structures}{ext}')).toMatch(/unknown field \{name\}/);
     expect(checkNamingTemplate('{scan}/{ext}')).toMatch(/must contain \{structures\}/);
     expect(checkNamingTemplate('{structures}{ext}.bak')).toMatch(/end with \{ext\}/);
     expect(checkNamingTemplate('{scan/{structures}{ext}')).toMatch(/unmatched/);

@@ -2,6 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { sanitizeFileNamePart } from '../../src-shared/job-spec.js';
 import { NAMING_FIELDS } from '../../src-shared/jobs.js';
+import type { JobRecord } from './job-store.js';
 
 export type NamingField = (typeof NAMING_FIELDS)[number];
 export type NamingValues = Record<NamingField, string> & { structuresList: string[] };
@@ -28,6 +29,33 @@ export function checkNamingTemplate(template: string): string | null {
     return 'The file name pattern must contain {structures}, or the meshes of one job would get the same name.';
   if (!t.endsWith('{ext}')) return 'The file name pattern must end with {ext} (the mesh file extension).';
   return null;
+}
+
+/** What names a job's meshes. */
+export type NamedJob = Pick<
+  JobRecord,
+  | 'outputDir'
+  | 'namingTemplate'
+  | 'scanName'
+  | 'seriesDescription'
+  | 'createdAt'
+  | 'remoteJobId'
+  | 'patientName'
+>;
+
+/** Where a job's mesh goes: its template filled in with the job's own values. */
+export function jobOutputPath(job: NamedJob, output: { structures: string[]; extension: string }): string {
+  return outputPath(job.outputDir, job.namingTemplate, {
+    scan: job.scanName,
+    series: job.seriesDescription,
+    structures: output.structures.join('+'),
+    structuresList: output.structures,
+    ext: output.extension,
+    date: job.createdAt.slice(0, 10),
+    jobId: job.remoteJobId ?? '',
+    // Opt-in: stored only for jobs whose pattern has {patient} (see JobManager.submit).
+    patient: job.patientName || job.scanName,
+  });
 }
 
 /**

@@ -108,10 +108,14 @@ export class PrioritySlots {
   }
 }
 
-/** Pause for the queue: steps wait here before they start; work already under way goes on. */
+/**
+ * Pause for the queue: steps wait here before they start; work already under way goes on. A key (a
+ * batch id) can be held on its own, so one batch waits while the others go on.
+ */
 export class PauseGate {
   private paused = false;
-  private waiters = new Set<() => void>();
+  private held = new Set<string>();
+  private waiters = new Set<{ key: string | undefined; done: () => void }>();
 
   get isPaused(): boolean {
     return this.paused;
@@ -123,26 +127,57 @@ export class PauseGate {
 
   resume(): void {
     this.paused = false;
-    const ws = [...this.waiters];
-    this.waiters.clear();
-    for (const w of ws) w();
+    this.wake();
   }
 
-  wait(signal?: AbortSignal): Promise<void> {
-    if (!this.paused) return Promise.resolve();
+  hold(key: string): void {
+    this.held.add(key);
+  }
+
+  release(key: string): void {
+    this.held.delete(key);
+    this.wake();
+  }
+
+  isHeld(key: string | undefined): boolean {
+    return key !== undefined && this.held.has(key);
+  }
+
+  /** The gate as one job sees it: the queue's pause and its own batch's. */
+  forKey(key: string | undefined): Pick<PauseGate, 'wait'> {
+    return { wait: (signal?: AbortSignal) => this.wait(signal, key) };
+  }
+
+  wait(signal?: AbortSignal, key?: string): Promise<void> {
+    if (!this.blocks(key)) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(canceled());
     return new Promise((resolve, reject) => {
-      const done = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
+      const waiter = {
+        key,
+        done: (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
       };
       const onAbort = (): void => {
-        this.waiters.delete(done);
+        this.waiters.delete(waiter);
         reject(canceled());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.add(done);
+      this.waiters.add(waiter);
     });
+  }
+
+  private blocks(key: string | undefined): boolean {
+    return this.paused || this.isHeld(key);
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) {
+      if (this.blocks(w.key)) continue;
+      this.waiters.delete(w);
+      w.done();
+    }
   }
 }
 

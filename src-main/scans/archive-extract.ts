@@ -150,21 +150,21 @@ export async function extractZip(
       if (!wanted.has(entry.fileName)) return zip.readEntry();
       // Names are numbered rather than trusted: entries may repeat or clash with each other.
       const target = join(outDir, String(index++).padStart(6, '0'), safeName(entry.fileName));
-      zip.openReadStream(entry, (err, stream) => {
-        if (err || !stream) return fail(err);
-        mkdir(dirname(target), { recursive: true })
-          .then(() =>
-            pipeline(
-              stream,
-              byteLimit(entry.uncompressedSize, 'an entry'),
-              createWriteStream(target, { mode: 0o600 }),
-            ),
-          )
-          .then(() => {
+      // The folder first, then the stream: a stream left waiting emits its errors (yauzl's size
+      // check) with nobody listening, which would take the process down.
+      mkdir(dirname(target), { recursive: true }).then(() => {
+        zip.openReadStream(entry, (err, stream) => {
+          if (err || !stream) return fail(err);
+          pipeline(
+            stream,
+            byteLimit(entry.uncompressedSize, 'an entry'),
+            createWriteStream(target, { mode: 0o600 }),
+          ).then(() => {
             out.push({ path: target, entryName: entry.fileName });
             zip.readEntry();
           }, fail);
-      });
+        });
+      }, fail);
     });
     zip.readEntry();
   });
@@ -186,7 +186,8 @@ function describeZipError(e: unknown): ArchiveRefused {
       `it contains a file that would be written outside the archive's folder (${text.replace(/^.*?: /, '')}); such archives are refused for safety`,
     );
   }
-  return new ArchiveRefused(`it is damaged or not a complete zip archive (${text})`);
+  // yauzl's own text stays out of the message: it means nothing to the user.
+  return new ArchiveRefused('it is damaged or not a complete zip archive');
 }
 
 /**
@@ -209,6 +210,6 @@ export async function extractGzip(
     );
   } catch (e) {
     if (e instanceof ArchiveRefused) throw e;
-    throw new ArchiveRefused(`it is damaged or not a complete gzip file (${(e as Error).message})`);
+    throw new ArchiveRefused('it is damaged or not a complete gzip file');
   }
 }

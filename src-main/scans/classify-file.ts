@@ -1,8 +1,16 @@
 import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { archiveKind } from './archive-extract.js';
-import { nonDicomReason, nonImageReason } from './classify.js';
-import { DicomParseError, readDicomHeaderSync } from './dicom-file.js';
+import { nonDicomReason, nonImageReason, unreadableWords } from './classify.js';
+import {
+  bufferSource,
+  DicomParseError,
+  parseFailure,
+  readDicomHeader,
+  readDicomHeaderSync,
+  type HeaderRead,
+  type NotDicom,
+} from './dicom-file.js';
 import { headerFields, type DicomHeader } from './header-fields.js';
 
 /** A file to look at: its path and the name the user knows it by (zip entries as archive/entry). */
@@ -15,44 +23,68 @@ export interface ClassifyItem {
 export type Classified =
   | { kind: 'image'; header: DicomHeader }
   | { kind: 'skip'; reason: string }
-  | { kind: 'problem'; problem: ScanProblem }
+  /** `detail` is the technical cause (a parser's or the system's text): for the log, never for users. */
+  | { kind: 'problem'; problem: ScanProblem; detail?: string }
   | { kind: 'archive'; archive: 'zip' | 'gzip' };
 
 /** Reads one file's header (only) and says what it is. Never throws. */
 export function classifyFile(c: ClassifyItem): Classified {
-  let read;
+  return classifyRead(c, () => readDicomHeaderSync(c.path));
+}
+
+/** classifyFile for bytes in memory (the fuzz test and bench feed mutated headers this way). */
+export function classifyBytes(bytes: Uint8Array, c: ClassifyItem): Classified {
+  return classifyRead(c, () => readDicomHeader(bufferSource(bytes)));
+}
+
+function classifyRead(c: ClassifyItem, read: () => HeaderRead | NotDicom): Classified {
+  let r: HeaderRead | NotDicom;
   try {
-    read = readDicomHeaderSync(c.path);
+    r = read();
   } catch (e) {
-    if (e instanceof DicomParseError) {
-      return {
-        kind: 'problem',
-        problem: {
-          severity: 'error',
-          code: 'corrupt-file',
-          message: `${basename(c.display)} is a damaged or incomplete DICOM file and was left out (${e.message}).`,
-        },
-      };
+    if (e instanceof DicomParseError) return damaged(c, e);
+    return unreadable(c, e);
+  }
+  try {
+    if ('notDicom' in r) {
+      const archive = archiveKind(r.head);
+      if (archive) return { kind: 'archive', archive };
+      return { kind: 'skip', reason: nonDicomReason(c.display, r.head, r.fileSize) };
     }
-    const code = (e as NodeJS.ErrnoException).code;
-    return {
-      kind: 'problem',
-      problem: {
-        severity: 'error',
-        code: 'unreadable',
-        message: `${basename(c.display)} cannot be read (${code ?? (e as Error).message}).`,
-      },
-    };
+    const header = headerFields(c.path, r.fileSize, r.parsed);
+    const ds = r.parsed.dataSet;
+    const metaClass = (ds.string('x00020002') ?? '').replace(/\0/g, '');
+    const reason = nonImageReason(header, ds.elements.x00041220 !== undefined, metaClass);
+    if (reason) return { kind: 'skip', reason };
+    return { kind: 'image', header };
+  } catch (e) {
+    // One bad file must never stop the others: whatever went wrong reading its fields, list it.
+    return damaged(c, parseFailure(e));
   }
-  if ('notDicom' in read) {
-    const archive = archiveKind(read.head);
-    if (archive) return { kind: 'archive', archive };
-    return { kind: 'skip', reason: nonDicomReason(c.display, read.head, read.fileSize) };
-  }
-  const header = headerFields(c.path, read.fileSize, read.parsed);
-  const ds = read.parsed.dataSet;
-  const metaClass = (ds.string('x00020002') ?? '').replace(/\0/g, '');
-  const reason = nonImageReason(header, ds.elements.x00041220 !== undefined, metaClass);
-  if (reason) return { kind: 'skip', reason };
-  return { kind: 'image', header };
+}
+
+function damaged(c: ClassifyItem, e: DicomParseError): Classified {
+  return {
+    kind: 'problem',
+    problem: {
+      severity: 'error',
+      code: 'corrupt-file',
+      message: `${basename(c.display)} is a damaged or incomplete DICOM file and was left out (${e.message}).`,
+    },
+    ...(e.detail ? { detail: e.detail } : {}),
+  };
+}
+
+function unreadable(c: ClassifyItem, e: unknown): Classified {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const words = unreadableWords(e);
+  return {
+    kind: 'problem',
+    problem: {
+      severity: 'error',
+      code: 'unreadable',
+      message: `${basename(c.display)} cannot be read (${words}).`,
+    },
+    detail: code ?? String(e),
+  };
 }

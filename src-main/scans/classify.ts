@@ -67,3 +67,21 @@ function looksLikeText(head: Uint8Array): boolean {
   for (const b of head) if (b === 9 || b === 10 || b === 13 || (b >= 32 && b < 127) || b >= 0xc2) printable++;
   return printable / head.length > 0.95;
 }
+
+/** System errors in words; the errno itself is for the log only. */
+const SYSTEM_WORDS: Record<string, string> = {
+  ENOENT: 'it no longer exists',
+  EACCES: 'you are not allowed to read it',
+  EPERM: 'you are not allowed to read it',
+  EISDIR: 'it is a folder',
+  EIO: 'the disk could not read it',
+  EBUSY: 'another program holds it',
+  EMFILE: 'too many files are open at once',
+  ENFILE: 'too many files are open at once',
+};
+
+/** Why a file could not be read, in words, from a system error. */
+export function unreadableWords(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return (code && SYSTEM_WORDS[code]) ?? 'the system would not give its content';
+}

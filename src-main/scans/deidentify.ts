@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSet, Element } from 'dicom-parser';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
-import { deidAction } from './deid-profile.js';
+import { deidDecision, dictionaryVr, isStandardUid } from './deid-profile.js';
 import { DEFLATED_LE, EXPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 /**
@@ -41,7 +41,7 @@ const LONG_LENGTH_VRS = new Set([
   'UV',
 ]);
 
-/** VRs of the attributes this module writes or rewrites, for explicit-VR output. */
+/** VRs of the meta header's attributes (always explicit VR). */
 const KNOWN_VRS: Record<string, string> = {
   x00020000: 'UL',
   x00020001: 'OB',
@@ -50,8 +50,6 @@ const KNOWN_VRS: Record<string, string> = {
   x00020010: 'UI',
   x00020012: 'UI',
   x00020013: 'SH',
-  x00120062: 'CS',
-  x00120063: 'LO',
 };
 
 /** Encodes elements in one transfer syntax's byte order and VR style. */
@@ -110,12 +108,60 @@ function stringValue(ds: DataSet, el: Element): string {
     .replace(/[\0 ]+$/, '');
 }
 
+/** A value that says nothing, valid for its VR (PS3.15 action D); undefined: write it empty. */
+function dummyText(vr: string): string | undefined {
+  switch (vr) {
+    case 'DA':
+      return '19000101';
+    case 'TM':
+      return '000000';
+    case 'DT':
+      return '19000101000000';
+    case 'AS':
+      return '000D';
+    case 'DS':
+    case 'IS':
+      return '0';
+    case 'AE':
+    case 'CS':
+    case 'LO':
+    case 'LT':
+    case 'PN':
+    case 'SH':
+    case 'ST':
+    case 'UC':
+    case 'UT':
+      return 'ANONYMIZED';
+    default:
+      return undefined; // binary, UR, SQ: an empty value is the dummy
+  }
+}
+
+/** At most 64 characters: Deidentification Method is LO (PS3.5 6.2). */
+export const DEIDENTIFICATION_METHOD = 'DICOM PS3.15 Basic Application Confidentiality Profile';
+/** PS3.16 CID 7050: the code for the profile applied. */
+const METHOD_CODE = { value: '113100', scheme: 'DCM', meaning: 'Basic Application Confidentiality Profile' };
+
+/** Written by this module at the top level; copies from the input are dropped so none is doubled. */
+const WRITTEN_HERE = new Set(['x00120062', 'x00120063', 'x00120064']);
+
+interface Context {
+  enc: Encoder;
+  uids: UidMapper;
+}
+
+interface Written {
+  tag: string;
+  bytes: Buffer[];
+}
+
 /**
- * Writes a de-identified copy of one parsed DICOM file (PS3.15 basic profile, see deid-profile.ts):
- * identifying attributes are removed, emptied or given new UIDs, at every depth of nested
- * sequences; geometry, pixel description and pixel data are copied byte for byte. The output has
- * a preamble and a fresh meta header; its transfer syntax is the input's (a deflated input is
- * written inflated, as explicit VR little endian).
+ * Writes a de-identified copy of one parsed DICOM file (PS3.15 basic profile, see deid-profile.ts
+ * for what is kept): attributes are removed, emptied, given dummy values or new UIDs per Table
+ * E.1-1 at every depth of nested sequences, and whatever the table does not list is kept only
+ * when it cannot carry identifying text. Pixel description and pixel data are copied byte for
+ * byte. The output has a preamble and a fresh meta header; its transfer syntax is the input's (a
+ * deflated input is written inflated, as explicit VR little endian).
  */
 export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
   const ds = parsed.dataSet;
@@ -124,22 +170,34 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     parsed.transferSyntaxUid === DEFLATED_LE || !parsed.transferSyntaxUid
       ? EXPLICIT_LE
       : parsed.transferSyntaxUid;
-  const enc = new Encoder(inputTs.littleEndian, inputTs.explicitVr);
-  const sopClass = stringValue(ds, ds.elements.x00080016 ?? ({ dataOffset: 0, length: 0 } as Element));
+  const ctx: Context = { enc: new Encoder(inputTs.littleEndian, inputTs.explicitVr), uids };
+  const { enc } = ctx;
+  const sopClassEl = ds.elements.x00080016;
+  const sopClass = sopClassEl ? stringValue(ds, sopClassEl) : '';
   const sopInstanceEl = ds.elements.x00080018;
   const sopInstance = sopInstanceEl
     ? uids.uid(stringValue(ds, sopInstanceEl))
     : uids.uid(randomBytes(8).toString('hex'));
 
-  const body: { tag: string; bytes: Buffer[] }[] = [];
-  writeDataSet(ds, enc, uids, (tag, bytes) => body.push({ tag, bytes }), true);
-  const mark = (tag: string, text: string): void => {
-    const vr = KNOWN_VRS[tag]!;
-    const value = padded(text, vr);
-    body.push({ tag, bytes: [enc.header(tag, vr, value.length), value] });
+  const body = writeDataSet(ds, ctx, true);
+  const text = (tag: string, vr: string, value: string): Buffer[] => {
+    const b = padded(value, vr);
+    return [enc.header(tag, vr, b.length), b];
   };
-  mark('x00120062', 'YES');
-  mark('x00120063', 'DICOM PS3.15 Basic Application Level Confidentiality Profile (scan2mesh)');
+  body.push({ tag: 'x00120062', bytes: text('x00120062', 'CS', 'YES') });
+  body.push({ tag: 'x00120063', bytes: text('x00120063', 'LO', DEIDENTIFICATION_METHOD) });
+  body.push({
+    tag: 'x00120064',
+    bytes: [
+      enc.header('x00120064', 'SQ', 0xffffffff),
+      enc.marker('xfffee000', 0xffffffff),
+      ...text('x00080100', 'SH', METHOD_CODE.value),
+      ...text('x00080102', 'SH', METHOD_CODE.scheme),
+      ...text('x00080104', 'LO', METHOD_CODE.meaning),
+      enc.marker('xfffee00d', 0),
+      enc.marker('xfffee0dd', 0),
+    ],
+  });
   body.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
 
   return Buffer.concat([
@@ -169,56 +227,83 @@ function metaHeader(sopClass: string, sopInstance: string, tsUid: string): Buffe
   return Buffer.concat([enc.header('x00020000', 'UL', 4), length, rest]);
 }
 
-function writeDataSet(
-  ds: DataSet,
-  enc: Encoder,
-  uids: UidMapper,
-  emit: (tag: string, bytes: Buffer[]) => void,
-  topLevel: boolean,
-): void {
+/** The elements of one data set (the top level or an item) that survive, in their input order. */
+function writeDataSet(ds: DataSet, ctx: Context, topLevel: boolean): Written[] {
+  const out: Written[] = [];
   for (const el of Object.values(ds.elements)) {
-    const tag = el.tag;
-    // The meta group is rebuilt; item and delimitation markers are regenerated.
-    if (tag.startsWith('x0002') || tag.startsWith('xfffe')) continue;
-    const action = deidAction(tag);
-    if (action === 'X') continue;
-    if (action === 'Z') {
-      emit(tag, [enc.header(tag, el.vr === 'SQ' ? 'SQ' : el.vr, 0)]);
-      continue;
-    }
-    if (action === 'U') {
-      const value = padded(uids.uid(stringValue(ds, el)), 'UI');
-      emit(tag, [enc.header(tag, el.vr ?? 'UI', value.length), value]);
-      continue;
-    }
-    if (el.items && el.vr !== 'UN') {
-      emit(tag, writeSequence(el, enc, uids));
-      continue;
-    }
-    if (el.hadUndefinedLength) {
-      // Encapsulated pixel data (or an undefined-length value): its fragments and closing
-      // delimiter are copied as they are.
-      const vr = tag === PIXEL_DATA && enc.explicitVr ? (el.vr ?? 'OB') : el.vr;
-      emit(tag, [
-        enc.header(tag, vr, 0xffffffff),
-        Buffer.from(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length)),
-      ]);
-      continue;
-    }
-    if (!topLevel && tag === PIXEL_DATA) continue; // pixel data only belongs at the top
-    emit(tag, [
-      enc.header(tag, el.vr, el.length),
-      Buffer.from(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length)),
-    ]);
+    const written = writeElement(ds, el, ctx, topLevel);
+    if (written) out.push({ tag: el.tag, bytes: written });
   }
+  return out;
 }
 
-/** Writes a sequence with undefined lengths, each item filtered the same way as the top level. */
-function writeSequence(el: Element, enc: Encoder, uids: UidMapper): Buffer[] {
+function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean): Buffer[] | undefined {
+  const { enc, uids } = ctx;
+  const tag = el.tag;
+  // The meta group is rebuilt; item and delimitation markers are regenerated.
+  if (tag.startsWith('x0002') || tag.startsWith('xfffe') || WRITTEN_HERE.has(tag)) return undefined;
+  const tagNumber = parseInt(tag.slice(1), 16);
+  const dictVr = dictionaryVr(tagNumber);
+  // The VR to write: the file's own (explicit VR), else the dictionary's first choice.
+  const vr = el.vr ?? dictVr?.split('|')[0];
+  const isSequence = el.items !== undefined || vr === 'SQ' || dictVr === 'SQ';
+  let decision = deidDecision(tagNumber);
+  // A sequence stored as UN (or not recognised as one) cannot be filtered item by item.
+  if (decision !== 'remove' && isSequence && (el.vr === 'UN' || (!el.items && el.length > 0)))
+    decision = 'remove';
+  switch (decision) {
+    case 'remove':
+      return undefined;
+    case 'empty':
+      return [enc.header(tag, isSequence ? 'SQ' : vr, 0)];
+    case 'dummy': {
+      const text = isSequence || !vr ? undefined : dummyText(vr);
+      if (text === undefined) return [enc.header(tag, isSequence ? 'SQ' : vr, 0)];
+      const value = padded(text, vr);
+      return [enc.header(tag, vr, value.length), value];
+    }
+    case 'uid': {
+      if (isSequence || el.hadUndefinedLength) return undefined;
+      const newUids = stringValue(ds, el)
+        .split('\\')
+        .map((u) => u.replace(/[\0 ]+$/, '').trim())
+        .map((u) => (u === '' || isStandardUid(u) ? u : uids.uid(u)));
+      const value = padded(newUids.join('\\'), 'UI');
+      return [enc.header(tag, vr ?? 'UI', value.length), value];
+    }
+    case 'keep':
+      break;
+  }
+  if (isSequence) return writeSequence(el, ctx);
+  if (el.hadUndefinedLength) {
+    // Encapsulated pixel data: its fragments and closing delimiter are copied as they are.
+    // Nothing else may have an undefined length and not be a sequence.
+    if (tag !== PIXEL_DATA || !topLevel) return undefined;
+    return [
+      enc.header(tag, enc.explicitVr ? (el.vr ?? 'OB') : el.vr, 0xffffffff),
+      Buffer.from(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length)),
+    ];
+  }
+  if (!topLevel && tag === PIXEL_DATA) return undefined; // pixel data only belongs at the top
+  return [
+    enc.header(tag, vr, el.length),
+    Buffer.from(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length)),
+  ];
+}
+
+/**
+ * Writes a sequence with undefined lengths, each item filtered the same way as the top level.
+ * A sequence whose items all come out empty is left out (it held only what was removed); items
+ * are never dropped one by one, so per-frame items stay aligned with their frames.
+ */
+function writeSequence(el: Element, ctx: Context): Buffer[] | undefined {
+  const { enc } = ctx;
+  const items = (el.items ?? []).map((item) => (item.dataSet ? writeDataSet(item.dataSet, ctx, false) : []));
+  if (items.length > 0 && items.every((i) => i.length === 0)) return undefined;
   const out: Buffer[] = [enc.header(el.tag, 'SQ', 0xffffffff)];
-  for (const item of el.items ?? []) {
+  for (const item of items) {
     out.push(enc.marker('xfffee000', 0xffffffff));
-    if (item.dataSet) writeDataSet(item.dataSet, enc, uids, (_t, bytes) => out.push(...bytes), false);
+    for (const e of item) out.push(...e.bytes);
     out.push(enc.marker('xfffee00d', 0));
   }
   out.push(enc.marker('xfffee0dd', 0));

@@ -1,105 +1,24 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { inflateRawSync } from 'node:zlib';
 import dicomParser from 'dicom-parser';
 import type { DataSet } from 'dicom-parser';
-import { DEFLATED_LE, EXPLICIT_LE, IMPLICIT_LE } from './transfer-syntax.js';
+import { isVr, SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
+import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE } from './transfer-syntax.js';
 
-/** How a file's bytes start, when they look like DICOM at all. */
-export type DicomLayout =
-  /** 128-byte preamble, "DICM", then the meta header. */
-  | 'part10'
-  /** No preamble: the meta group (0002,xxxx) comes first, explicit VR little endian. */
-  | 'raw-meta'
-  /** No preamble and no meta header: the data set itself, explicit VR little endian. */
-  | 'raw-explicit'
-  /** No preamble and no meta header: the data set itself, implicit VR little endian. */
-  | 'raw-implicit';
+export { SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
 
 export const PIXEL_DATA = 'x7fe00010';
 
-/** Enough bytes to tell DICOM from anything else. */
-export const SNIFF_BYTES = 512;
-
-const VRS = new Set(
-  'AE AS AT CS DA DS DT FL FD IS LO LT OB OD OF OL OV OW PN SH SL SQ SS ST SV TM UC UI UL UN UR US UT UV'.split(
-    ' ',
-  ),
-);
-
-function isVr(b: Uint8Array, at: number): boolean {
-  const a = b[at];
-  const c = b[at + 1];
-  if (a === undefined || c === undefined) return false;
-  return VRS.has(String.fromCharCode(a, c));
-}
-
 /**
- * Decides by content, never by name, whether bytes are DICOM and how they are laid out.
- * Files without preamble are accepted only when their first few elements have ascending tags,
- * valid VRs (or plausible implicit lengths) and lengths that fit the file, so random bytes, text
- * and images are not taken for DICOM.
+ * A file that is DICOM but cannot be parsed. `message` is in our words, for people; `detail`
+ * keeps the parser's own text for the log only (it means nothing to a clinician).
  */
-export function sniffDicom(head: Uint8Array, fileSize: number): DicomLayout | null {
-  if (
-    head.length >= 132 &&
-    head[128] === 0x44 &&
-    head[129] === 0x49 &&
-    head[130] === 0x43 &&
-    head[131] === 0x4d
-  ) {
-    return 'part10';
-  }
-  if (head.length < 8) return null;
-  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-  const group = view.getUint16(0, true);
-  // A bare data set starts with a low group: the meta group, identification (0008) or, rarely, patient (0010).
-  if (group !== 0x0002 && group !== 0x0008 && group !== 0x0010) return null;
-  const explicit = isVr(head, 4);
-  if (walkElements(head, view, explicit, fileSize)) {
-    if (group === 0x0002) return explicit ? 'raw-meta' : null;
-    return explicit ? 'raw-explicit' : 'raw-implicit';
-  }
-  return null;
-}
-
-/** Walks up to four elements; true when they are well formed and in ascending tag order. */
-function walkElements(head: Uint8Array, view: DataView, explicit: boolean, fileSize: number): boolean {
-  let pos = 0;
-  let lastTag = -1;
-  let seen = 0;
-  while (seen < 4 && pos + 8 <= view.byteLength) {
-    const tag = view.getUint16(pos, true) * 0x10000 + view.getUint16(pos + 2, true);
-    if (tag <= lastTag) return false;
-    lastTag = tag;
-    let length: number;
-    let header: number;
-    if (explicit) {
-      if (!isVr(head, pos + 4)) return false;
-      const vr = String.fromCharCode(view.getUint8(pos + 4), view.getUint8(pos + 5));
-      if (['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'SQ', 'SV', 'UC', 'UN', 'UR', 'UT', 'UV'].includes(vr)) {
-        if (pos + 12 > view.byteLength) break;
-        length = view.getUint32(pos + 8, true);
-        header = 12;
-      } else {
-        length = view.getUint16(pos + 6, true);
-        header = 8;
-      }
-    } else {
-      length = view.getUint32(pos + 4, true);
-      header = 8;
-    }
-    seen++;
-    // Undefined length (a sequence): cannot be skipped cheaply; what was seen so far must do.
-    if (length === 0xffffffff) break;
-    if (pos + header + length > fileSize) return false;
-    pos += header + length;
-  }
-  return seen >= Math.min(2, fileSize >= 16 ? 2 : 1);
-}
-
-/** A parse failure of dicom-parser, as an Error with a readable message. */
 export class DicomParseError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
     super(message);
     this.name = 'DicomParseError';
   }
@@ -108,21 +27,53 @@ export class DicomParseError extends Error {
 /** dicom-parser's messages, in words a clinician can act on. */
 const PLAIN_WORDS: [RegExp, string][] = [
   [
-    /buffer overrun|past end of buffer|eof encountered|maxPosition/i,
+    /buffer overrun|past end of buffer|eof encountered|maxPosition|outside the bounds|out of range/i,
     'its header is cut off or has wrong lengths',
   ],
   [/0002,0010/, 'its header does not say how it is encoded'],
   [/DICM prefix/, 'it is not a DICOM file'],
-  [/inflat|incorrect header check|unexpected end of file/i, 'its compressed header cannot be unpacked'],
+  [
+    /larger than|too large|ERR_BUFFER_TOO_LARGE|maxOutputLength/i,
+    'its compressed header unpacks to an absurd size',
+  ],
+  [
+    /inflat|incorrect header check|unexpected end of file|invalid (block|distance|code)/i,
+    'its compressed header cannot be unpacked',
+  ],
 ];
 
-function parseFailure(e: unknown): DicomParseError {
+/** Words for anything the parser says that the table above does not know. */
+const UNKNOWN_WORDS = 'its header is not laid out as DICOM requires';
+
+/** Any failure while reading a header, as a DicomParseError in words (the original text kept as detail). */
+export function parseFailure(e: unknown): DicomParseError {
+  if (e instanceof DicomParseError) return e;
   // dicom-parser throws strings, Errors, or { exception, dataSet }.
   const inner =
     typeof e === 'object' && e !== null && 'exception' in e ? (e as { exception: unknown }).exception : e;
-  const text = inner instanceof Error ? inner.message : String(inner);
+  const text =
+    inner instanceof Error
+      ? `${(inner as NodeJS.ErrnoException).code ?? ''} ${inner.message}`
+      : String(inner);
   const plain = PLAIN_WORDS.find(([re]) => re.test(text))?.[1];
-  return new DicomParseError(plain ?? text.replace(/^dicomParser\.?[\w.]*:\s*/, ''));
+  return new DicomParseError(plain ?? UNKNOWN_WORDS, text.trim());
+}
+
+/**
+ * A deflated data set can be a zip bomb: a few kilobytes that inflate to gigabytes. dicom-parser
+ * inflates without a limit, so it is given this inflater, which stops at a size bounded by the bytes
+ * present: 200 times the deflated size (images rarely deflate below a half; a blank one to about a
+ * hundredth), at least 64 MB and at most 1 GB.
+ */
+export function maxInflated(deflatedBytes: number): number {
+  return Math.min(1024 ** 3, Math.max(64 * 1024 ** 2, 200 * deflatedBytes));
+}
+
+function boundedInflater(bytes: Uint8Array, position: number): Buffer {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const deflated = b.subarray(position);
+  const inflated = inflateRawSync(deflated, { maxOutputLength: maxInflated(deflated.length) });
+  return Buffer.concat([b.subarray(0, position), inflated]);
 }
 
 export interface ParsedDicom {
@@ -136,6 +87,13 @@ export interface ParsedDicom {
   fileOffset?: number;
 }
 
+/** The transfer syntax a data set without meta header is read with. */
+const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
+  'raw-explicit': EXPLICIT_LE,
+  'raw-implicit': IMPLICIT_LE,
+  'raw-explicit-be': EXPLICIT_BE,
+};
+
 /**
  * Parses DICOM bytes of any supported layout. With `untilPixelData` parsing stops at the pixel
  * data element (its header is read, its value is not), so a leading chunk of the file suffices.
@@ -143,12 +101,12 @@ export interface ParsedDicom {
  */
 export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): ParsedDicom {
   const untilTag = untilPixelData ? PIXEL_DATA : undefined;
-  const options = untilTag ? { untilTag } : {};
+  const options = { ...(untilTag ? { untilTag } : {}), inflater: boundedInflater };
   try {
-    if (layout === 'raw-explicit' || layout === 'raw-implicit') {
-      const ts = layout === 'raw-explicit' ? EXPLICIT_LE : IMPLICIT_LE;
-      const dataSet = dicomParser.parseDicom(buf, { ...options, TransferSyntaxUID: ts });
-      return { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: true, fileOffset: 0 };
+    const raw = RAW_SYNTAX[layout];
+    if (raw) {
+      const dataSet = dicomParser.parseDicom(buf, { ...options, TransferSyntaxUID: raw });
+      return { dataSet, layout, transferSyntaxUid: raw, transferSyntaxGuessed: true, fileOffset: 0 };
     }
     if (layout === 'raw-meta') return parseRawMeta(buf, untilTag);
     const meta = dicomParser.readPart10Header(buf);
@@ -166,7 +124,6 @@ export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData
     if (ts !== DEFLATED_LE) parsed.fileOffset = 0;
     return parsed;
   } catch (e) {
-    if (e instanceof DicomParseError) throw e;
     throw parseFailure(e);
   }
 }
@@ -179,7 +136,8 @@ function parseRawMeta(buf: Buffer, untilTag: string | undefined): ParsedDicom {
     if (el.tag < 'x00030000') end = Math.max(end, el.dataOffset + el.length);
   }
   const ts = (metaOnly.string('x00020010') ?? EXPLICIT_LE).replace(/\0/g, '').trim() || EXPLICIT_LE;
-  if (ts === DEFLATED_LE) throw new DicomParseError('deflated data set without a preamble is not supported');
+  if (ts === DEFLATED_LE)
+    throw new DicomParseError('it is compressed as a whole without the file header that says so');
   const dataSet = dicomParser.parseDicom(buf.subarray(end), {
     TransferSyntaxUID: ts,
     ...(untilTag ? { untilTag } : {}),
@@ -210,6 +168,21 @@ export interface NotDicom {
 /** First chunk read per file; the Philips CT headers in the fixtures are about 7.6 KB. */
 export const FIRST_CHUNK = 16 * 1024;
 
+/** Where header bytes come from: a file (intake) or memory (the fuzz test and bench). */
+export interface ByteSource {
+  size: number;
+  /** Copies up to `length` bytes from `position` into `into` at `at`; returns how many (0 at the end). */
+  read(into: Buffer, at: number, length: number, position: number): number;
+}
+
+export function bufferSource(bytes: Uint8Array): ByteSource {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    size: b.length,
+    read: (into, at, length, position) => b.copy(into, at, position, Math.min(b.length, position + length)),
+  };
+}
+
 /**
  * Reads and parses a file's header only: the first chunk, growing it (x4) until the pixel data
  * element is reached or the file ends. Returns NotDicom when the content is not DICOM. Throws
@@ -217,52 +190,60 @@ export const FIRST_CHUNK = 16 * 1024;
  *
  * Synchronous on purpose: four direct system calls per file are several times faster than four
  * round trips through libuv's thread pool, which is what makes scanning a thousand slices quick.
- * Callers scanning many files yield to the event loop between files (see intake).
+ * Intake runs it on worker threads (header-scan-pool), never on the app's main thread.
  */
 export function readDicomHeaderSync(path: string): HeaderRead | NotDicom {
   const fd = openSync(path, 'r');
   try {
-    let fileSize = fstatSync(fd).size;
-    let buf = Buffer.allocUnsafe(Math.min(fileSize, FIRST_CHUNK));
-    let filled = 0;
-    const fill = (to: number): void => {
-      if (to > buf.length) {
-        const bigger = Buffer.allocUnsafe(to);
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
-      }
-      while (filled < to) {
-        const n = readSync(fd, buf, filled, to - filled, filled);
-        if (n === 0) {
-          fileSize = filled; // the file is shorter than it was: take what there is
-          break;
-        }
-        filled += n;
-      }
-    };
-    fill(buf.length);
-    let view = buf.subarray(0, filled);
-    const layout = sniffDicom(view, fileSize);
-    if (!layout) return { notDicom: true, head: view.subarray(0, SNIFF_BYTES), fileSize };
-    if (layout === 'part10' && isDeflated(view)) {
-      fill(fileSize); // a deflated data set can only be inflated whole
-      view = buf.subarray(0, filled);
-    }
-    for (;;) {
-      const whole = filled >= fileSize;
-      let parsed: ParsedDicom | undefined;
-      try {
-        parsed = parseDicomBytes(view, layout, true);
-      } catch (e) {
-        if (whole) throw e instanceof DicomParseError ? e : parseFailure(e);
-      }
-      if (parsed && (whole || parsed.dataSet.elements[PIXEL_DATA]))
-        return { parsed, fileSize, wholeFile: whole };
-      fill(Math.min(fileSize, Math.max(filled * 4, FIRST_CHUNK)));
-      view = buf.subarray(0, filled);
-    }
+    return readDicomHeader({
+      size: fstatSync(fd).size,
+      read: (into, at, length, position) => readSync(fd, into, at, length, position),
+    });
   } finally {
     closeSync(fd);
+  }
+}
+
+/** readDicomHeaderSync on any byte source. Every buffer it allocates is bounded by `src.size`. */
+export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
+  let fileSize = src.size;
+  let buf = Buffer.allocUnsafe(Math.min(fileSize, FIRST_CHUNK));
+  let filled = 0;
+  const fill = (to: number): void => {
+    if (to > buf.length) {
+      const bigger = Buffer.allocUnsafe(to);
+      buf.copy(bigger, 0, 0, filled);
+      buf = bigger;
+    }
+    while (filled < to) {
+      const n = src.read(buf, filled, to - filled, filled);
+      if (n === 0) {
+        fileSize = filled; // the file is shorter than it was: take what there is
+        break;
+      }
+      filled += n;
+    }
+  };
+  fill(buf.length);
+  let view = buf.subarray(0, filled);
+  const layout = sniffDicom(view, fileSize);
+  if (!layout) return { notDicom: true, head: view.subarray(0, SNIFF_BYTES), fileSize };
+  if (layout === 'part10' && isDeflated(view)) {
+    fill(fileSize); // a deflated data set can only be inflated whole
+    view = buf.subarray(0, filled);
+  }
+  for (;;) {
+    const whole = filled >= fileSize;
+    let parsed: ParsedDicom | undefined;
+    try {
+      parsed = parseDicomBytes(view, layout, true);
+    } catch (e) {
+      if (whole) throw parseFailure(e);
+    }
+    if (parsed && (whole || parsed.dataSet.elements[PIXEL_DATA]))
+      return { parsed, fileSize, wholeFile: whole };
+    fill(Math.min(fileSize, Math.max(filled * 4, FIRST_CHUNK)));
+    view = buf.subarray(0, filled);
   }
 }
 
@@ -276,7 +257,7 @@ export async function readDicomFile(path: string): Promise<ParsedDicom & { buffe
     await fh.close();
   }
   const layout = sniffDicom(buffer.subarray(0, SNIFF_BYTES), buffer.length);
-  if (!layout) throw new DicomParseError('not a DICOM file');
+  if (!layout) throw new DicomParseError('it is not a DICOM file');
   try {
     return { ...parseDicomBytes(buffer, layout, false), buffer };
   } catch (e) {

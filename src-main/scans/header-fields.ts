@@ -1,5 +1,5 @@
 import type { DataSet, Element } from 'dicom-parser';
-import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
+import { DicomParseError, PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 
 export type Vec3 = [number, number, number];
 
@@ -35,9 +35,13 @@ export interface DicomHeader {
   modality: string;
   manufacturer: string;
   imageType: string;
+  /** Burned In Annotation (0028,0301), upper case, when the file has it. */
+  burnedInAnnotation?: string;
   rows: number;
   columns: number;
   samplesPerPixel: number;
+  /** 0: samples interleaved per pixel; 1: one plane per sample. Absent for one sample per pixel. */
+  planarConfiguration?: number;
   photometric: string;
   bitsAllocated: number;
   bitsStored: number;
@@ -45,6 +49,8 @@ export interface DicomHeader {
   numberOfFrames: number;
   sliceThickness?: number;
   spacingBetweenSlices?: number;
+  /** GridFrameOffsetVector (3004,000C, RT Dose style multi-frame): each frame's offset along the normal, mm. */
+  gridFrameOffsets?: number[];
   windowCenter?: number;
   windowWidth?: number;
   /** One entry per frame (a single entry for a single-frame file). */
@@ -165,7 +171,7 @@ export function headerFields(path: string, fileSize: number, parsed: ParsedDicom
   const utf8 = /ISO_IR 192/i.test(ds.string(CHARSET) ?? '');
   const t = (tag: string): string => text(ds, tag, utf8);
   const uid = (tag: string): string => t(tag).replace(/\0/g, '');
-  const numberOfFrames = Math.max(1, Math.round(num(ds, 'x00280008') ?? 1));
+  const numberOfFrames = boundedFrameCount(ds, parsed, fileSize);
   const topFrame: FrameInfo = {
     slope: num(ds, 'x00281053') ?? 1,
     intercept: num(ds, 'x00281052') ?? 0,
@@ -236,10 +242,16 @@ export function headerFields(path: string, fileSize: number, parsed: ParsedDicom
   const instanceNumber = num(ds, 'x00200013');
   const thickness = num(ds, 'x00180050') ?? num(item(shared, PIXEL_MEASURES) ?? ds, 'x00180050');
   const between = num(ds, 'x00180088');
+  const planar = us(ds, 'x00280006');
+  if (header.samplesPerPixel > 1 && planar !== undefined) header.planarConfiguration = planar;
   if (seriesNumber !== undefined) header.seriesNumber = seriesNumber;
   if (instanceNumber !== undefined) header.instanceNumber = instanceNumber;
   if (thickness !== undefined) header.sliceThickness = thickness;
   if (between !== undefined) header.spacingBetweenSlices = between;
+  const burnedIn = t('x00280301').toUpperCase();
+  if (burnedIn) header.burnedInAnnotation = burnedIn;
+  const gridOffsets = numberOfFrames > 1 ? numbers(ds, 'x3004000c', numberOfFrames) : undefined;
+  if (gridOffsets) header.gridFrameOffsets = gridOffsets;
   if (windowCenter !== undefined && windowWidth !== undefined && windowWidth > 0) {
     header.windowCenter = windowCenter;
     header.windowWidth = windowWidth;
@@ -256,4 +268,68 @@ export function headerFields(path: string, fileSize: number, parsed: ParsedDicom
     };
   }
   return header;
+}
+
+/** Bytes one uncompressed frame takes: YBR_FULL_422 stores two samples per pixel (Y Y Cb Cr per pair). */
+export function uncompressedFrameBytes(
+  h: Pick<DicomHeader, 'rows' | 'columns' | 'samplesPerPixel' | 'bitsAllocated' | 'photometric'>,
+): number {
+  const samples = h.photometric === 'YBR_FULL_422' && h.samplesPerPixel === 3 ? 2 : h.samplesPerPixel;
+  return Math.ceil((h.rows * h.columns * samples * h.bitsAllocated) / 8);
+}
+
+/**
+ * Frames one file may hold, whatever its header says: far beyond any scan (a CBCT has a few hundred
+ * to two thousand slices), and small enough that the per-frame list costs little.
+ */
+export const MAX_FRAMES = 50_000;
+
+/** The smallest encapsulated frame: an item tag and length (8 bytes) and at least one byte. */
+const MIN_ENCAPSULATED_FRAME = 9;
+
+/**
+ * Number of Frames, checked against the bytes the file has before anything is allocated for it:
+ * a header may claim 3,000,000 or 99,999,999,999 frames. Throws DicomParseError (in words) when the
+ * claim cannot be true.
+ */
+function boundedFrameCount(ds: DataSet, parsed: ParsedDicom, fileSize: number): number {
+  const claimed = Math.max(1, Math.round(num(ds, 'x00280008') ?? 1));
+  const px = ds.elements[PIXEL_DATA];
+  // Without an image the count means nothing; do not build per-frame lists for it.
+  if (!px || claimed === 1) return 1;
+  const said = (n: number): string => n.toLocaleString('en-US');
+  const tooMany = (room: number): DicomParseError =>
+    new DicomParseError(
+      `its header says it holds ${said(claimed)} images, but it has room for ${room === 1 ? 'only one' : `at most ${said(room)}`}`,
+    );
+  // Bytes from the start of the pixel data to the end of what there is (the file, or the inflated data set).
+  const present =
+    parsed.fileOffset === undefined
+      ? ds.byteArray.length - px.dataOffset
+      : fileSize - parsed.fileOffset - px.dataOffset;
+  const encapsulated = px.hadUndefinedLength === true || px.encapsulatedPixelData === true;
+  if (encapsulated) {
+    // An offset-table item, then at least one fragment per frame.
+    const room = Math.max(1, Math.floor((present - 8) / MIN_ENCAPSULATED_FRAME));
+    if (claimed > room) throw tooMany(room);
+  } else {
+    const frameBytes = uncompressedFrameBytes({
+      rows: us(ds, 'x00280010') ?? 0,
+      columns: us(ds, 'x00280011') ?? 0,
+      samplesPerPixel: us(ds, 'x00280002') ?? 1,
+      bitsAllocated: us(ds, 'x00280100') ?? 0,
+      photometric: text(ds, 'x00280004', false).toUpperCase(),
+    });
+    // A file cut off inside its pixels is told apart later (truncated-file): the declared length counts here.
+    if (frameBytes > 0) {
+      const room = Math.max(1, Math.ceil(px.length / frameBytes));
+      if (claimed > room) throw tooMany(room);
+    }
+  }
+  if (claimed > MAX_FRAMES) {
+    throw new DicomParseError(
+      `its header says it holds ${said(claimed)} images, more than the ${said(MAX_FRAMES)} scan2mesh reads from one file`,
+    );
+  }
+  return claimed;
 }

@@ -4,25 +4,25 @@ import { AppError } from '../../src-shared/errors.js';
 import { workerScript } from '../platform/worker-entry.js';
 import { classifyFile, type ClassifyItem, type Classified } from './classify-file.js';
 
-/** Below this many files a worker's start-up costs more than it saves. */
-const POOL_THRESHOLD = 300;
+/** Files per message to a worker: large enough to amortise the message, small enough to share out. */
 const CHUNK = 50;
 const YIELD_EVERY = 16;
 
 /**
- * Classifies many files, reading their headers. Large drops are spread over worker threads (one
- * per core, at most four), which keeps the app's main thread free and uses the cores; small ones
- * are read here, yielding to the event loop every few files. Results keep the order of `items`.
+ * Classifies files by reading their headers, on worker threads: however few files a drop has, one
+ * of them may carry a header of hundreds of megabytes, and parsing it here would stall every other
+ * call the app's main thread serves. Only when no worker can start are the headers read here,
+ * yielding to the event loop between files. Results keep the order of `items`.
  */
 export async function classifyMany(
   items: ClassifyItem[],
   opts: { signal?: AbortSignal | undefined; workers?: boolean } = {},
 ): Promise<Classified[]> {
   const { signal } = opts;
-  const threads = Math.min(4, availableParallelism());
-  if (opts.workers !== false && items.length >= POOL_THRESHOLD && threads > 1) {
+  if (items.length === 0) return [];
+  if (opts.workers !== false) {
     try {
-      return await pool(threads).run(items, signal);
+      return await pool().run(items, signal);
     } catch (e) {
       if (e instanceof AppError) throw e;
       // A worker could not start or died: read the headers here instead.
@@ -50,82 +50,142 @@ interface Reply {
   results: Classified[];
 }
 
-/** Worker threads kept between drops; unreferenced while idle so they never keep the process alive. */
+/** One drop being classified: its chunks not yet sent, and how many are still out. */
+interface Run {
+  items: ClassifyItem[];
+  chunk: number;
+  out: Classified[];
+  pending: number[];
+  outstanding: number;
+  resolve: (r: Classified[]) => void;
+  reject: (e: unknown) => void;
+  signal: AbortSignal | undefined;
+  done: boolean;
+}
+
+/**
+ * Worker threads kept between drops; unreferenced while idle so they never keep the process alive.
+ * Drops share the workers chunk by chunk in turn, so a small drop is not queued behind a huge one.
+ */
 class HeaderScanPool {
   private workers: Promise<Worker[]> | undefined;
+  private all: Worker[] = [];
+  private idle: Worker[] = [];
+  private runs: Run[] = [];
+  private turn = 0;
   private nextId = 0;
+  private readonly busy = new Map<Worker, { run: Run; from: number }>();
 
   constructor(private readonly size: number) {}
 
   private start(): Promise<Worker[]> {
-    this.workers ??= workerScript('scans/header-scan.entry.ts').then((script) =>
-      Array.from({ length: this.size }, () => {
+    this.workers ??= workerScript('scans/header-scan.entry.ts').then((script) => {
+      const all = Array.from({ length: this.size }, () => {
         const w = new Worker(script);
+        w.on('message', (m: Reply) => this.answered(w, m));
+        // A worker that dies takes the pool with it; the next drop starts a new one.
+        w.on('error', (e) => this.died(e));
+        w.on('exit', () => this.died(new Error('header worker exited')));
+        // Only after the listeners: adding a 'message' listener refs the worker's port again, and a
+        // worker no drop ever used would then keep the process alive after SIGTERM.
         w.unref();
-        // A worker that dies is dropped with the whole pool; the next drop starts a new one.
-        w.on('error', () => (this.workers = undefined));
-        w.on('exit', () => (this.workers = undefined));
         return w;
-      }),
-    );
+      });
+      this.all = all;
+      this.idle = [...all];
+      return all;
+    });
     return this.workers;
   }
 
   async run(items: ClassifyItem[], signal?: AbortSignal): Promise<Classified[]> {
-    const workers = await this.start();
-    const out = new Array<Classified>(items.length);
-    let next = 0;
-    const drive = async (w: Worker): Promise<void> => {
-      w.ref();
-      try {
-        while (next < items.length) {
-          if (signal?.aborted) throw canceled();
-          const from = next;
-          next += CHUNK;
-          const chunk = items.slice(from, from + CHUNK);
-          const results = await this.ask(w, chunk);
-          for (let k = 0; k < results.length; k++) out[from + k] = results[k]!;
-        }
-      } finally {
-        w.unref();
-      }
-    };
-    await Promise.all(workers.map(drive));
-    return out;
+    await this.start();
+    if (signal?.aborted) throw canceled();
+    return new Promise<Classified[]>((resolve, reject) => {
+      // Small drops are cut finer, so that every worker gets a share.
+      const chunk = Math.max(1, Math.min(CHUNK, Math.ceil(items.length / this.size)));
+      const pending: number[] = [];
+      for (let from = 0; from < items.length; from += chunk) pending.push(from);
+      const run: Run = {
+        items,
+        chunk,
+        out: new Array<Classified>(items.length),
+        pending,
+        outstanding: 0,
+        resolve,
+        reject,
+        signal,
+        done: false,
+      };
+      const onAbort = (): void => this.finish(run, canceled());
+      signal?.addEventListener('abort', onAbort, { once: true });
+      run.resolve = (r) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(r);
+      };
+      this.runs.push(run);
+      this.dispatch();
+    });
   }
 
-  private ask(w: Worker, items: ClassifyItem[]): Promise<Classified[]> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const onMessage = (m: Reply): void => {
-        if (m.id !== id) return;
-        cleanup();
-        resolve(m.results);
-      };
-      const onError = (e: Error): void => {
-        cleanup();
-        reject(e);
-      };
-      const onExit = (): void => {
-        cleanup();
-        reject(new Error('header worker exited'));
-      };
-      const cleanup = (): void => {
-        w.off('message', onMessage);
-        w.off('error', onError);
-        w.off('exit', onExit);
-      };
-      w.on('message', onMessage);
-      w.on('error', onError);
-      w.on('exit', onExit);
-      w.postMessage({ id, items });
-    });
+  /** Gives each idle worker the next chunk, taking the drops in turn. */
+  private dispatch(): void {
+    while (this.idle.length > 0 && this.runs.length > 0) {
+      this.turn %= this.runs.length;
+      const run = this.runs[this.turn]!;
+      const from = run.pending.shift();
+      if (from === undefined) {
+        this.runs.splice(this.turn, 1);
+        continue;
+      }
+      this.turn++;
+      const w = this.idle.pop()!;
+      run.outstanding++;
+      this.busy.set(w, { run, from });
+      w.ref();
+      w.postMessage({ id: this.nextId++, items: run.items.slice(from, from + run.chunk) });
+    }
+  }
+
+  private answered(w: Worker, m: Reply): void {
+    const job = this.busy.get(w);
+    this.busy.delete(w);
+    w.unref();
+    this.idle.push(w);
+    if (job && !job.run.done) {
+      const { run, from } = job;
+      for (let k = 0; k < m.results.length; k++) run.out[from + k] = m.results[k]!;
+      run.outstanding--;
+      if (run.pending.length === 0 && run.outstanding === 0) this.finish(run);
+    }
+    this.dispatch();
+  }
+
+  private finish(run: Run, error?: unknown): void {
+    if (run.done) return;
+    run.done = true;
+    this.runs = this.runs.filter((r) => r !== run);
+    if (error) run.reject(error);
+    else run.resolve(run.out);
+  }
+
+  private died(e: unknown): void {
+    if (this.workers === undefined) return;
+    this.workers = undefined;
+    const runs = [...new Set([...this.runs, ...[...this.busy.values()].map((b) => b.run)])];
+    this.runs = [];
+    this.busy.clear();
+    this.idle = [];
+    if (shared === this) shared = undefined;
+    for (const w of this.all) void w.terminate();
+    for (const r of runs) this.finish(r, e);
   }
 }
 
 let shared: HeaderScanPool | undefined;
 
-function pool(size: number): HeaderScanPool {
-  shared ??= new HeaderScanPool(size);
+/** At least two workers even on one core: one huge header must not hold up every other drop. */
+function pool(): HeaderScanPool {
+  shared ??= new HeaderScanPool(Math.max(2, Math.min(4, availableParallelism())));
   return shared;
 }

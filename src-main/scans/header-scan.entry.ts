@@ -3,5 +3,6 @@ import { parentPort } from 'node:worker_threads';
 import { classifyFile, type ClassifyItem } from './classify-file.js';
 
 parentPort?.on('message', (msg: { id: number; items: ClassifyItem[] }) => {
+  // classifyFile never throws, so every message is answered and the worker lives on.
   parentPort?.postMessage({ id: msg.id, results: msg.items.map(classifyFile) });
 });

@@ -15,12 +15,10 @@ it('handles a folder of ten thousand files', async () => {
   for (const f of phantomFiles()) symlinkSync(f, join(dir, `${basename(f)}.dcm`));
   const junk = Buffer.alloc(300, 0x41);
   for (let i = 0; i < 9860; i++) writeFileSync(join(dir, `note-${i}.txt`), junk);
-  const started = performance.now();
+  // How long this takes is measured by `npm run bench -- dicom-headers`, not asserted here.
   const { result } = await intake([dir], { tempDir: join(root, 'work') });
-  const ms = performance.now() - started;
   expect(result.series).toHaveLength(1);
   expect(result.series[0]!.slices).toBe(140);
   expect(result.skipped).toHaveLength(9860);
   expect(result.skipped[0]!.reason).toBe('a text file, not DICOM');
-  expect(ms).toBeLessThan(20_000);
 });

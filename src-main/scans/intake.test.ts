@@ -285,15 +285,21 @@ describe('intake of nested archives and cancellation', () => {
 });
 
 describe('intake checks', () => {
-  it('warns of missing slices and says where', async () => {
+  it('warns of missing slices and says where; a gap too wide to fill in makes the series unfit', async () => {
     const { files } = phantomCopy('gap');
     const ordered = phantomBySlice(files);
     for (const f of ordered.slice(60, 63)) rmSync(f);
     const s = (await run([join(files[0]!, '..')])).series[0]!;
-    const p = s.problems.find((x) => x.code === 'missing-slices')!;
+    const p = s.problems.find((x) => x.code === 'gap-too-wide')!;
     expect(p.severity).toBe('warning');
-    expect(p.message).toMatch(
-      /3 in all.*between slice 60 and 61 \(753\.2 to 757\.2 mm\), a 4\.0 mm gap: about 3 slices/,
+    expect(p.message).toMatch(/between slice 60 and 61 \(753\.2 to 757\.2 mm\), a 4\.0 mm gap/);
+    expect(s.previewable).toBe(true);
+    expect(s.fitness.fit).toBe(false);
+    expect(s.fitness.reasons.join(' ')).toMatch(/between slice 60 and 61 \(753\.2 to 757\.2 mm\)/);
+    rmSync(ordered[80]!); // one more slice out elsewhere: a 2 mm gap, filled in
+    const t = (await run([join(files[0]!, '..')])).series[0]!;
+    expect(t.problems.find((x) => x.code === 'missing-slices')!.message).toMatch(
+      /1 in all.*between slice 77 and 78 \(773\.2 to 775\.2 mm\), a 2\.0 mm gap: about 1 slice\b/,
     );
   });
 

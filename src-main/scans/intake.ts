@@ -5,9 +5,10 @@ import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/sc
 import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './archive-extract.js';
 import { classifyMany } from './header-scan-pool.js';
 import { walkPaths, type Candidate } from './file-walk.js';
-import type { DicomHeader } from './header-fields.js';
+import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { isUsable, sortProblems, summarizeSeries } from './series-summary.js';
 import type { SliceLayout } from './slice-layout.js';
+import type { Logger } from '../logging/logger.js';
 
 export interface IntakeOptions {
   /** Archives found in the drop are unpacked under here. */
@@ -16,8 +17,10 @@ export interface IntakeOptions {
   limits?: ArchiveLimits;
   /** Archives inside archives are opened this many levels deep. */
   maxArchiveDepth?: number;
-  /** Spread large drops over worker threads (default true); false reads every header on this thread. */
+  /** Read headers on worker threads (default true); false reads every header on this thread. */
   workers?: boolean;
+  /** Where the technical cause of an unreadable file goes (never into the user's messages). */
+  logger?: Logger;
 }
 
 /** One series as the service keeps it: its summary plus what later calls need. */
@@ -60,7 +63,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   let round: Candidate[] = walked.files;
   while (round.length > 0) {
     const next: Candidate[] = [];
-    // Header reads only; large rounds are spread over worker threads.
+    // Header reads only, on worker threads: the main thread stays free for other calls.
     const classified = await classifyMany(round, { signal: opts.signal, workers: opts.workers ?? true });
     for (let i = 0; i < round.length; i++) {
       const c = round[i]!;
@@ -73,6 +76,8 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
         skipped.push({ path: c.display, reason: r.reason });
       } else if (r.kind === 'problem') {
         problems.push({ ...r.problem, file: c.display });
+        // The cause only (parser or system text), no file name: names may identify the patient.
+        if (r.detail) opts.logger?.warn('file left out', { code: r.problem.code, detail: r.detail });
       } else {
         if (c.depth >= maxDepth) {
           skipped.push({ path: c.display, reason: 'an archive inside archives nested too deeply' });
@@ -111,6 +116,8 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
         } catch (e) {
           if (opts.signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
           const code = (e as NodeJS.ErrnoException).code;
+          if (!(e instanceof ArchiveRefused))
+            opts.logger?.warn('archive not unpacked', { detail: code ?? String(e) });
           problems.push({
             severity: 'error',
             code: 'archive-refused',
@@ -119,7 +126,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
                 ? `The archive ${basename(c.display)} was not opened: ${e.message}.`
                 : code === 'ENOSPC'
                   ? `The archive ${basename(c.display)} could not be unpacked: the disk is full.`
-                  : `The archive ${basename(c.display)} could not be unpacked (${code ?? (e as Error).message}).`,
+                  : `The archive ${basename(c.display)} could not be unpacked: it is damaged or not a complete archive.`,
             file: c.display,
           });
         }
@@ -190,7 +197,7 @@ function groupAndSummarize(
       }
       if (h.sopInstanceUid) seen.add(h.sopInstanceUid);
       const px = h.pixelData;
-      const needed = h.rows * h.columns * (h.bitsAllocated / 8) * h.samplesPerPixel * h.numberOfFrames;
+      const needed = uncompressedFrameBytes(h) * h.numberOfFrames;
       if (px && !px.encapsulated && px.missingBytes === 0 && px.length < needed) {
         extra.push({
           severity: 'error',

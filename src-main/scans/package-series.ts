@@ -7,11 +7,23 @@ import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
 import { AppError } from '../../src-shared/errors.js';
 import { readDicomFile } from './dicom-file.js';
+import { burnedInFactsOf, burnedInReason } from './burned-in.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 
 export interface PackageOptions {
   deidentify: boolean;
+  /**
+   * The user has seen that the series may show patient data in its pixels (burned-in
+   * annotation) and sends it de-identified anyway; without it such a series is refused.
+   */
+  acceptBurnedIn?: boolean;
   gzip?: boolean;
+  /**
+   * Deflate the zip's entries (the default). Off for the local engine: on loopback the bytes cost
+   * nothing to move, while deflating 40 MB of slices costs seconds of CPU that the engine then pays
+   * again to inflate. Remote services keep deflate: there the upload is the slow part.
+   */
+  compress?: boolean;
   outDir: string;
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
@@ -56,6 +68,18 @@ export async function packageSeries(
       return file.pipe(counted);
     }
     const parsed = await readDicomFile(path);
+    // Removing attributes cannot clean text burned into the pixels: the user has to accept that.
+    const burnedIn = opts.acceptBurnedIn ? undefined : burnedInReason(burnedInFactsOf(parsed.dataSet));
+    if (burnedIn) {
+      throw new AppError(
+        'burned-in-annotation',
+        `This series was not sent de-identified: ${burnedIn}, and de-identification cannot remove text from the images.`,
+        {
+          action:
+            'Look at the images. If they show no name, date or other patient data, accept the burned-in annotation (the checkbox at Submit, or --accept-burned-in) and submit again.',
+        },
+      );
+    }
     const out = deidentifyDicom(parsed, uids);
     progress(parsed.buffer.length);
     return Readable.from([out]);
@@ -79,7 +103,11 @@ export async function packageSeries(
       };
       zip.on('error', fail);
       // With gzip around it, entries are stored so that gzip sees (and compresses) the raw slices once.
-      const entryOptions = { compress: !opts.gzip, mtime: new Date(Date.UTC(2000, 0, 1)), mode: 0o100644 };
+      const entryOptions = {
+        compress: !opts.gzip && opts.compress !== false,
+        mtime: new Date(Date.UTC(2000, 0, 1)),
+        mode: 0o100644,
+      };
       files.forEach((f, k) => {
         zip.addReadStreamLazy(`slice-${String(k + 1).padStart(5, '0')}.dcm`, entryOptions, (cb) => {
           source(f.path).then((stream) => {

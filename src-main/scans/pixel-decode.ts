@@ -1,8 +1,14 @@
 import dicomParser from 'dicom-parser';
 import { Decoder as JpegLosslessDecoder } from 'jpeg-lossless-decoder-js';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
-import type { DicomHeader } from './header-fields.js';
-import { decodeWithWasm, wasmCodecFor } from './codecs.js';
+import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
+import {
+  checkDeclaredSize,
+  CodestreamMismatch,
+  CodestreamUnsupported,
+  decodeWithWasm,
+  wasmCodecFor,
+} from './codecs.js';
 import { decodeRleFrame } from './rle.js';
 import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } from './transfer-syntax.js';
 
@@ -13,28 +19,51 @@ export class PixelDecodeError extends Error {
   constructor(
     readonly kind: 'unsupported' | 'truncated' | 'corrupt',
     message: string,
+    /** A codec's or parser's own text, for the log only. */
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'PixelDecodeError';
   }
 }
 
+/** Lossy JPEG Extended: 8-bit frames decode (libjpeg-turbo); 12-bit ones need a decoder scan2mesh lacks. */
+const JPEG_EXTENDED = '1.2.840.10008.1.2.4.51';
+
 /**
- * Transfer syntaxes whose pixels scan2mesh decodes: uncompressed and RLE itself, JPEG Lossless with
- * jpeg-lossless-decoder-js, JPEG-LS and JPEG 2000 with the cornerstone WASM codecs (prepareCodec).
+ * Whether scan2mesh decodes the pixels of files with this header: uncompressed and RLE itself,
+ * JPEG Lossless with jpeg-lossless-decoder-js, JPEG-LS, JPEG 2000 and 8-bit lossy JPEG with the
+ * cornerstone WASM codecs (prepareCodec).
  */
-export function canDecode(transferSyntaxUid: string): boolean {
-  const ts = transferSyntax(transferSyntaxUid);
+export function canDecode(h: Pick<DicomHeader, 'transferSyntaxUid' | 'bitsAllocated'>): boolean {
+  const uid = h.transferSyntaxUid;
+  const ts = transferSyntax(uid);
+  if (uid === JPEG_EXTENDED && h.bitsAllocated !== 8) return false;
   return (
     !ts.compressed ||
-    [RLE_LOSSLESS, JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1].includes(transferSyntaxUid) ||
-    wasmCodecFor(transferSyntaxUid) !== undefined
+    [RLE_LOSSLESS, JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1].includes(uid) ||
+    wasmCodecFor(uid) !== undefined
   );
 }
 
-/** Checks what every decoder here assumes: one grey sample of 8, 16 or 32 bits. */
+/**
+ * Colour encodings whose luminance (Y) is read as the grey value, as a CT stored this way means:
+ * uncompressed YBR_FULL and YBR_FULL_422 (a scanner or PACS may convert grey CT to these).
+ */
+export function readsAsGrey(
+  h: Pick<DicomHeader, 'samplesPerPixel' | 'photometric' | 'transferSyntaxUid'>,
+): boolean {
+  if (h.samplesPerPixel === 1) return true;
+  return (
+    h.samplesPerPixel === 3 &&
+    (h.photometric === 'YBR_FULL' || h.photometric === 'YBR_FULL_422') &&
+    !transferSyntax(h.transferSyntaxUid).compressed
+  );
+}
+
+/** Checks what every decoder here assumes: one grey sample (or a luminance) of 8, 16 or 32 bits. */
 export function checkPixelFormat(h: DicomHeader): void {
-  if (h.samplesPerPixel !== 1) {
+  if (!readsAsGrey(h)) {
     throw new PixelDecodeError(
       'unsupported',
       `it is a colour image (${h.photometric || 'RGB'}), not a grey-scale scan`,
@@ -60,9 +89,8 @@ export function frameStoredValues(parsed: ParsedDicom, h: DicomHeader, frameInde
   const el = ds.elements[PIXEL_DATA];
   if (!el) throw new PixelDecodeError('corrupt', 'it has no pixel data');
   const ts = transferSyntax(parsed.transferSyntaxUid);
-  const pixels = h.rows * h.columns;
   const bytesPerSample = h.bitsAllocated / 8;
-  const frameBytes = pixels * bytesPerSample;
+  const frameBytes = uncompressedFrameBytes(h);
   let bytes: Uint8Array;
   if (!ts.compressed && !(el.encapsulatedPixelData ?? false)) {
     const start = el.dataOffset + frameIndex * frameBytes;
@@ -70,10 +98,11 @@ export function frameStoredValues(parsed: ParsedDicom, h: DicomHeader, frameInde
       throw new PixelDecodeError('truncated', 'the file ends before its pixel data does (it is truncated)');
     }
     bytes = ds.byteArray.subarray(start, start + frameBytes);
+    if (h.samplesPerPixel === 3) bytes = luminance(bytes, h, bytesPerSample);
     if (!ts.littleEndian && bytesPerSample > 1) bytes = swapBytes(bytes, bytesPerSample);
   } else {
     const encoded = encapsulatedFrame(parsed, frameIndex, h.numberOfFrames);
-    bytes = decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, pixels);
+    bytes = decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, h);
   }
   return typed(bytes, h.bitsAllocated, h.pixelRepresentation === 1);
 }
@@ -94,8 +123,11 @@ function encapsulatedFrame(parsed: ParsedDicom, frameIndex: number, frames: numb
     const table = dicomParser.createJPEGBasicOffsetTable(ds, el);
     return dicomParser.readEncapsulatedImageFrame(ds, el, frameIndex, table);
   } catch (e) {
-    const text = typeof e === 'string' ? e : e instanceof Error ? e.message : String(e);
-    throw new PixelDecodeError('corrupt', `its compressed frame ${frameIndex + 1} cannot be found (${text})`);
+    throw new PixelDecodeError(
+      'corrupt',
+      `its compressed image ${frameIndex + 1} cannot be found in the file (the data is damaged)`,
+      typeof e === 'string' ? e : e instanceof Error ? e.message : String(e),
+    );
   }
 }
 
@@ -103,29 +135,63 @@ function decodeCompressed(
   uid: string,
   encoded: Uint8Array,
   bytesPerSample: number,
-  pixels: number,
+  size: { rows: number; columns: number },
 ): Uint8Array {
+  const pixels = size.rows * size.columns;
   try {
     if (uid === RLE_LOSSLESS) return decodeRleFrame(encoded, bytesPerSample, pixels);
     if (uid === JPEG_LOSSLESS_P14 || uid === JPEG_LOSSLESS_SV1) {
+      // The decoder allocates what the codestream says: check that against the header first.
+      checkDeclaredSize(encoded, size);
       // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
       const copy = new Uint8Array(encoded);
       const out = new JpegLosslessDecoder().decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
       if (out.length !== pixels) throw new Error(`decoded ${out.length} samples, expected ${pixels}`);
       return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     }
-    if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, pixels);
+    if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, size);
   } catch (e) {
     if (e instanceof PixelDecodeError) throw e;
+    if (e instanceof CodestreamUnsupported) {
+      throw new PixelDecodeError(
+        'unsupported',
+        `its pixels are compressed as ${transferSyntax(uid).name} with more than 8 bits per sample, which scan2mesh cannot decode`,
+        e.message,
+      );
+    }
     throw new PixelDecodeError(
       'corrupt',
-      `its compressed pixels cannot be decoded (${(e as Error).message})`,
+      e instanceof CodestreamMismatch
+        ? 'its compressed image does not have the size its header gives (the image data is damaged)'
+        : 'its compressed pixels cannot be decoded (the image data is damaged or not what its header says)',
+      e instanceof Error ? e.message : String(e),
     );
   }
   throw new PixelDecodeError(
     'unsupported',
     `its pixels are compressed as ${transferSyntax(uid).name}, which scan2mesh cannot decode on this computer`,
   );
+}
+
+/**
+ * The Y samples of an uncompressed YBR frame, which is what a grey image stored as colour holds
+ * (Cb = Cr = the middle value). YBR_FULL_422 stores Y1 Y2 Cb Cr for each pair of pixels; YBR_FULL
+ * stores Y Cb Cr per pixel, or three planes (Planar Configuration 1).
+ */
+function luminance(src: Uint8Array, h: DicomHeader, width: number): Uint8Array {
+  const pixels = h.rows * h.columns;
+  const out = new Uint8Array(pixels * width);
+  const at =
+    h.photometric === 'YBR_FULL_422'
+      ? (i: number): number => ((i >> 1) * 4 + (i & 1)) * width
+      : h.planarConfiguration === 1
+        ? (i: number): number => i * width
+        : (i: number): number => i * 3 * width;
+  for (let i = 0; i < pixels; i++) {
+    const from = at(i);
+    for (let k = 0; k < width; k++) out[i * width + k] = src[from + k]!;
+  }
+  return out;
 }
 
 function swapBytes(src: Uint8Array, width: number): Uint8Array {

@@ -2,6 +2,58 @@ import { AppError } from '../../src-shared/errors.js';
 import type { SlicePlane, SlicePreview } from '../../src-shared/scans.js';
 import type { Volume } from './volume.js';
 
+type Vec3 = [number, number, number];
+const scaled = (v: readonly number[], f: number): Vec3 => [v[0]! * f, v[1]! * f, v[2]! * f];
+const plus = (...vs: Vec3[]): Vec3 =>
+  vs.reduce<Vec3>((a, v) => [a[0] + v[0], a[1] + v[1], a[2] + v[2]], [0, 0, 0]);
+
+/**
+ * Where a rendered plane lies in the patient: the same mapping from pixels to voxels as renderPlane,
+ * written as patient vectors, plus the volume's grid. Kept next to renderPlane so the two cannot drift.
+ */
+function placement(
+  volume: Volume,
+  plane: SlicePlane,
+  at: number,
+  superiorLast: boolean,
+): Pick<SlicePreview, 'geometry' | 'grid'> {
+  const [sx, sy, sz] = volume.spacing;
+  const nz = volume.dims[2];
+  const steps: [Vec3, Vec3, Vec3] = [
+    scaled(volume.rowDir, sx),
+    scaled(volume.colDir, sy),
+    scaled(volume.sliceDir, sz),
+  ];
+  const origin: Vec3 = [...volume.origin];
+  // Row r of a sagittal or coronal image is slice nz - 1 - r when the superior end was stored last.
+  const top = superiorLast ? scaled(steps[2], nz - 1) : ([0, 0, 0] as Vec3);
+  const down = superiorLast ? scaled(steps[2], -1) : steps[2];
+  const geometry =
+    plane === 'axial'
+      ? { origin: plus(origin, scaled(steps[2], at)), column: steps[0], row: steps[1] }
+      : plane === 'sagittal'
+        ? { origin: plus(origin, scaled(steps[0], at), top), column: steps[1], row: down }
+        : { origin: plus(origin, scaled(steps[1], at), top), column: steps[0], row: down };
+  return { geometry, grid: { dims: [...volume.dims], origin, steps } };
+}
+
+/** Value range per volume, computed once: a volume never changes after it is read. */
+const ranges = new WeakMap<Volume, [number, number]>();
+export function valueRange(volume: Volume): [number, number] {
+  let r = ranges.get(volume);
+  if (!r) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const v of volume.data) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    r = lo <= hi ? [lo, hi] : [0, 0];
+    ranges.set(volume, r);
+  }
+  return r;
+}
+
 export interface WindowLevel {
   window: number;
   level: number;
@@ -30,9 +82,10 @@ export function planeCount(volume: Volume, plane: SlicePlane): number {
 }
 
 /**
- * One 8-bit image of the volume. Axial: slice `index` as stored (row 0 at the top). Sagittal and
- * coronal: column or row `index` through all slices, with the head end (the superior slice) at
- * the top whichever way the slices were stored.
+ * One 8-bit image of the volume, on the volume's regular grid (slices at their true positions; see
+ * volume.ts), so sagittal and coronal views show true distances along the stack. Axial: slice
+ * `index` as stored (row 0 at the top). Sagittal and coronal: column or row `index` through all
+ * slices, with the head end (the superior slice) at the top whichever way the slices were stored.
  */
 export function renderPlane(
   volume: Volume,
@@ -91,7 +144,9 @@ export function renderPlane(
     }
     spacing = [volume.spacing[0], volume.spacing[2]];
   }
-  return {
+  const preview: SlicePreview = {
+    ...placement(volume, plane, at, superiorLast),
+    valueRange: valueRange(volume),
     seriesId,
     plane,
     index: at,
@@ -103,4 +158,6 @@ export function renderPlane(
     level: wl.level,
     pixels: Buffer.from(out.buffer, out.byteOffset, out.byteLength).toString('base64'),
   };
+  if (volume.scaleUnknown) preview.scaleUnknown = true;
+  return preview;
 }

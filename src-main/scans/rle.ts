@@ -10,6 +10,13 @@ export function decodeRleFrame(src: Uint8Array, bytesPerSample: number, pixels: 
   if (segments !== bytesPerSample) {
     throw new Error(`RLE frame has ${segments} segments where ${bytesPerSample} were expected`);
   }
+  // PackBits expands at most 64-fold (two bytes replicate one into 128): a header that claims more
+  // pixels than the segments can hold is refused before the output is allocated.
+  for (let s = 0; s < segments; s++) {
+    const start = view.getUint32(4 + s * 4, true);
+    const end = s + 1 < segments ? view.getUint32(8 + s * 4, true) : src.length;
+    if (end > start && pixels > (end - start) * 64) throw new Error('RLE segment too short for the frame');
+  }
   // Output in little-endian sample order: segment 0 (most significant) goes to the last byte.
   const out = new Uint8Array(pixels * bytesPerSample);
   for (let s = 0; s < segments; s++) {

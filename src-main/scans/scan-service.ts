@@ -40,6 +40,7 @@ export class ScanService {
     this.tempDirs.push(workDir);
     const outcome = await intake(paths, {
       tempDir: workDir,
+      logger: this.logger,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
     for (const s of outcome.series) this.known.set(s.summary.id, s);
@@ -106,7 +107,9 @@ export class ScanService {
     id: string,
     opts: {
       deidentify: boolean;
+      acceptBurnedIn?: boolean;
       gzip?: boolean;
+      compress?: boolean;
       outDir: string;
       onProgress?: (done: number, total: number) => void;
       signal?: AbortSignal;

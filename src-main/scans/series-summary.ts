@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { ScanProblem, SeriesSummary } from '../../src-shared/scans.js';
+import { burnedInReason } from './burned-in.js';
 import { planeName } from './geometry.js';
 import type { DicomHeader } from './header-fields.js';
-import { canDecode } from './pixel-decode.js';
+import { canDecode, readsAsGrey } from './pixel-decode.js';
+import { fitnessInputOf, modalityWords, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type SliceLayout } from './slice-layout.js';
 import { transferSyntax } from './transfer-syntax.js';
 
@@ -13,21 +15,6 @@ const LOSSY = new Set([
   '1.2.840.10008.1.2.4.91',
   '1.2.840.10008.1.2.4.203',
 ]);
-
-const MODALITY_WORDS: Record<string, string> = {
-  MR: 'an MR (magnetic resonance) scan',
-  PT: 'a PET scan',
-  NM: 'a nuclear medicine image',
-  US: 'an ultrasound image',
-  CR: 'a plain X-ray (CR)',
-  DX: 'a plain X-ray (DX)',
-  PX: 'a panoramic dental X-ray',
-  IO: 'an intra-oral X-ray',
-  MG: 'a mammogram',
-  XA: 'an angiography image',
-  OT: 'an image of type "other" (often a screenshot or a converted picture)',
-  SC: 'a secondary capture (a screenshot or converted picture)',
-};
 
 /** A stable id: the same files of the same series always get the same id. */
 export function seriesId(seriesUid: string, displayPaths: string[]): string {
@@ -53,16 +40,14 @@ export function summarizeSeries(
   const slices = layout.frames.length;
 
   if (first.modality !== 'CT') {
-    const words =
-      MODALITY_WORDS[first.modality] ??
-      (first.modality ? `a ${first.modality} image` : 'an image of unknown kind');
+    const words = modalityWords(first.modality);
     problems.push({
       severity: 'warning',
       code: 'not-ct',
       message: `This is ${words}, not a CT scan. The segmentation is made for CT and cone-beam CT; on these images it will not find bone and teeth reliably.`,
     });
   }
-  const colour = headers.find((h) => h.samplesPerPixel !== 1);
+  const colour = headers.find((h) => !readsAsGrey(h));
   if (colour) {
     problems.push({
       severity: 'error',
@@ -94,7 +79,7 @@ export function summarizeSeries(
     });
   }
   const syntaxes = new Set(headers.map((h) => h.transferSyntaxUid));
-  const decodable = [...syntaxes].every(canDecode);
+  const decodable = headers.every(canDecode);
   if (ts.compressed) {
     problems.push({
       severity: 'info',
@@ -121,6 +106,13 @@ export function summarizeSeries(
   }
 
   const errors = problems.some((p) => p.severity === 'error');
+  const fitness = segmentationFitness(
+    fitnessInputOf(
+      headers,
+      layout,
+      problems.filter((p) => p.severity === 'error'),
+    ),
+  );
   const seriesUid = first.seriesUid;
   const summary: SeriesSummary = {
     id: seriesId(seriesUid || first.path, files),
@@ -145,8 +137,13 @@ export function summarizeSeries(
     fileCount: headers.length,
     previewable: decodable && !errors,
     problems: sortProblems(problems),
+    fitness,
   };
   if (first.seriesNumber !== undefined) summary.seriesNumber = first.seriesNumber;
+  const burnedIn = headers
+    .map((h) => burnedInReason({ ...h, burnedInAnnotation: h.burnedInAnnotation ?? '' }))
+    .find((reason) => reason !== undefined);
+  if (burnedIn) summary.burnedInAnnotation = burnedIn;
   return { summary, layout };
 }
 

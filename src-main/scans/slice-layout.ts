@@ -1,6 +1,7 @@
 import type { ScanProblem } from '../../src-shared/scans.js';
-import { directions, dot, median, norm, normalize, sameOrientation, sub } from './geometry.js';
+import { directions, dot, sameOrientation } from './geometry.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-fields.js';
+import { gapWords, maxBridgeableGap, MAX_OFF_LINE_MM, stackGrid, type StackGrid } from './stack-grid.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
 export interface FrameRef {
@@ -21,14 +22,17 @@ export interface SliceLayout {
   rowDir: Vec3;
   colDir: Vec3;
   normal: Vec3;
-  /** DICOM order: [row spacing, column spacing] mm. */
+  /** DICOM order: [row spacing, column spacing] mm; [1, 1] stand-ins when the files state none. */
   pixelSpacing: [number, number];
-  /** Median distance between neighbouring slices along the normal (mm); from the header for one slice. */
+  /** False when the files state no pixel size: the scan then has no physical scale. */
+  pixelSpacingKnown: boolean;
+  /** Median distance between neighbouring slices along the stack (mm); from the header for one slice. */
   sliceSpacing: number;
-  /** Mean step from the first slice to the last, as a direction and a length (handles gantry tilt). */
-  sliceDir: Vec3;
-  sliceStep: number;
+  /** Where the slices lie along the stack (the line through their positions: handles gantry tilt), and the regular grid the volume is built on. */
+  stack: StackGrid;
   positionsKnown: boolean;
+  /** False when neither positions nor a header spacing say how far apart the slices are. */
+  sliceSpacingKnown: boolean;
 }
 
 const DEFAULT_ORIENTATION: SliceLayout['orientation'] = [1, 0, 0, 0, 1, 0];
@@ -82,8 +86,10 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
   }
 
   const { row, col, normal } = directions(orientation);
+  placeGridFrames(raw, normal);
   const positionsKnown = raw.every((r) => r.info.position !== undefined);
   const headerSpacing = first.header.spacingBetweenSlices ?? first.header.sliceThickness;
+  const sliceSpacingKnown = positionsKnown || (headerSpacing !== undefined && headerSpacing > 0);
   let frames: FrameRef[];
   if (positionsKnown) {
     frames = raw.map((r) => ({ ...r, position: r.info.position!, along: dot(r.info.position!, normal) }));
@@ -99,7 +105,9 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       problems.push({
         severity: 'warning',
         code: 'no-positions',
-        message: `The slices do not record where they are in the patient; they are put in order by their numbers and spaced ${headerSpacing ?? 1} mm apart.`,
+        message: sliceSpacingKnown
+          ? `The slices do not record where they are in the patient; they are put in order by their numbers and spaced ${headerSpacing} mm apart, as the file says.`
+          : 'The slices record neither where they are in the patient nor how far apart they are; they are shown 1 mm apart, so the scan has no true scale along the stack.',
       });
     }
     const origin = first.info.position ?? ([0, 0, 0] as Vec3);
@@ -118,29 +126,22 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     });
   }
 
-  const gaps: number[] = [];
-  for (let k = 1; k < frames.length; k++) gaps.push(frames[k]!.along - frames[k - 1]!.along);
-  const positiveGaps = gaps.filter((g) => g > 1e-3);
-  const spacing =
-    positiveGaps.length > 0 ? median(positiveGaps) : headerSpacing && headerSpacing > 0 ? headerSpacing : 1;
-
-  const duplicates = gaps.filter((g) => g <= 1e-3).length;
+  const stack = stackGrid(
+    frames.map((f) => f.position),
+    normal,
+    headerSpacing && headerSpacing > 0 ? headerSpacing : 1,
+  );
+  const duplicates = stack.offsets.filter((t, k) => k > 0 && t - stack.offsets[k - 1]! <= 1e-3).length;
   if (duplicates > 0) {
-    const k = gaps.findIndex((g) => g <= 1e-3);
+    const k = stack.offsets.findIndex((t, i) => i > 0 && t - stack.offsets[i - 1]! <= 1e-3);
     problems.push({
       severity: 'error',
       code: 'duplicate-positions',
       message: `${duplicates} slice${duplicates > 1 ? 's lie' : ' lies'} at the same place as another one (at ${fmt(frames[k]!.along)} mm). The series may hold two scans or repeated images.`,
-      file: frames[k + 1]!.header.path,
+      file: frames[k]!.header.path,
     });
   }
-  if (positionsKnown && frames.length > 2 && duplicates === 0) checkSpacing(frames, gaps, spacing, problems);
-
-  const firstPos = frames[0]!.position;
-  const lastPos = frames[frames.length - 1]!.position;
-  const span = sub(lastPos, firstPos);
-  const sliceDir = frames.length > 1 && norm(span) > 0 ? normalize(span) : normal;
-  const sliceStep = frames.length > 1 && norm(span) > 0 ? norm(span) / (frames.length - 1) : spacing;
+  if (positionsKnown && frames.length > 2 && duplicates === 0) reportSpacing(frames, stack, problems);
 
   const pixelSpacing = first.info.pixelSpacing ?? [1, 1];
   if (!first.info.pixelSpacing) {
@@ -148,7 +149,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       severity: 'warning',
       code: 'no-pixel-spacing',
       message:
-        'The images do not state their pixel size; 1 mm is assumed, so sizes in the mesh may be wrong.',
+        'The images do not state their pixel size, so the scan has no physical scale: the preview shows it with 1 mm pixels, and it cannot be made into a model.',
     });
   }
   const [rowsStr, colsStr] = commonSize.split('x').reverse();
@@ -162,46 +163,88 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       colDir: col,
       normal,
       pixelSpacing: [pixelSpacing[0], pixelSpacing[1]],
-      sliceSpacing: spacing,
-      sliceDir,
-      sliceStep,
+      pixelSpacingKnown: first.info.pixelSpacing !== undefined,
+      sliceSpacing: stack.spacing,
+      stack,
       positionsKnown,
+      sliceSpacingKnown,
     },
     problems,
   };
 }
 
-/** Reports gaps (missing slices) and uneven steps, saying where they are. */
-function checkSpacing(frames: FrameRef[], gaps: number[], spacing: number, problems: ScanProblem[]): void {
-  const tolerance = Math.max(0.01, spacing * 0.05);
-  const missing: string[] = [];
-  const uneven: string[] = [];
-  let missingCount = 0;
-  gaps.forEach((g, k) => {
-    const where = `between slice ${k + 1} and ${k + 2} (${fmt(frames[k]!.along)} to ${fmt(frames[k + 1]!.along)} mm)`;
-    if (g > spacing * 1.5) {
-      const n = Math.max(1, Math.round(g / spacing) - 1);
-      missingCount += n;
-      missing.push(`${where}, a ${fmt(g)} mm gap: about ${n} slice${n > 1 ? 's' : ''}`);
-    } else if (Math.abs(g - spacing) > tolerance) {
-      uneven.push(`${where}: ${fmt(g, 2)} mm`);
-    }
-  });
-  if (missing.length > 0) {
+/**
+ * Frames of a multi-frame file without per-frame positions (RT Dose style) are placed by the
+ * GridFrameOffsetVector: offsets along the normal, relative to the first frame (whether the vector
+ * starts at 0, relative, or at the first frame's own coordinate, absolute).
+ */
+function placeGridFrames(
+  raw: { header: DicomHeader; frameIndex: number; info: FrameInfo }[],
+  normal: Vec3,
+): void {
+  for (const r of raw) {
+    const offsets = r.header.gridFrameOffsets;
+    const origin = r.header.frames[0]?.position;
+    if (r.info.position || !offsets || !origin) continue;
+    const d = (offsets[r.frameIndex] ?? NaN) - offsets[0]!;
+    if (!Number.isFinite(d)) continue;
+    r.info = {
+      ...r.info,
+      position: [origin[0] + d * normal[0], origin[1] + d * normal[1], origin[2] + d * normal[2]],
+    };
+  }
+}
+
+/** Reports missing slices, gaps too wide to bridge, uneven steps and a crooked stack, saying where. */
+function reportSpacing(frames: FrameRef[], stack: StackGrid, problems: ScanProblem[]): void {
+  const { spacing } = stack;
+  const normally = `slices are normally ${fmt(spacing, 2)} mm apart`;
+  if (stack.unbridgeable.length > 0) {
+    problems.push({
+      severity: 'warning',
+      code: 'gap-too-wide',
+      message: `Part of the scan is missing ${list(stack.unbridgeable.map(gapWords))}; ${normally}. A gap wider than ${fmt(maxBridgeableGap(spacing))} mm cannot be filled in honestly, so this scan cannot be made into a model.`,
+    });
+  }
+  if (stack.bridged.length > 0) {
+    const missing = stack.bridged.reduce((n, g) => n + missingCount(g.sizeMm, spacing), 0);
     problems.push({
       severity: 'warning',
       code: 'missing-slices',
-      message: `Slices seem to be missing (${missingCount} in all; slices are normally ${fmt(spacing, 2)} mm apart): ${list(missing)}. The model will be stretched across the gap${missing.length > 1 ? 's' : ''}.`,
+      message: `Slices seem to be missing (${missing} in all; ${normally}): ${list(stack.bridged.map((g) => `${gapWords(g)}: about ${missingIn(g.sizeMm, spacing)}`))}. The scan is filled in there from the slices on either side.`,
     });
+  }
+  const tolerance = Math.max(0.01, spacing * 0.05);
+  const uneven: string[] = [];
+  for (let k = 1; k < frames.length; k++) {
+    const g = stack.offsets[k]! - stack.offsets[k - 1]!;
+    if (g <= spacing * 1.5 && Math.abs(g - spacing) > tolerance) {
+      uneven.push(
+        `between slice ${k} and ${k + 1} (${fmt(frames[k - 1]!.along)} to ${fmt(frames[k]!.along)} mm): ${fmt(g, 2)} mm`,
+      );
+    }
   }
   if (uneven.length > 0) {
     problems.push({
       severity: 'warning',
       code: 'uneven-spacing',
-      message: `The slices are not evenly spaced (normally ${fmt(spacing, 2)} mm apart): ${list(uneven)}. Distances in the model may be slightly off there.`,
+      message: `The slices are not evenly spaced (${normally}): ${list(uneven)}. ${stack.resampled ? `The volume is rebuilt on an even ${fmt(stack.step, 2)} mm grid from each slice's true position.` : 'The differences are too small to change the model.'}`,
+    });
+  }
+  if (stack.offLine > MAX_OFF_LINE_MM) {
+    problems.push({
+      severity: 'warning',
+      code: 'stack-not-straight',
+      message: `The slices do not lie on one straight line (one is ${fmt(stack.offLine)} mm off it), so they do not form one regular scan and cannot be made into a model.`,
     });
   }
 }
+
+const missingCount = (gap: number, spacing: number): number => Math.max(1, Math.round(gap / spacing) - 1);
+const missingIn = (gap: number, spacing: number): string => {
+  const n = missingCount(gap, spacing);
+  return `${n} slice${n > 1 ? 's' : ''}`;
+};
 
 function list(items: string[], max = 3): string {
   const shown = items.slice(0, max).join('; ');

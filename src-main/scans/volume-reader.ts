@@ -1,11 +1,14 @@
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
+import { unreadableWords } from './classify.js';
 import { DicomParseError, readDicomFile, readDicomHeaderSync, type ParsedDicom } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
-import { headerFields, type DicomHeader } from './header-fields.js';
+import { headerFields, uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { transferSyntax } from './transfer-syntax.js';
 import { PixelDecodeError, frameStoredValues, storedValueMapper, checkPixelFormat } from './pixel-decode.js';
+import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
+import { planeSources } from './stack-grid.js';
 import type { Volume } from './volume.js';
 
 function canceled(): AppError {
@@ -61,8 +64,7 @@ function fileError(path: string, e: unknown): AppError {
       cause: e,
     });
   }
-  const err = e as NodeJS.ErrnoException;
-  return new AppError('bad-input', `${name} cannot be opened (${err.code ?? err.message}).`, {
+  return new AppError('bad-input', `${name} cannot be opened (${unreadableWords(e)}).`, {
     action: 'Check that the file exists and that you may read it.',
     cause: e,
   });
@@ -70,16 +72,34 @@ function fileError(path: string, e: unknown): AppError {
 
 /**
  * Reads the slices of ONE series (or one multi-frame file) into a volume: frames ordered along the
- * slice normal, Rescale Slope/Intercept applied, Enhanced multi-frame per-frame positions honoured.
- * Uncompressed, RLE and JPEG Lossless pixel data are decoded; other compressions are refused with
- * AppError('bad-input'). Files are read one at a time, so memory is the volume plus one file.
+ * slice normal and placed at their true positions along the stack (unevenly spaced stacks are
+ * interpolated onto a regular grid, see stack-grid.ts), Rescale Slope/Intercept applied, Enhanced
+ * multi-frame per-frame positions honoured. Uncompressed, RLE and JPEG Lossless pixel data are
+ * decoded; other compressions are refused with AppError('bad-input'). Files are read one at a time,
+ * so memory is the volume plus one file. For display: see readVolumeForSegmentation for a model.
  */
 export async function readVolume(files: string[], opts: { signal?: AbortSignal } = {}): Promise<Volume> {
   const headers = await readSeriesHeaders(files, opts.signal);
   return volumeFromHeaders(headers, opts.signal);
 }
 
-export async function volumeFromHeaders(headers: DicomHeader[], signal?: AbortSignal): Promise<Volume> {
+/**
+ * Like readVolume, but first refuses (AppError 'bad-input', with the reasons in words) a series
+ * that segmentationFitness finds unfit for a model: the same check the series summary shows.
+ */
+export async function readVolumeForSegmentation(
+  files: string[],
+  opts: { signal?: AbortSignal } = {},
+): Promise<Volume> {
+  const headers = await readSeriesHeaders(files, opts.signal);
+  return volumeFromHeaders(headers, opts.signal, { requireFit: true });
+}
+
+export async function volumeFromHeaders(
+  headers: DicomHeader[],
+  signal?: AbortSignal,
+  opts: { requireFit?: boolean } = {},
+): Promise<Volume> {
   const seriesUids = new Set(headers.map((h) => h.seriesUid));
   if (seriesUids.size > 1) {
     throw new AppError(
@@ -108,6 +128,14 @@ export async function volumeFromHeaders(headers: DicomHeader[], signal?: AbortSi
     throw new AppError('bad-input', fatal.message, {
       action: 'Choose the files of a single, complete series.',
     });
+  }
+  if (opts.requireFit) {
+    const fitness = segmentationFitness(fitnessInputOf(headers, layout, problems));
+    if (!fitness.fit) {
+      throw new AppError('bad-input', `This scan cannot be made into a model: ${fitness.reasons.join(' ')}`, {
+        action: 'Choose the complete CT or cone-beam CT series of the jaw.',
+      });
+    }
   }
   checkSizes(layout);
   for (const uid of new Set(headers.map((h) => h.transferSyntaxUid))) {
@@ -138,18 +166,18 @@ const MAX_VOXELS = 1.5e9;
 
 /** Refuses sizes that cannot be right before allocating anything for them. */
 function checkSizes(layout: SliceLayout): void {
-  const voxels = layout.rows * layout.columns * layout.frames.length;
+  const voxels = layout.rows * layout.columns * layout.stack.count;
   if (voxels > MAX_VOXELS) {
     throw new AppError(
       'bad-input',
-      `The scan says it is ${layout.columns} x ${layout.rows} x ${layout.frames.length} voxels, too large to read on this computer.`,
+      `The scan says it is ${layout.columns} x ${layout.rows} x ${layout.stack.count} voxels, too large to read on this computer.`,
       { action: 'Check the export; a dental scan is usually below 1000 x 1000 x 1000.' },
     );
   }
   for (const h of new Set(layout.frames.map((f) => f.header))) {
     const px = h.pixelData;
     if (!px || px.encapsulated) continue;
-    const needed = h.rows * h.columns * (h.bitsAllocated / 8) * h.samplesPerPixel * h.numberOfFrames;
+    const needed = uncompressedFrameBytes(h) * h.numberOfFrames;
     if (px.length < needed) {
       throw new AppError(
         'bad-input',
@@ -169,15 +197,21 @@ function int16Fits(layout: SliceLayout): boolean {
   return true;
 }
 
+/**
+ * Decodes the frames in stack order and builds the grid planes from them: a plane on a slice is
+ * that slice, a plane between two slices is their linear blend by distance (rounded when int16).
+ * Only the two slices around the current plane are kept decoded.
+ */
 async function decodeVolume(layout: SliceLayout, asInt16: boolean, signal?: AbortSignal): Promise<Volume> {
-  const { columns, rows, frames } = layout;
+  const { columns, rows, frames, stack } = layout;
   const plane = columns * rows;
-  const total = plane * frames.length;
-  const data = asInt16 ? new Int16Array(total) : new Float32Array(total);
+  const data = asInt16 ? new Int16Array(plane * stack.count) : new Float32Array(plane * stack.count);
+  const decoded = new Map<number, Int16Array | Float32Array>();
   // Frames of one file are decoded from one read of it; files are read in slice order.
   let cached: { path: string; parsed: ParsedDicom } | undefined;
-  for (let k = 0; k < frames.length; k++) {
-    if (signal?.aborted) throw canceled();
+  const frame = async (k: number): Promise<Int16Array | Float32Array> => {
+    const have = decoded.get(k);
+    if (have) return have;
     const ref = frames[k]!;
     if (cached?.path !== ref.header.path) {
       try {
@@ -186,21 +220,42 @@ async function decodeVolume(layout: SliceLayout, asInt16: boolean, signal?: Abor
         throw fileError(ref.header.path, e);
       }
     }
-    writeFrame(cached.parsed, ref, data, k * plane, asInt16);
+    const out = asInt16 ? new Int16Array(plane) : new Float32Array(plane);
+    writeFrame(cached.parsed, ref, out, 0, asInt16);
+    for (const old of decoded.keys()) if (old < k - 1) decoded.delete(old);
+    decoded.set(k, out);
+    return out;
+  };
+  const sources = planeSources(stack);
+  for (const [m, { k, w }] of sources.entries()) {
+    if (signal?.aborted) throw canceled();
+    const a = await frame(k);
+    if (w === 0) {
+      data.set(a, m * plane);
+    } else {
+      const b = await frame(k + 1);
+      const at = m * plane;
+      if (asInt16) {
+        for (let i = 0; i < plane; i++) data[at + i] = Math.round(a[i]! + (b[i]! - a[i]!) * w);
+      } else {
+        for (let i = 0; i < plane; i++) data[at + i] = a[i]! + (b[i]! - a[i]!) * w;
+      }
+    }
     // Let other work (IPC, progress) run between slices of a long series.
-    if (k % 32 === 31) await new Promise<void>((r) => setImmediate(r));
+    if (m % 32 === 31) await new Promise<void>((r) => setImmediate(r));
   }
   const [rowSpacing, colSpacing] = layout.pixelSpacing;
   const origin = frames[0]!.position;
   const volume: Volume = {
     data,
-    dims: [columns, rows, frames.length],
-    spacing: [colSpacing, rowSpacing, layout.sliceStep],
+    dims: [columns, rows, stack.count],
+    spacing: [colSpacing, rowSpacing, stack.step],
     origin: [origin[0], origin[1], origin[2]],
     rowDir: layout.rowDir,
     colDir: layout.colDir,
-    sliceDir: layout.sliceDir,
+    sliceDir: stack.dir,
   };
+  if (!layout.pixelSpacingKnown) volume.scaleUnknown = true;
   const modality = frames[0]!.header.modality;
   if (modality) volume.modality = modality;
   return volume;

@@ -6,7 +6,10 @@
  *   origin + i * spacing[0] * rowDir + j * spacing[1] * colDir + k * spacing[2] * sliceDir
  * where rowDir is ImageOrientationPatient[0..2] (the direction in which the column index grows),
  * colDir is ImageOrientationPatient[3..5] (the direction in which the row index grows) and sliceDir
- * points from the first slice to the last (ordered along the slice normal).
+ * points from the first slice to the last (ordered along the slice normal). sliceDir is the line
+ * through the slice positions, not the normal: under gantry tilt the two differ, and the volume is
+ * sheared. Slice k lies k * spacing[2] mm along it from the first; an unevenly spaced series has been
+ * interpolated onto that regular grid from each slice's true position (see stack-grid.ts).
  */
 export interface Volume {
   /** Rescaled values (slope and intercept applied): Int16Array when they are integers within int16, else Float32Array. */
@@ -20,6 +23,8 @@ export interface Volume {
   rowDir: [number, number, number];
   colDir: [number, number, number];
   sliceDir: [number, number, number];
+  /** True when the files state no pixel size: spacing is a 1 mm stand-in, the scan has no true scale. */
+  scaleUnknown?: boolean;
   /** Modality of the source series ('CT', 'MR', ...), when known. */
   modality?: string;
 }

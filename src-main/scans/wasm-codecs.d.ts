@@ -30,3 +30,8 @@ declare module '@cornerstonejs/codec-openjpeg/decodewasmjs' {
   const init: (opts?: ModuleOptions) => Promise<{ J2KDecoder: new () => WasmImageDecoder }>;
   export default init;
 }
+declare module '@cornerstonejs/codec-libjpeg-turbo-8bit/decodewasmjs' {
+  import type { ModuleOptions, WasmImageDecoder } from '@cornerstonejs/codec-charls/decodewasmjs';
+  const init: (opts?: ModuleOptions) => Promise<{ JPEGDecoder: new () => WasmImageDecoder }>;
+  export default init;
+}

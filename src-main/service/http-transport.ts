@@ -22,6 +22,12 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** Socket inactivity after which the exchange fails. */
   idleTimeoutMs: number;
+  /**
+   * Send `body` only after the server's "100 Continue" (RFC 9110 §10.1.1), or after this many ms
+   * without one (a server that does not take part). A connection lost before then has carried no
+   * body, so a call that must not be repeated once it may have been received can be repeated.
+   */
+  expectContinueMs?: number;
 }
 
 export interface Agents {
@@ -66,16 +72,22 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
     const agent = opts.agents === false ? false : isHttps ? opts.agents.https : opts.agents.http;
     const headers: Record<string, string | number> = { ...opts.headers };
     if (opts.body) headers['Content-Length'] = opts.body.length;
+    const expectContinue = opts.expectContinueMs !== undefined && opts.body !== undefined;
+    if (expectContinue) headers.Expect = '100-continue';
     const req = (isHttps ? https : http).request(opts.url, { method: opts.method, headers, agent });
     let sent = false;
     let settled = false;
     let source: Readable | undefined;
+    let continueTimer: NodeJS.Timeout | undefined;
 
     const onAbort = (): void => {
       req.destroy(canceledError());
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const cleanup = (): void => opts.signal?.removeEventListener('abort', onAbort);
+    const cleanup = (): void => {
+      clearTimeout(continueTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
 
     req.setTimeout(opts.idleTimeoutMs, () => {
       req.destroy(
@@ -87,13 +99,15 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
     });
     req.on('response', (res) => {
       settled = true;
+      clearTimeout(continueTimer);
       // The server may answer (403, 5xx) before it has read the whole upload: stop reading the file.
       if (source && !sent) {
         source.unpipe(req);
         source.destroy();
-        // The request can never complete now: drop its connection once the answer has been read.
-        res.on('end', () => req.destroy());
       }
+      // The request can never complete now (a body cut short, or one never sent after an answer that
+      // came instead of "100 Continue"): drop its connection once the answer has been read.
+      if ((source || expectContinue) && !sent) res.on('end', () => req.destroy());
       res.on('close', cleanup);
       resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
     });
@@ -111,6 +125,17 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
       source = opts.bodyStream();
       source.on('error', (e) => req.destroy(e));
       source.pipe(req);
+    } else if (expectContinue) {
+      let bodyGone = false;
+      const sendBody = (): void => {
+        if (bodyGone || settled) return;
+        bodyGone = true;
+        clearTimeout(continueTimer);
+        req.end(opts.body);
+      };
+      req.on('continue', sendBody);
+      continueTimer = setTimeout(sendBody, opts.expectContinueMs);
+      req.flushHeaders();
     } else {
       req.end(opts.body);
     }

@@ -33,8 +33,16 @@ afterEach(async () => {
   );
 });
 
-async function scripted(script: Script): Promise<{ origin: string; seen: Seen[] }> {
+/**
+ * `onContinue`: how the server meets "Expect: 100-continue" (Node's own server sends 100 at once):
+ * 'silent' sends nothing and reads the body when it comes, 'refuse' answers 417 and counts it.
+ */
+async function scripted(
+  script: Script,
+  onContinue?: 'silent' | 'refuse',
+): Promise<{ origin: string; seen: Seen[]; refused: () => number }> {
   const seen: Seen[] = [];
+  let refused = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -49,9 +57,19 @@ async function scripted(script: Script): Promise<{ origin: string; seen: Seen[] 
       script(s, res);
     });
   });
+  if (onContinue === 'silent') server.on('checkContinue', (req, res) => server.emit('request', req, res));
+  if (onContinue === 'refuse')
+    server.on('checkContinue', (_req, res: ServerResponse) => {
+      refused++;
+      res.writeHead(417, { Connection: 'close' }).end();
+    });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, seen };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    seen,
+    refused: () => refused,
+  };
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {
@@ -316,6 +334,41 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
       expect(() => new ServiceClient({ ...base, baseUrl: `http://${host}:9/24.06` })).not.toThrow();
     }
     c.close();
+  });
+
+  it('sends the job body after "100 Continue", or without it from a server that stays silent or refuses it', async () => {
+    for (const mode of [undefined, 'silent', 'refuse'] as const) {
+      let origin = '';
+      const srv = await scripted(
+        service(() => origin),
+        mode,
+      );
+      origin = srv.origin;
+      const c = new ServiceClient({
+        baseUrl: `${origin}/24.06`,
+        authUrl: `${origin}/idp`,
+        audience: 'virtualpatientengine.com',
+        clientId: 'client-1',
+        clientSecret: 'secret-1',
+        retry: { baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 3 },
+        // A silent server gets the body after this wait, as curl does after 1 s.
+        expectContinueMs: 50,
+      });
+      const created = await c.createJob({
+        inputs: { cbct: { extension: '.dcm' } },
+        meshes: [{ extension: '.stl', structures: ['mandible'] }],
+      });
+      expect(created.jobId).toBe(JOB);
+      const jobs = srv.seen.filter((x) => x.path === '/24.06/job');
+      // One job request reached the service, with its whole body, whatever the server did with Expect.
+      expect(jobs).toHaveLength(1);
+      expect(JSON.parse(jobs[0]!.body.toString()) as unknown).toMatchObject({
+        outputFiles: expect.anything(),
+      });
+      expect(jobs[0]!.headers.expect).toBe(mode === 'refuse' ? undefined : '100-continue');
+      expect(srv.refused()).toBe(mode === 'refuse' ? 1 : 0);
+      c.close();
+    }
   });
 
   it('reports a refused job body with the service’s own message', async () => {

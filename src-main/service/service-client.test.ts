@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { createLogger } from '../logging/logger.js';
+import { createMemoryLogger, type LogEntry } from '../logging/memory-logger.test-support.js';
 import { PresignedRefusedError, type ServiceClient, type PollState } from './service-client.js';
 import {
   BUNNY_PLY,
@@ -18,12 +19,14 @@ import {
 
 async function withEngine<T>(
   opts: Parameters<typeof startTestEngine>[0],
-  fn: (t: TestEngine & { client: ServiceClient }) => Promise<T>,
+  fn: (t: TestEngine & { client: ServiceClient; log: LogEntry[] }) => Promise<T>,
 ): Promise<T> {
   const t = await startTestEngine(opts);
-  const client = clientFor(t.engine);
+  // The client's log records each retry and the delay it chose: tests check that, not the clock.
+  const logger = createMemoryLogger();
+  const client = clientFor(t.engine, { logger });
   try {
-    const result = await fn({ ...t, client });
+    const result = await fn({ ...t, client, log: logger.entries });
     // Whatever the test did, the client never sent its token to a pre-signed address.
     noPresignedAuth(t.engine);
     return result;
@@ -47,6 +50,11 @@ async function expectAppError(p: Promise<unknown>, code: AppError['code']): Prom
 /** Byte equality without vitest's element-by-element diffing, which takes seconds on megabytes. */
 async function sameFile(a: string, b: string): Promise<boolean> {
   return (await readFile(a)).equals(await readFile(b));
+}
+
+/** The retries the client scheduled, as it logged them. */
+function retries(log: LogEntry[]): { call: unknown; delayMs: unknown }[] {
+  return log.filter((e) => e.msg === 'retrying').map((e) => ({ call: e.data.call, delayMs: e.data.delayMs }));
 }
 
 function noPresignedAuth(engine: RunningEngine): void {
@@ -193,30 +201,52 @@ describe('ServiceClient against the local engine on loopback', () => {
     );
   });
 
-  it('does not repeat a job request answered 500: the job may exist', async () => {
-    await withEngine({ faults: { status500: { share: 1, on: ['job'] } } }, async ({ client }) => {
-      const err = await expectAppError(client.createJob(SPEC), 'job-may-exist');
-      expect(err.message).toContain('may exist');
-      expect(err.action).toMatch(/not submit it again blindly/);
+  it('repeats a job request answered 500 or 502, or reset before its body was sent: none was created', async () => {
+    await withEngine(
+      {
+        faults: {
+          status500: { share: 0.25, on: ['job'] },
+          status502: { share: 0.25, on: ['job'] },
+          resetBeforeBody: { share: 0.25, on: ['job'] },
+        },
+      },
+      async ({ engine, client, log }) => {
+        // The shares spread evenly: about half of the requests fail, never more than 3 in a row.
+        for (let i = 0; i < 4; i++) await client.createJob(SPEC);
+        expect(engine.stats.jobsCreated).toBe(4);
+        expect(engine.stats.jobRequests).toBeGreaterThan(6);
+        const calls = retries(log);
+        expect(calls.length).toBe(engine.stats.jobRequests - 4);
+        expect(calls.every((c) => c.call === 'Job creation')).toBe(true);
+      },
+    );
+  });
+
+  it('keeps retrying a job request the service refuses with 500, then fails it as a service error', async () => {
+    await withEngine({ faults: { status500: { share: 1, on: ['job'] } } }, async ({ engine, client }) => {
+      const err = await expectAppError(client.createJob(SPEC), 'service');
+      expect(err.message).toMatch(/Job creation: the service answered 500/);
+      expect(err.retryable).toBe(true);
+      // clientFor allows 5 attempts; every one was answered, so none created a job.
+      expect(engine.stats.jobRequests).toBe(5);
+      expect(engine.stats.jobsCreated).toBe(0);
     });
   });
 
   it('waits as long as Retry-After says on a 429, also for the job request', async () => {
     await withEngine(
       { faults: { status429: { count: 1, retryAfterSeconds: 1, on: ['job'] } } },
-      async ({ engine, client }) => {
-        const started = Date.now();
+      async ({ engine, client, log }) => {
         const job = await client.createJob(SPEC);
-        expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+        expect(retries(log)).toEqual([{ call: 'Job creation', delayMs: 1000 }]);
         expect(engine.stats.jobsCreated).toBe(1);
         engine.setFaults({ status429: { count: 1, retryAfterSeconds: 1, on: ['poll'] } });
         const first = job.uploads[0];
         if (!first) throw new Error('no upload');
         await client.upload(first.uploadUrl, SCAN);
         await client.notify(first.notifyUrl);
-        const t = Date.now();
         await client.waitForResult(job.jobId);
-        expect(Date.now() - t).toBeGreaterThanOrEqual(950);
+        expect(retries(log).slice(1)).toEqual([{ call: 'Result poll', delayMs: 1000 }]);
       },
     );
   });
@@ -225,12 +255,11 @@ describe('ServiceClient against the local engine on loopback', () => {
     await withEngine({ processingDelayMs: 300, faults: { pollRetryAfterSeconds: 1 } }, async ({ client }) =>
       withTempDir(async (dir) => {
         const polls: PollState[] = [];
-        const started = Date.now();
         await client.runJob(SPEC, { cbct: SCAN }, dir, { onPoll: (p) => polls.push(p) });
-        // Without the header the client would poll every 20-80 ms; with it, once a second.
+        // Without the header the client would poll every 20-80 ms, several times in 300 ms; with it,
+        // the second poll comes a second later and finds the job finished.
         expect(polls[0]).toMatchObject({ state: 'processing', retryAfterMs: 1000 });
         expect(polls).toHaveLength(2);
-        expect(Date.now() - started).toBeGreaterThanOrEqual(950);
       }),
     );
   });
@@ -238,12 +267,12 @@ describe('ServiceClient against the local engine on loopback', () => {
   it('gives a clear error instead of sleeping for a day on Retry-After: 86400', async () => {
     await withEngine(
       { faults: { status429: { count: 5, retryAfterSeconds: 86_400, on: ['testAuth'] } } },
-      async ({ client }) => {
-        const started = Date.now();
+      async ({ client, log }) => {
         const err = await expectAppError(client.testAuth(), 'service');
         expect(err.message).toMatch(/wait 24 h/);
         expect(err.retryable).toBe(true);
-        expect(Date.now() - started).toBeLessThan(2_000);
+        // Not one retry was scheduled: the client did not sleep at all.
+        expect(retries(log)).toEqual([]);
       },
     );
   });
@@ -270,7 +299,9 @@ describe('ServiceClient against the local engine on loopback', () => {
       async ({ engine, client }) => {
         const err = await expectAppError(client.createJob(SPEC), 'job-may-exist');
         expect(err.message).toMatch(/outcome is unknown/);
+        expect(err.action).toMatch(/not submit it again blindly.*--resubmit/);
         expect(engine.stats.jobsCreated).toBe(1);
+        expect(engine.stats.jobRequests).toBe(1);
       },
     );
   });
@@ -451,9 +482,8 @@ describe('ServiceClient against the local engine on loopback', () => {
       await client.notify(job.uploads[0]?.notifyUrl as string);
       const abort = new AbortController();
       setTimeout(() => abort.abort(), 100);
-      const started = Date.now();
+      // Processing takes 20 s: only the abort can end the wait with 'canceled' (the test times out first).
       await expectAppError(client.waitForResult(job.jobId, { signal: abort.signal }), 'canceled');
-      expect(Date.now() - started).toBeLessThan(1_000);
     });
   });
 

@@ -76,6 +76,8 @@ export interface ServiceClientOptions {
    * module on a busy machine (raw-download.ts). Default true; false sends them through the http module.
    */
   fastLoopbackDownloads?: boolean;
+  /** How long POST /job waits for "100 Continue" before it sends its body anyway. Default 1 s (as curl). */
+  expectContinueMs?: number;
 }
 
 export interface CreatedJob {
@@ -119,6 +121,8 @@ interface AuthedCall {
   body?: Buffer;
   /** False for POST /job: an answer that may have been lost must not lead to a second job. */
   idempotent: boolean;
+  /** Send the body only after "100 Continue", so that a connection lost before it is known to be harmless. */
+  expectContinue?: boolean;
   signal?: AbortSignal | undefined;
 }
 
@@ -136,6 +140,7 @@ export class ServiceClient {
   private readonly poll: PollPolicy;
   private readonly idleTimeoutMs: number;
   private readonly fastLoopbackDownloads: boolean;
+  private readonly expectContinueMs: number;
 
   constructor(opts: ServiceClientOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -159,6 +164,7 @@ export class ServiceClient {
     this.poll = { ...DEFAULT_POLL, ...opts.poll };
     this.idleTimeoutMs = opts.idleTimeoutMs ?? 60_000;
     this.fastLoopbackDownloads = opts.fastLoopbackDownloads ?? true;
+    this.expectContinueMs = opts.expectContinueMs ?? 1_000;
     this.agents = createAgents();
     this.tokens = new TokenManager({
       tokenUrl: joinUrl(authUrl, '/oauth/token'),
@@ -194,7 +200,11 @@ export class ServiceClient {
     });
   }
 
-  /** POST /job (or /generic-job on v2 and older). Never repeated once it may have reached the service. */
+  /**
+   * POST /job (or /generic-job on v2 and older). Repeated when it surely created nothing (an answer
+   * 429 or 5xx, or a connection lost before its body went out); never once it may have reached the
+   * service without an answer coming back ('job-may-exist').
+   */
   async createJob(spec: JobSpec, signal?: AbortSignal): Promise<CreatedJob> {
     const checked = JobSpecSchema.safeParse(spec);
     if (!checked.success)
@@ -207,6 +217,7 @@ export class ServiceClient {
       url: joinUrl(this.baseUrl, jobCreationPath(this.version)),
       body: Buffer.from(JSON.stringify(buildJobBody(checked.data))),
       idempotent: false,
+      expectContinue: true,
       signal,
     };
     const created = await this.authed(call, async (res) => {
@@ -514,6 +525,7 @@ export class ServiceClient {
           agents: call.idempotent ? this.agents : false,
           signal: call.signal,
           idleTimeoutMs: this.idleTimeoutMs,
+          ...(call.expectContinue ? { expectContinueMs: this.expectContinueMs } : {}),
         });
         this.logger.debug('service call', { call: call.label, url: safeUrl(call.url), status: res.status });
         if (res.status === 401) {
@@ -531,11 +543,18 @@ export class ServiceClient {
           attempt--;
           continue;
         }
+        if (res.status === 417 && call.expectContinue) {
+          // A server that refuses "Expect: 100-continue" has read no body: send it plainly.
+          discard(res);
+          call.expectContinue = false;
+          attempt--;
+          continue;
+        }
         if (res.status === 429 || res.status >= 500) {
           wait = retryAfterMs(res.headers);
           const detail = await this.errorDetail(res);
-          if (!call.idempotent && res.status !== 429 && res.status !== 503)
-            throw jobMayExist(`the service answered ${res.status}${detail}`);
+          // An answer means the service took the request and refused it: no job was made, so POST /job
+          // is repeated too (any 5xx, as the service's error answers promise: nothing is created).
           failure = new AppError('service', `${call.label}: the service answered ${res.status}${detail}.`, {
             action: 'Try again later.',
             retryable: true,

@@ -6,7 +6,7 @@ import type { TransportError } from './http-transport.js';
 /** The client's failures, each in words a user can act on. */
 
 const JOB_MAY_EXIST_ACTION =
-  'Do not submit it again blindly: check the service (or wait for its webhook) for a job created just now, and submit again only if there is none.';
+  'Do not submit it again blindly: check the service (or wait for its webhook) for a job created just now. If there is none, submit it again explicitly (Submit again in the app, `scan2mesh retry <id> --resubmit` on the command line); the service may bill twice.';
 
 /** The pre-signed address was refused (403): storage says it expired or its signature is wrong. */
 export class PresignedRefusedError extends AppError {
@@ -40,12 +40,48 @@ export function jobMayExist(reason: string): AppError {
   );
 }
 
+/** What went wrong with a connection, in words; the system's own message (an errno) is not shown. */
+export function describeConnectionFailure(e: TransportError): string {
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return 'nothing answers at that address (connection refused)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the name of the computer is not known (check the address and the network)';
+    case 'ETIMEDOUT':
+    case 'ESOCKETTIMEDOUT':
+      return 'no answer came in time';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'the connection was cut';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENETDOWN':
+      return 'the network does not reach that computer';
+    case 'CERT_HAS_EXPIRED':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return 'its certificate is not valid for this address';
+    default:
+      // Our own messages (a cut answer, an idle socket) are words already; a library's are not shown.
+      return e.code && /^E[A-Z]+$/.test(e.code) && e.message.includes(e.code)
+        ? 'the connection failed'
+        : e.message;
+  }
+}
+
 export function networkError(label: string, url: URL, e: TransportError): AppError {
-  return new AppError('network', `${label}: the connection to ${url.host} failed (${e.message}).`, {
-    action: 'Check the network connection and the service address, then try again.',
-    retryable: true,
-    cause: e,
-  });
+  return new AppError(
+    'network',
+    `${label}: the connection to ${url.host} failed: ${describeConnectionFailure(e)}.`,
+    {
+      action: 'Check the network connection and the service address, then try again.',
+      retryable: true,
+      cause: e,
+    },
+  );
 }
 
 /** success: false and outputs that are not Available are failed jobs, told in the service's words. */

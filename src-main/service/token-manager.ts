@@ -3,6 +3,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { discard, readBody, retryAfterMs, send, TransportError, type Agents } from './http-transport.js';
 import { backoffDelay, raceAbort, sleep, type RetryPolicy } from './retry.js';
+import { describeConnectionFailure } from './service-errors.js';
 import { safeUrl } from './url-policy.js';
 
 /** §2.4; extra fields (scope, ...) are tolerated. */
@@ -118,11 +119,15 @@ export class TokenManager {
         }
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
-        failure = new AppError('network', `The sign-in service could not be reached (${e.message}).`, {
-          action: 'Check the network connection and the sign-in address.',
-          retryable: true,
-          cause: e,
-        });
+        failure = new AppError(
+          'network',
+          `The sign-in address ${this.cfg.tokenUrl.host} could not be reached: ${describeConnectionFailure(e)}.`,
+          {
+            action: 'Check the network connection and the sign-in address of the connection.',
+            retryable: true,
+            cause: e,
+          },
+        );
       }
       const delay = wait ?? backoffDelay(retry, attempt);
       if (attempt >= retry.maxAttempts || delay > retry.maxRetryAfterMs) throw failure;

@@ -6,6 +6,7 @@ import { rendererDir } from '../platform/app-paths.js';
 import { revealWithSystemTools } from '../platform/reveal.js';
 import { startWebServer, type RunningWebServer } from './web-server.js';
 import { createLogger } from '../logging/logger.js';
+import { stageLimitsFromEnv } from './web-stage.js';
 
 export interface WebModeOptions {
   port?: number;
@@ -39,6 +40,7 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.token !== undefined ? { token: opts.token } : {}),
     stagingDir: join(dataDir, 'staging'),
+    stageLimits: stageLimitsFromEnv(process.env, (message) => logger.warn(message)),
   });
   logger.info('web mode started', { origin: server.origin });
   core.start().catch((e: unknown) => logger.error('resuming jobs failed', { error: String(e) }));

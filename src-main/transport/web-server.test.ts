@@ -2,41 +2,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import { startWebServer, type RunningWebServer } from './web-server.js';
 import { testCore } from '../app/test-support.js';
-
-function raw(
-  port: number,
-  path: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  return new Promise((ok, fail) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => ok({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      },
-    );
-    req.on('error', fail);
-    req.end(opts.body);
-  });
-}
+import { raw } from './web-request.test-support.js';
 
 describe('web mode server', () => {
   let server: RunningWebServer | undefined;
   afterEach(async () => server?.close());
 
+  let stagingDir = '';
   async function start(): Promise<RunningWebServer> {
     const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
-    server = await startWebServer({
-      core: testCore(),
-      rendererDir: dir,
-      stagingDir: mkdtempSync(join(tmpdir(), 'stage-')),
-    });
+    stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
+    server = await startWebServer({ core: testCore(), rendererDir: dir, stagingDir });
     return server;
   }
 
@@ -84,16 +63,19 @@ describe('web mode server', () => {
       body: 'DICM-bytes',
     });
     expect(ok.status).toBe(200);
-    const { path, root } = JSON.parse(ok.body) as { path: string; root: string };
-    expect(readFileSync(path, 'utf8')).toBe('DICM-bytes');
-    expect(root.endsWith(join(drop, 'series'))).toBe(true);
+    // The page learns a grant for the dropped folder, never a path on this computer.
+    const { grant } = JSON.parse(ok.body) as { grant: { id: string; name: string } };
+    expect(grant).toEqual({ id: expect.stringMatching(/^[\w-]{16,64}$/), name: 'series' });
+    expect(ok.body).not.toContain(stagingDir);
+    expect(readFileSync(join(stagingDir, drop, 'series', 'I10'), 'utf8')).toBe('DICM-bytes');
     // '..' segments are dropped, never followed.
     const sneaky = await raw(s.port, `/api/stage?drop=${drop}&path=${encodeURIComponent('../../etc/x')}`, {
       method: 'POST',
       headers,
       body: 'x',
     });
-    expect(JSON.parse(sneaky.body).path).toContain(join(drop, 'etc', 'x'));
+    expect(sneaky.status).toBe(200);
+    expect(readFileSync(join(stagingDir, drop, 'etc', 'x'), 'utf8')).toBe('x');
     expect(
       (await raw(s.port, `/api/stage?drop=not-a-uuid&path=a`, { method: 'POST', headers, body: 'x' })).status,
     ).toBe(400);

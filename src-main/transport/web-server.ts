@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { join, normalize, resolve, sep, extname, dirname } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { join, normalize, resolve, sep, extname } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { Core } from '../app/core.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { checkEvent } from '../app/dispatch.js';
+import { createStage, DEFAULT_STAGE_LIMITS, formatBytes, type StageLimits } from './web-stage.js';
 
 const COOKIE = 'scan2mesh_session';
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -35,6 +35,8 @@ export interface WebServerOptions {
   token?: string;
   /** Where files dropped in the browser are copied so the core can read them by path. */
   stagingDir?: string;
+  /** Size caps of the stage; DEFAULT_STAGE_LIMITS (2 GiB per file, 20 GiB per drop) when absent. */
+  stageLimits?: StageLimits;
 }
 
 export interface RunningWebServer {
@@ -71,16 +73,20 @@ function send(res: ServerResponse, status: number, body: string, type = 'text/pl
   res.end(body);
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+const JSON_TOO_LARGE = `The request is larger than the app accepts (at most ${formatBytes(MAX_JSON_BYTES)}). Files are added by dropping them or with "Add scans", never inside a request.`;
+
+/** The body as JSON; null when it is over MAX_JSON_BYTES (the rest is left unread). */
+async function readJson(req: IncomingMessage): Promise<{ value: unknown } | null> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_JSON_BYTES) return null;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_JSON_BYTES) throw new Error('request too large');
-    chunks.push(chunk as Buffer);
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_JSON_BYTES) return null;
+    chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : {};
+  return { value: text ? JSON.parse(text) : {} };
 }
 
 /**
@@ -94,6 +100,12 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
   const stagingRoot = opts.stagingDir ?? join(tmpdir(), `scan2mesh-web-${process.pid}`);
   const logger = opts.core.logger.child('web');
   const sseClients = new Set<ServerResponse>();
+  const stage = createStage({
+    root: stagingRoot,
+    limits: opts.stageLimits ?? DEFAULT_STAGE_LIMITS,
+    grants: opts.core.scanGrants,
+    send,
+  });
   let port = 0;
 
   const allowedHosts = (): string[] => [`127.0.0.1:${port}`, `localhost:${port}`];
@@ -166,46 +178,27 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     if (invoke && req.method === 'POST') {
       if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
         return send(res, 415, 'Content-Type must be application/json');
-      let payload: unknown;
+      let body: { value: unknown } | null;
       try {
-        payload = await readJson(req);
+        body = await readJson(req);
       } catch {
         return send(res, 400, 'The request body is not valid JSON.');
       }
-      const envelope = await opts.core.dispatch(invoke[1] as string, payload);
+      if (body === null) {
+        res.setHeader('Connection', 'close');
+        return send(res, 413, JSON_TOO_LARGE);
+      }
+      const envelope = await opts.core.dispatch(invoke[1] as string, body.value);
       return send(res, 200, JSON.stringify(envelope), 'application/json');
     }
-    if (url.pathname === '/api/stage' && req.method === 'POST') return stage(req, res, url);
+    if (url.pathname === '/api/stage' && req.method === 'POST') return stage.post(req, res, url);
+    if (url.pathname === '/api/stage' && req.method === 'GET') return stage.limits(res);
     const file = /^\/api\/file\/([\w-]{16,64})$/.exec(url.pathname);
     if (file && req.method === 'GET') {
       const path = opts.core.files.resolve(file[1] as string);
       return path ? sendFile(res, path, 'application/octet-stream') : send(res, 404, 'Not found');
     }
     return send(res, 404, 'Not found');
-  }
-
-  /**
-   * A browser cannot hand us a dropped file's path, so web mode copies it: the body is streamed to a
-   * per-drop folder under the staging root, keeping the file's relative path inside a dropped folder.
-   */
-  async function stage(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const drop = url.searchParams.get('drop') ?? '';
-    const rel = url.searchParams.get('path') ?? '';
-    if (!/^[0-9a-f-]{36}$/.test(drop)) return send(res, 400, 'drop must be a UUID');
-    const parts = rel.split('/').filter((p) => p && p !== '.' && p !== '..');
-    if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
-      return send(res, 400, 'path must be a relative file path');
-    const dropDir = join(stagingRoot, drop);
-    const target = join(dropDir, ...parts);
-    if (!target.startsWith(dropDir + sep)) return send(res, 400, 'path escapes the drop folder');
-    mkdirSync(dirname(target), { recursive: true });
-    await pipeline(req, createWriteStream(target, { mode: 0o600 }));
-    return send(
-      res,
-      200,
-      JSON.stringify({ path: target, root: join(dropDir, parts[0] as string) }),
-      'application/json',
-    );
   }
 
   function sendFile(res: ServerResponse, file: string, type: string): void {

@@ -6,6 +6,7 @@ import {
   type EventName,
   type EventPayload,
   type RendererBridge,
+  type ScanGrant,
 } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
@@ -57,14 +58,15 @@ export function onEvent<E extends EventName>(
 export const transport = bridge.transport;
 
 /**
- * Paths on the main side for what the user dropped or picked. Electron reads the real paths of the
- * File objects (folders included); web mode copies the files to the app first, reporting progress.
+ * Grants for what the user dropped or picked: the only way the UI can name files to the core. Electron
+ * grants the real paths of the File objects (folders included); web mode uploads the files to the app's
+ * stage first, reporting progress, and the stage grants the copies.
  */
-export function pathsForFiles(
+export function grantsForFiles(
   items: DroppedItem[],
   onProgress?: (p: StagingProgress) => void,
-): Promise<string[]> {
-  if (electronBridge) return electronBridge.pathsForFiles(items.map((i) => i.file));
+): Promise<ScanGrant[]> {
+  if (electronBridge) return electronBridge.grantsForFiles(items.map((i) => i.file));
   return stageFiles(items, onProgress);
 }
 

@@ -1,4 +1,11 @@
-import { buildApi, EVENT_NAMES, type EventName, type RendererBridge } from '../../src-shared/contract';
+import {
+  buildApi,
+  EVENT_NAMES,
+  type EventName,
+  type RendererBridge,
+  type ScanGrant,
+} from '../../src-shared/contract';
+import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
 
 /** Files copied to the app at once: enough to keep the loopback busy, few enough not to starve the calls. */
@@ -11,23 +18,57 @@ export interface StagingProgress {
   bytesDone: number;
 }
 
+interface StageLimits {
+  maxFileBytes: number;
+  maxDropBytes: number;
+}
+
+const GiB = 1024 ** 3;
+const size = (n: number): string =>
+  n >= GiB ? `${Number((n / GiB).toFixed(1))} GiB` : `${Number((n / 1024 ** 2).toFixed(1))} MiB`;
+
+/** The server's caps, so that an oversized drop is refused at once instead of after gigabytes of copying. */
+async function checkAgainstLimits(items: readonly DroppedItem[], total: number): Promise<void> {
+  const res = await fetch('/api/stage', { credentials: 'same-origin' });
+  // The server has the last word (413); without its limits the copy simply starts.
+  if (!res.ok) return;
+  const limits = (await res.json()) as StageLimits;
+  const big = items.find((i) => i.file.size > limits.maxFileBytes);
+  if (big)
+    throw new AppError(
+      'bad-input',
+      `${big.relativePath || big.file.name} is ${size(big.file.size)}; web mode accepts files up to ${size(limits.maxFileBytes)} each.`,
+      {
+        action:
+          'Use the desktop app for this scan, or start web mode with a higher SCAN2MESH_STAGE_MAX_FILE_MB.',
+      },
+    );
+  if (total > limits.maxDropBytes)
+    throw new AppError(
+      'bad-input',
+      `What you added is ${size(total)}; web mode accepts up to ${size(limits.maxDropBytes)} at a time.`,
+      { action: 'Add fewer scans at a time, or start web mode with a higher SCAN2MESH_STAGE_MAX_DROP_MB.' },
+    );
+}
+
 /**
  * A browser cannot hand the app a dropped file's path, so web mode copies each file to the loopback
- * server, which keeps folders as folders (one staging folder per drop). Returns the staged roots: one
- * per dropped file or top-level folder.
+ * server, which keeps folders as folders (one staging folder per drop) and answers with a grant for
+ * each dropped file or top-level folder. Returns those grants, in the order the user gave the items.
  */
 export async function stageFiles(
   items: readonly DroppedItem[],
   onProgress?: (p: StagingProgress) => void,
-): Promise<string[]> {
+): Promise<ScanGrant[]> {
   const drop = crypto.randomUUID();
-  const rootOf = new Map<string, string>();
+  const grantOf = new Map<string, ScanGrant>();
   const progress: StagingProgress = {
     files: items.length,
     filesDone: 0,
     bytes: items.reduce((n, i) => n + i.file.size, 0),
     bytesDone: 0,
   };
+  await checkAgainstLimits(items, progress.bytes);
   onProgress?.({ ...progress });
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -40,19 +81,20 @@ export async function stageFiles(
         body: item.file,
         credentials: 'same-origin',
       });
+      if (res.status === 413) throw new AppError('bad-input', await res.text());
       if (!res.ok) throw new Error(`Could not copy ${rel} into the app: ${await res.text()}`);
-      const { root } = (await res.json()) as { path: string; root: string };
+      const { grant } = (await res.json()) as { grant: ScanGrant };
       const top = rel.split('/')[0] ?? rel;
-      if (!rootOf.has(top)) rootOf.set(top, root);
+      if (!grantOf.has(top)) grantOf.set(top, grant);
       progress.filesDone++;
       progress.bytesDone += item.file.size;
       onProgress?.({ ...progress });
     }
   };
   await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, items.length) }, worker));
-  // Roots in the order the user gave the items, whatever order the copies finished in.
+  // Grants in the order the user gave the items, whatever order the copies finished in.
   const order = [...new Set(items.map((i) => (i.relativePath || i.file.name).split('/')[0] ?? ''))];
-  return order.map((top) => rootOf.get(top)).filter((r): r is string => r !== undefined);
+  return order.map((top) => grantOf.get(top)).filter((g): g is ScanGrant => g !== undefined);
 }
 
 /**
@@ -103,6 +145,8 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
             action: 'Open the address that `scan2mesh web` printed again.',
           },
         };
+      if (res.status === 413)
+        return { ok: false as const, error: { code: 'bad-request' as const, message: await res.text() } };
       if (!res.ok)
         return {
           ok: false as const,
@@ -121,6 +165,6 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
       set.add(listener as Listener);
       return () => set.delete(listener as Listener);
     },
-    pathsForFiles: (items) => stageFiles(items),
+    grantsForFiles: (items) => stageFiles(items),
   };
 }

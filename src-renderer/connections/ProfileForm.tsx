@@ -4,7 +4,14 @@ import { errorText, type ErrorText } from '../bridge/api';
 import { ErrorNote } from '../common/ui';
 import { announce } from '../shell/announce';
 import { useConnections } from './connections-store';
-import { checkForm, fromTemplate, type FieldName, type FormValues } from './profile-form';
+import {
+  checkForm,
+  fromTemplate,
+  SECRET_AGAIN,
+  secretBindingChanged,
+  type FieldName,
+  type FormValues,
+} from './profile-form';
 
 const FIELDS: { name: Exclude<FieldName, 'clientSecret'>; label: string; hint: string; type?: string }[] = [
   { name: 'name', label: 'Name', hint: 'How this connection appears in the app.' },
@@ -44,7 +51,9 @@ export function ProfileForm({
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<ErrorText | null>(null);
   const secretStored = existing?.secretStored ?? false;
-  const { errors } = checkForm(values, secretStored);
+  const { errors } = checkForm(values, secretStored, existing);
+  // A changed address makes the stored secret go on save: say so before, not after.
+  const secretGoes = secretStored && secretBindingChanged(values, existing);
   const shown = (f: FieldName): string | undefined => (tried || touched.has(f) ? errors[f] : undefined);
 
   const set = (f: FieldName, v: string): void => {
@@ -54,7 +63,7 @@ export function ProfileForm({
 
   const save = async (andTest: boolean): Promise<void> => {
     setTried(true);
-    const { input } = checkForm(values, secretStored);
+    const { input } = checkForm(values, secretStored, existing);
     if (!input) return;
     setSaving(true);
     setError(null);
@@ -131,16 +140,18 @@ export function ProfileForm({
           value={values.clientSecret}
           autoComplete="new-password"
           spellCheck={false}
-          placeholder={secretStored ? 'Stored — type to replace' : ''}
+          placeholder={secretStored && !secretGoes ? 'Stored — type to replace' : ''}
           aria-invalid={shown('clientSecret') ? true : undefined}
           aria-describedby={`${uid}-secret-msg`}
           onChange={(e) => set('clientSecret', e.target.value)}
         />
         <span id={`${uid}-secret-msg`} className={shown('clientSecret') ? 'problem' : 'hint'}>
           {shown('clientSecret') ??
-            (secretStored
-              ? 'Stored in the system keychain. Leave empty to keep it.'
-              : 'Kept in the system keychain, never shown again.')}
+            (secretGoes
+              ? SECRET_AGAIN
+              : secretStored
+                ? 'Stored in the system keychain. Leave empty to keep it.'
+                : 'Kept in the system keychain, never shown again.')}
         </span>
       </div>
       {error && <ErrorNote error={error} />}

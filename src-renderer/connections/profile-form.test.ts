@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkForm, EMPTY_FORM, fromTemplate } from './profile-form';
+import type { ProfileView } from '../../src-shared/contract';
+import { checkForm, EMPTY_FORM, fromProfile, fromTemplate } from './profile-form';
 
 describe('connection form', () => {
   it('accepts the Relu template once the client id and secret are typed', () => {
@@ -36,5 +37,30 @@ describe('connection form', () => {
       baseUrl: 'https://eu.virtualpatientengine.com',
     };
     expect(checkForm(v, false).errors.baseUrl).toMatch(/version segment/);
+  });
+
+  it('asks for the secret again when the address, audience or client id of a stored profile changes', () => {
+    const stored: ProfileView = {
+      ...fromTemplate(),
+      id: 'p1',
+      kind: 'remote',
+      clientId: 'abc',
+      secretStored: true,
+      active: false,
+    };
+    const v = fromProfile(stored);
+    // A new name, or an address written with a trailing slash, keeps the secret where it belongs.
+    expect(checkForm({ ...v, name: 'Relu', baseUrl: `${v.baseUrl}/` }, true, stored).errors).toEqual({});
+    for (const change of [
+      { authUrl: 'https://attacker.example' },
+      { baseUrl: 'https://us.virtualpatientengine.com/24.06' },
+      { audience: 'other' },
+      { clientId: 'xyz' },
+    ]) {
+      const { input, errors } = checkForm({ ...v, ...change }, true, stored);
+      expect(input, JSON.stringify(change)).toBeNull();
+      expect(errors.clientSecret).toMatch(/type the client secret again/);
+      expect(checkForm({ ...v, ...change, clientSecret: 'new' }, true, stored).errors).toEqual({});
+    }
   });
 });

@@ -44,13 +44,34 @@ export function fromProfile(p: ProfileView): FormValues {
   };
 }
 
+const SECRET_BOUND: readonly FieldName[] = ['baseUrl', 'authUrl', 'audience', 'clientId'];
+/** As the main process stores them: trimmed, addresses without a trailing slash. */
+const normalised = (f: FieldName, value: string): string =>
+  f === 'baseUrl' || f === 'authUrl' ? value.trim().replace(/\/+$/, '') : value.trim();
+
+/**
+ * True when the form would send the stored secret somewhere (or for something) it was not typed for:
+ * the main process then deletes it on save, so the form asks for it again.
+ */
+export function secretBindingChanged(v: FormValues, existing: ProfileView | undefined): boolean {
+  if (!existing) return false;
+  return SECRET_BOUND.some(
+    (f) => normalised(f, v[f]) !== normalised(f, existing[f as keyof ProfileView] as string),
+  );
+}
+
+export const SECRET_AGAIN =
+  'The address, audience or client id changed: type the client secret again. The stored one is deleted when you save, so it is never sent to the new address.';
+
 /**
  * Checks the form with the same schema the main process applies, so the messages shown as the user
- * types are the ones a save would give. A new profile needs a secret; a stored one may be kept.
+ * types are the ones a save would give. A new profile needs a secret; a stored one may be kept unless
+ * the address it belongs to changed (`existing` is the profile as saved).
  */
 export function checkForm(
   v: FormValues,
   secretStored: boolean,
+  existing?: ProfileView,
 ): { input: RemoteProfileInput | null; errors: Partial<Record<FieldName, string>> } {
   const errors: Partial<Record<FieldName, string>> = {};
   const parsed = RemoteProfileInputSchema.safeParse({
@@ -66,7 +87,9 @@ export function checkForm(
       const field = issue.path[0] as FieldName | undefined;
       if (field && !errors[field]) errors[field] = issue.message;
     }
-  if (!secretStored && v.clientSecret.trim() === '')
+  const rebound = secretStored && secretBindingChanged(v, existing);
+  if (rebound && v.clientSecret.trim() === '') errors.clientSecret = SECRET_AGAIN;
+  else if (!secretStored && v.clientSecret.trim() === '')
     errors.clientSecret = 'The client secret is required; the service operator gives it with the client id.';
   else if (v.clientSecret !== v.clientSecret.trim())
     errors.clientSecret = 'The secret starts or ends with a space; check that it was copied exactly.';

@@ -162,6 +162,7 @@ export const JobRow = memo(function JobRow({
               className={a.kind === 'retry' ? 'primary' : undefined}
               onClick={() => {
                 if (a.kind === 'retry') void act(job.id, 'retry');
+                else if (a.kind === 'resubmit') void act(job.id, 'resubmit');
                 else if (a.kind === 'edit-connection') shell.editConnection(job.profileId);
                 else if (a.kind === 'rescan') shell.go('scans');
                 else void reveal(job.id, 0);

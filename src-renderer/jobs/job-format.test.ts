@@ -50,7 +50,7 @@ describe('job formatting', () => {
           ],
         }),
       ),
-    ).toBe('Mandible, Both mandibular canals, airway (2 files, STL)');
+    ).toBe('Mandible, Both mandibular canals, Airway (2 files, STL)');
   });
 
   it('offers the actions that fit the error', () => {
@@ -66,6 +66,9 @@ describe('job formatting', () => {
     expect(kinds(failed('bad-input', false))).toEqual(['rescan']);
     expect(kinds(job({ state: 'processing' }))).toEqual([]);
     expect(kinds(job({ state: 'canceled' }))).toEqual(['retry']);
+    // A job that may exist on the service is never offered a plain retry, only a knowing resubmit.
+    const mayExist = errorActions(failed('job-may-exist', false), false);
+    expect(mayExist).toEqual([{ kind: 'resubmit', label: 'Submit again (the service may bill twice)' }]);
   });
 
   it('sums up a list of jobs', () => {

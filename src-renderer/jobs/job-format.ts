@@ -42,7 +42,7 @@ export function describeMeshes(job: JobView): string {
 }
 
 export interface ErrorAction {
-  kind: 'retry' | 'edit-connection' | 'reveal' | 'rescan';
+  kind: 'retry' | 'resubmit' | 'edit-connection' | 'reveal' | 'rescan';
   label: string;
 }
 
@@ -51,7 +51,15 @@ export function errorActions(job: JobView, localEngine: boolean): ErrorAction[] 
   if (job.state !== 'failed' && job.state !== 'canceled') return [];
   const out: ErrorAction[] = [];
   const code = job.error?.code;
-  if (job.state === 'canceled' || job.error?.retryable !== false || code === 'network' || code === 'service')
+  if (job.state === 'failed' && code === 'job-may-exist')
+    // Never a plain "Retry": the user checks the service first and knowingly sends the job again.
+    out.push({ kind: 'resubmit', label: 'Submit again (the service may bill twice)' });
+  else if (
+    job.state === 'canceled' ||
+    job.error?.retryable !== false ||
+    code === 'network' ||
+    code === 'service'
+  )
     out.push({ kind: 'retry', label: 'Retry' });
   if ((code === 'auth-failed' || code === 'network' || code === 'service') && !localEngine)
     out.push({ kind: 'edit-connection', label: 'Edit connection' });

@@ -12,7 +12,8 @@ interface JobsState {
   load(): Promise<void>;
   merge(changed: JobView[], paused: boolean): void;
   submit(req: SubmitJobsRequest): Promise<JobView[]>;
-  act(id: string, what: 'cancel' | 'retry' | 'remove' | 'prioritize'): Promise<void>;
+  /** 'resubmit': a job that may exist on the service is created again, as the user asked. */
+  act(id: string, what: 'cancel' | 'retry' | 'resubmit' | 'remove' | 'prioritize'): Promise<void>;
   reveal(id: string, index: number): Promise<void>;
   setPaused(paused: boolean): Promise<void>;
 }
@@ -62,7 +63,8 @@ export const useJobs = create<JobsState>((set, get) => ({
       return { actionErrors };
     });
     try {
-      await api.jobs[what]({ id });
+      if (what === 'resubmit') await api.jobs.retry({ id, resubmit: true });
+      else await api.jobs[what]({ id });
       if (what === 'remove') set((s) => ({ jobs: s.jobs.filter((j) => j.id !== id) }));
     } catch (e) {
       set((s) => ({ actionErrors: { ...s.actionErrors, [id]: errorText(e) } }));

@@ -21,8 +21,8 @@ export function useScanPickers(): ScanPickers {
 
   const chooseNative = async (): Promise<void> => {
     try {
-      const { paths } = await api.scans.choose({});
-      await useScans.getState().addPaths(paths);
+      const { grants } = await api.scans.choose({});
+      await useScans.getState().addGrants(grants);
     } catch (e) {
       useScans.setState({ error: errorText(e) });
     }

@@ -4,6 +4,7 @@ import { formatBytes, formatDicomDate, formatMm, formatPersonName } from '../com
 import { Switch } from '../common/ui';
 import { SlicePreview } from './SlicePreview';
 import { isUsable, useScans } from './scans-store';
+import './series-fitness.css';
 
 const SEVERITY_WORD = { error: 'Cannot be used', warning: 'Check', info: 'Note' } as const;
 
@@ -24,9 +25,14 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
   const label = `${patient}, ${title}`;
   const idBase = `series-${series.id}`;
   const [ps0, ps1] = series.pixelSpacing;
-  // A series that cannot be used says why in one line; its details stay one click away.
+  // A series that cannot be used says why on its face; its details stay one click away.
   const [open, setOpen] = useState(usable);
   const errors = series.problems.filter((p) => p.severity === 'error');
+  // Why no model can be made of it, each reason once (a file error may be among them already).
+  const unfitReasons = series.fitness.fit
+    ? []
+    : series.fitness.reasons.filter((r) => !errors.some((e) => e.message === r));
+  const whyId = `${idBase}-why`;
 
   return (
     <article
@@ -42,6 +48,7 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
           disabled={!usable}
           onChange={() => toggleSelected(series.id)}
           aria-label={`Include ${label} in the next submission`}
+          aria-describedby={usable ? undefined : whyId}
         />
         <div className="series-names">
           <h2 id={`${idBase}-title`}>{patient}</h2>
@@ -63,10 +70,27 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
 
       {!usable && (
         <div className="series-refused">
-          <p className="problem-item sev-error">
-            <strong>Cannot be used:</strong> {errors[0]?.message}
-            {errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}
-          </p>
+          <div id={whyId} data-testid="series-refusal">
+            {errors.length > 0 && (
+              <p className="problem-item sev-error">
+                <strong>Cannot be used:</strong> {errors[0]?.message}
+                {errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}
+              </p>
+            )}
+            {(unfitReasons.length > 0 || errors.length === 0) && (
+              <div className="problem-item sev-error">
+                <strong>No model can be made of it:</strong>
+                <ul className="fitness-reasons">
+                  {(unfitReasons.length > 0
+                    ? unfitReasons
+                    : ['The app cannot tell why; see the details.']
+                  ).map((r) => (
+                    <li key={r}>{r}</li>
+                  ))}
+                </ul>
+              </div>
+            )}
+          </div>
           <button
             type="button"
             className="link-button"
@@ -118,7 +142,7 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
               ))}
             </ul>
           )}
-          {series.problems.length === 0 && <p className="ok-text">Ready to send.</p>}
+          {series.problems.length === 0 && usable && <p className="ok-text">Ready to send.</p>}
 
           <Switch
             id={`${idBase}-deid`}

@@ -10,6 +10,7 @@ import { planMeshes, refusedChoices, structureLabel } from '../structures/struct
 import { ErrorNote } from '../common/ui';
 import { plural } from '../common/format';
 import { isUsable, useScans } from './scans-store';
+import './submit-bar.css';
 
 /**
  * The side panel that stays beside the scans: which scans go, where, what to make of them, and the
@@ -26,6 +27,7 @@ export function SubmitPanel() {
   const capabilities = useConnections((s) => s.capabilities);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<ErrorText | null>(null);
+  const [acceptBurnedIn, setAcceptBurnedIn] = useState(false);
 
   const profile = activeProfile(profiles);
   const caps = profile ? (capabilities[profile.id] ?? null) : null;
@@ -34,17 +36,24 @@ export function SubmitPanel() {
   const plan = planMeshes(names, mode, extension);
   const refusals = refusedChoices(names, caps, connectionName);
   const usableCount = series.filter(isUsable).length;
+  // De-identification cannot clean text burned into the images: the user accepts it or leaves the scan out.
+  const burnedIn = chosenSeries.filter((s) => s.burnedInAnnotation && (deidentify[s.id] ?? true));
 
   const blockers: string[] = [];
   if (series.length === 0) blockers.push('Add a scan first.');
   else if (chosenSeries.length === 0) blockers.push('Tick at least one scan.');
   if ('problem' in plan) blockers.push(plan.problem);
-  if (refusals.length > 0) blockers.push(`${connectionName} cannot make everything you chose (see above).`);
   if (profile?.kind === 'remote' && !profile.secretStored)
     blockers.push(`${profile.name} has no client secret stored; add it under Connections.`);
+  if (burnedIn.length > 0 && !acceptBurnedIn)
+    blockers.push(
+      'A ticked scan may show patient data in its images: look at them, then accept below or untick the scan.',
+    );
+
+  const blocked = blockers.length > 0 || refusals.length > 0;
 
   const submit = async (): Promise<void> => {
-    if (blockers.length > 0 || !('meshes' in plan)) return;
+    if (blocked || !('meshes' in plan)) return;
     setSending(true);
     setError(null);
     try {
@@ -56,7 +65,12 @@ export function SubmitPanel() {
       }
       let count = 0;
       for (const [deid, seriesIds] of groups) {
-        const jobs = await useJobs.getState().submit({ seriesIds, meshes: plan.meshes, deidentify: deid });
+        const jobs = await useJobs.getState().submit({
+          seriesIds,
+          meshes: plan.meshes,
+          deidentify: deid,
+          ...(deid && burnedIn.length > 0 && acceptBurnedIn ? { acceptBurnedIn: true } : {}),
+        });
         count += jobs.length;
       }
       announce(`${plural(count, 'job')} submitted to ${connectionName}.`);
@@ -107,37 +121,59 @@ export function SubmitPanel() {
 
       <StructurePicker caps={caps} connectionName={connectionName} />
 
-      {refusals.length > 0 && (
-        <div className="note note-warning" role="alert" data-testid="refusals">
-          <div className="note-body">
-            <p className="note-title">{connectionName} cannot make:</p>
-            <ul>
-              {refusals.map((r) => (
-                <li key={r.name}>
-                  <strong>{structureLabel(r.name)}</strong> — {r.reason}
-                </li>
-              ))}
-            </ul>
-            <div className="row note-buttons">
-              <button type="button" onClick={removeRefused}>
-                Remove {refusals.length === 1 ? 'it' : 'them'}
-              </button>
-              <button type="button" onClick={() => useShell.getState().go('connections')}>
-                Use another connection
-              </button>
-            </div>
+      {/* What keeps Submit disabled is said inside the bar, beside the button, where the eye is. */}
+      <div className="submit-row" data-testid="submit-bar">
+        {blocked && (
+          <div id="submit-why" className="submit-blockers" data-testid="submit-blockers">
+            {blockers.map((b) => (
+              <p key={b} className="blocker">
+                {b}
+              </p>
+            ))}
+            {refusals.length > 0 && (
+              <div className="blocker-refusals" data-testid="refusals">
+                <p className="blocker">{connectionName} cannot make:</p>
+                <ul>
+                  {refusals.map((r) => (
+                    <li key={r.name}>
+                      <strong>{structureLabel(r.name)}</strong>: {r.reason}
+                    </li>
+                  ))}
+                </ul>
+                <div className="row">
+                  <button type="button" className="small" onClick={removeRefused}>
+                    Remove {refusals.length === 1 ? 'it' : 'them'}
+                  </button>
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => useShell.getState().go('connections')}
+                  >
+                    Use another connection
+                  </button>
+                </div>
+              </div>
+            )}
           </div>
-        </div>
-      )}
-
-      {error && <ErrorNote error={error} onDismiss={() => setError(null)} testId="submit-error" />}
-
-      <div className="submit-row">
+        )}
+        {burnedIn.length > 0 && (
+          <label className="burned-in-accept" data-testid="accept-burned-in">
+            <input
+              type="checkbox"
+              checked={acceptBurnedIn}
+              onChange={(e) => setAcceptBurnedIn(e.target.checked)}
+            />{' '}
+            Send de-identified anyway: {burnedIn.map((s) => s.seriesDescription || s.modality).join(', ')} may
+            show patient data in the images ({burnedIn[0]!.burnedInAnnotation}), which de-identification
+            cannot remove.
+          </label>
+        )}
+        {error && <ErrorNote error={error} onDismiss={() => setError(null)} testId="submit-error" />}
         <button
           type="button"
           className="primary big"
-          disabled={blockers.length > 0 || sending}
-          aria-describedby="submit-why"
+          disabled={blocked || sending}
+          aria-describedby={blocked ? 'submit-why' : 'submit-what'}
           onClick={() => void submit()}
           data-testid="submit"
         >
@@ -147,12 +183,11 @@ export function SubmitPanel() {
               ? `Submit ${chosenSeries.length} scans`
               : 'Submit scan'}
         </button>
-        <p id="submit-why" className="hint">
-          {blockers[0] ??
-            ('meshes' in plan
-              ? `${plural(plan.meshes.length, 'mesh', 'meshes')} per scan, ${extension.slice(1).toUpperCase()}.`
-              : '')}
-        </p>
+        {!blocked && 'meshes' in plan && (
+          <p id="submit-what" className="hint">
+            {`${plural(plan.meshes.length, 'mesh', 'meshes')} per scan, ${extension.slice(1).toUpperCase()}.`}
+          </p>
+        )}
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayAspect, dragWindowLevel, greyToRgba } from './preview-pixels';
+import { WINDOW_PRESETS, displayAspect, dragWindowLevel, greyToRgba, presetWindow } from './preview-pixels';
 
 describe('preview pixels', () => {
   it('expands grey to opaque RGBA', () => {
@@ -16,7 +16,23 @@ describe('preview pixels', () => {
     expect(displayAspect(10, 10, [0, 0])).toBe(1);
   });
   it('widens the window to the right and raises the level downwards, never below 1', () => {
-    expect(dragWindowLevel({ window: 2560, level: 400 }, 10, -5)).toEqual({ window: 2760, level: 300 });
-    expect(dragWindowLevel({ window: 10, level: 0 }, -100, 0).window).toBe(1);
+    // 10 px right widens by about 5%, 5 px up lowers the level by 2.5% of the width.
+    expect(dragWindowLevel({ window: 2560, level: 400 }, 10, -5)).toEqual({ window: 2691, level: 336 });
+    // The 80 px drag: the window changes by half, never to black.
+    const after80 = dragWindowLevel({ window: 2000, level: 500 }, -80, 0);
+    expect(after80.window).toBeGreaterThan(1000);
+    expect(after80.window).toBeLessThan(1400);
+    expect(dragWindowLevel({ window: 2000, level: 500 }, 0, 80).level).toBe(1300);
+    expect(dragWindowLevel({ window: 10, level: 0 }, -2000, 0).window).toBe(1);
+  });
+  it('turns presets into window and level, full range from the scan', () => {
+    const full = WINDOW_PRESETS.find((p) => p.id === 'full')!;
+    expect(presetWindow(full, [-1024, 3071])).toEqual({ window: 4095, level: 1023.5 });
+    expect(
+      presetWindow(
+        WINDOW_PRESETS.find((p) => p.id === 'bone')!,
+        [0, 1],
+      ),
+    ).toEqual({ window: 2000, level: 500 });
   });
 });

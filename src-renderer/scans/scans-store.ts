@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { ScanProblem, SeriesSummary, SkippedFile } from '../../src-shared/scans';
-import { api, errorText, pathsForFiles, type ErrorText } from '../bridge/api';
+import { api, errorText, grantsForFiles, type ErrorText } from '../bridge/api';
+import type { ScanGrant } from '../../src-shared/contract';
 import type { DroppedItem } from '../bridge/dropped-item';
 import { useApp } from '../app/app-store';
 import { announce } from '../shell/announce';
@@ -33,7 +34,7 @@ interface ScansState {
   notices: IntakeNotice[];
   error: ErrorText | null;
   addItems(items: DroppedItem[]): Promise<void>;
-  addPaths(paths: string[]): Promise<void>;
+  addGrants(grants: ScanGrant[]): Promise<void>;
   remove(id: string): void;
   toggleSelected(id: string): void;
   setSelected(ids: string[]): void;
@@ -42,8 +43,12 @@ interface ScansState {
   clearError(): void;
 }
 
-/** A series with an error-level problem cannot be sent; warnings only inform. */
-export const isUsable = (s: SeriesSummary): boolean => !s.problems.some((p) => p.severity === 'error');
+/**
+ * A series can be sent when its files have no error-level problem (warnings only inform) and a model
+ * can honestly be made of it (fitness: enough slices, a jaw's extent...); otherwise it is never ticked.
+ */
+export const isUsable = (s: SeriesSummary): boolean =>
+  !s.problems.some((p) => p.severity === 'error') && s.fitness.fit;
 
 let noticeSeq = 0;
 // Drops are read one after another so two quick drops never interleave their results.
@@ -81,11 +86,11 @@ function describeDrop(items: { name: string }[]): string {
   return items.length === 1 ? first : `${first} and ${plural(items.length - 1, 'other item')}`;
 }
 
-async function intake(paths: string[], what: string): Promise<void> {
+async function intake(grants: ScanGrant[], what: string): Promise<void> {
   const set = useScans.setState;
   set({ progress: { phase: 'reading', files: 0, filesDone: 0, bytes: 0, bytesDone: 0 }, error: null });
   try {
-    const result = await api.scans.intake({ paths });
+    const result = await api.scans.intake({ grants: grants.map((g) => g.id) });
     // Each series gets its own card to tick; a note that the drop held several says nothing more.
     const problems = result.problems.filter((p) => p.code !== 'several-series');
     const deidDefault = useApp.getState().settings?.deidentifyByDefault ?? true;
@@ -124,26 +129,26 @@ export const useScans = create<ScansState>((set) => ({
     const tops = [...new Set(items.map((i) => (i.relativePath || i.file.name).split('/')[0] ?? ''))];
     const what = describeDrop(tops.map((name) => ({ name })));
     chain = chain.then(async () => {
-      let paths: string[];
+      let grants: ScanGrant[];
       try {
-        paths = await pathsForFiles(items, (p) => set({ progress: { phase: 'copying', ...p } }));
+        grants = await grantsForFiles(items, (p) => set({ progress: { phase: 'copying', ...p } }));
       } catch (e) {
         set({ progress: null, error: errorText(e) });
         return;
       }
-      if (paths.length === 0) {
+      if (grants.length === 0) {
         set({ progress: null, error: { message: `Nothing could be read from ${what}.` } });
         return;
       }
-      await intake(paths, what);
+      await intake(grants, what);
     });
     return chain;
   },
 
-  addPaths(paths) {
-    if (paths.length === 0) return Promise.resolve();
-    const what = describeDrop(paths.map((p) => ({ name: p.split(/[\\/]/).filter(Boolean).pop() ?? p })));
-    chain = chain.then(() => intake(paths, what));
+  addGrants(grants) {
+    if (grants.length === 0) return Promise.resolve();
+    const what = describeDrop(grants);
+    chain = chain.then(() => intake(grants, what));
     return chain;
   },
 
@@ -154,9 +159,15 @@ export const useScans = create<ScansState>((set) => ({
     })),
   toggleSelected: (id) =>
     set((s) => ({
-      selected: s.selected.includes(id) ? s.selected.filter((x) => x !== id) : [...s.selected, id],
+      selected: s.selected.includes(id)
+        ? s.selected.filter((x) => x !== id)
+        : s.series.some((x) => x.id === id && isUsable(x))
+          ? [...s.selected, id]
+          : s.selected,
     })),
-  setSelected: (ids) => set({ selected: ids }),
+  // Only series that can be sent are ever ticked, whoever asks.
+  setSelected: (ids) =>
+    set((s) => ({ selected: ids.filter((id) => s.series.some((x) => x.id === id && isUsable(x))) })),
   setDeidentify: (id, on) => set((s) => ({ deidentify: { ...s.deidentify, [id]: on } })),
   dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
   clearError: () => set({ error: null }),

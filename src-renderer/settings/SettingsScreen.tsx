@@ -5,11 +5,18 @@ import { useApp } from '../app/app-store';
 import { ErrorNote, Switch } from '../common/ui';
 import { announce } from '../shell/announce';
 import { ScreenTitle } from '../shell/ScreenTitle';
+import { OutputFolderField } from './OutputFolderField';
 
-type Draft = Omit<AppSettings, 'uploads' | 'downloads'> & { uploads: string; downloads: string };
+/** Everything but the output folder, which has its own flow (OutputFolderField). */
+type Draft = Omit<AppSettings, 'uploads' | 'downloads' | 'outputDir'> & {
+  uploads: string;
+  downloads: string;
+};
+const DraftSchema = AppSettingsSchema.omit({ outputDir: true });
 
-const toDraft = (s: AppSettings): Draft => ({
-  ...s,
+const toDraft = (s: Omit<AppSettings, 'outputDir'>): Draft => ({
+  namingTemplate: s.namingTemplate,
+  deidentifyByDefault: s.deidentifyByDefault,
   uploads: String(s.uploads),
   downloads: String(s.downloads),
 });
@@ -24,7 +31,10 @@ export function SettingsScreen() {
         <ScreenTitle>Settings</ScreenTitle>
       </div>
       {settings ? (
-        <SettingsForm settings={settings} />
+        <>
+          <OutputFolderField current={settings.outputDir} native={info?.nativeDialogs ?? false} />
+          <SettingsForm settings={settings} />
+        </>
       ) : error ? (
         <ErrorNote error={error} />
       ) : (
@@ -45,7 +55,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
   const [draft, setDraft] = useState<Draft>(() => toDraft(settings));
   const uid = useId();
 
-  const parsed = AppSettingsSchema.safeParse({
+  const parsed = DraftSchema.safeParse({
     ...draft,
     uploads: Number(draft.uploads),
     downloads: Number(draft.downloads),
@@ -61,11 +71,7 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
     }
   const dirty = JSON.stringify(toDraft(settings)) !== JSON.stringify(draft);
 
-  const field = (
-    k: 'outputDir' | 'namingTemplate' | 'uploads' | 'downloads',
-    label: string,
-    hint: string,
-  ) => (
+  const field = (k: 'namingTemplate' | 'uploads' | 'downloads', label: string, hint: string) => (
     <div className="field">
       <label htmlFor={`${uid}-${k}`}>{label}</label>
       <input
@@ -101,7 +107,6 @@ function SettingsForm({ settings }: { settings: AppSettings }) {
           });
       }}
     >
-      {field('outputDir', 'Output folder', 'Finished meshes are saved here.')}
       {field(
         'namingTemplate',
         'File names',

@@ -3,6 +3,7 @@ import { api, errorText, type ErrorText } from '../bridge/api';
 import { ErrorNote } from '../common/ui';
 import { describeMeshes } from '../jobs/job-format';
 import { useJobs } from '../jobs/jobs-store';
+import { ScanCheck } from '../review/ScanCheck';
 import { ViewerScreen, type ViewerMeshSource } from '../viewer/ViewerScreen';
 import { ScreenTitle } from './ScreenTitle';
 import { useShell } from './screens';
@@ -83,6 +84,7 @@ export function ViewerHost() {
       <div className="viewer-body">
         <ViewerScreen {...(shown ? { meshes: shown } : {})} />
       </div>
+      {job && <ScanCheck job={job} />}
     </div>
   );
 }

@@ -1,9 +1,12 @@
 import { useId, useMemo, useState } from 'react';
 import type { Capabilities } from '../../src-shared/contract';
+import { respell } from '../../src-shared/structure-check';
 import { PRESETS, STRUCTURES, type StructureGroup } from '../../src-shared/structures';
 import {
   checkFreeName,
   isCovered,
+  refusedChoices,
+  structureKey,
   structureLabel,
   toggleTooth,
   withoutNamePrefix,
@@ -11,6 +14,7 @@ import {
 } from './structure-selection';
 import { useSelection } from './selection-store';
 import { ToothChart } from './ToothChart';
+import './structure-panel.css';
 
 const EXTENSIONS: { ext: MeshExtension; label: string }[] = [
   { ext: '.stl', label: 'STL (.stl) — most planning software' },
@@ -42,6 +46,9 @@ function StructureCheckbox({
   const id = `structure-${name}`;
   const covered = isCovered(name, chosen);
   const direct = chosen.includes(name);
+  // A refused name cannot be ticked; one chosen by itself can still be unticked. One chosen through
+  // a shorthand stays: unticking it would choose the shorthand's other (refused) members instead.
+  const locked = !!reason && !direct;
   const ownReason = reason && !groupReasonId ? reason : undefined;
   // What the connection makes of a name is shown once it is chosen; a refusal is shown always.
   const whyId = ownReason || (note && covered && !reason) ? `${id}-why` : undefined;
@@ -52,8 +59,7 @@ function StructureCheckbox({
         id={id}
         type="checkbox"
         checked={covered}
-        // A refused name cannot be ticked; one already chosen can still be unticked.
-        disabled={!!reason && !covered}
+        disabled={locked}
         aria-describedby={describedBy}
         onChange={() => {
           const s = useSelection.getState();
@@ -74,14 +80,24 @@ function StructureCheckbox({
   );
 }
 
-/** The reason when every name of a group is refused for the same one; null otherwise. */
-function commonReason(names: readonly string[], refused: ReadonlyMap<string, string>): string | null {
-  const reasons = new Set(
-    names.map((n) => (refused.has(n) ? withoutNamePrefix(n, refused.get(n) ?? '') : null)),
-  );
-  if (reasons.size !== 1) return null;
+/**
+ * The reason shared by the refused names of a group, when two or more are refused for one reason,
+ * so it is said once under the group's title; null otherwise (each name then says its own).
+ */
+function sharedReason(
+  names: readonly string[],
+  refused: ReadonlyMap<string, string>,
+): { reason: string; names: string[] } | null {
+  const hit = names.filter((n) => refused.has(n));
+  const reasons = new Set(hit.map((n) => withoutNamePrefix(n, refused.get(n) ?? '')));
   const [only] = reasons;
-  return only ?? null;
+  return hit.length >= 2 && reasons.size === 1 && only !== undefined ? { reason: only, names: hit } : null;
+}
+
+/** "Mandible and Maxilla", "A, B and C". */
+function listLabels(names: readonly string[]): string {
+  const labels = names.map(structureLabel);
+  return labels.length <= 1 ? (labels[0] ?? '') : `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}`;
 }
 
 /** The structures to segment: presets, the catalogue in groups, single teeth, and free names. */
@@ -101,22 +117,57 @@ export function StructurePicker({
   const [showTeeth, setShowTeeth] = useState(false);
   const uid = useId();
 
-  const refusedMap = useMemo(() => new Map(caps?.refused.map((r) => [r.name, r.reason]) ?? []), [caps]);
-  const notesMap = useMemo(
-    () => new Map([...(caps?.notes ?? []), ...(caps?.extra ?? [])].map((n) => [n.name, n.note])),
+  const refused = useMemo(
+    () => new Set(refusedChoices(names, caps, connectionName).map((r) => r.name)),
+    [names, caps, connectionName],
+  );
+  // Reasons and notes name structures by their labels, as the rest of the panel does.
+  const refusedMap = useMemo(
+    () =>
+      new Map(
+        caps?.refused.map((r) => [r.name, respell(withoutNamePrefix(r.name, r.reason), structureLabel)]) ??
+          [],
+      ),
     [caps],
   );
-  const extraNames = caps?.extra?.map((e) => e.name) ?? [];
+  const notesMap = useMemo(
+    () =>
+      new Map(
+        [...(caps?.notes ?? []), ...(caps?.extra ?? [])].map((n) => [
+          n.name,
+          respell(withoutNamePrefix(n.name, n.note), structureLabel),
+        ]),
+      ),
+    [caps],
+  );
+  // One entry per structure: an engine may accept two spellings of one name (soft_tissue, soft-tissue).
+  const extraNames = useMemo(() => {
+    const byKey = new Map<string, string>();
+    for (const e of caps?.extra ?? [])
+      if (!byKey.has(structureKey(e.name))) byKey.set(structureKey(e.name), e.name);
+    return [...byKey.values()];
+  }, [caps]);
   const refusedTeeth = useMemo(
-    () => new Set([...refusedMap.keys()].filter((n) => n.startsWith('tooth'))),
+    () =>
+      new Map(
+        [...refusedMap]
+          .filter(([n]) => /^tooth\d\d$/.test(n))
+          .map(([n, reason]) => [n, withoutNamePrefix(n, reason)]),
+      ),
     [refusedMap],
   );
   const freeProblem = freeTouched ? checkFreeName(free, names) : null;
+  // A typed name the connection cannot make is said as it is typed, and cannot be added.
+  const freeName = free.trim();
+  const freeRefusal =
+    freeName && checkFreeName(freeName, names) === null
+      ? refusedChoices([freeName], caps, connectionName)[0]
+      : undefined;
   const singleTeeth = names.filter((n) => /^tooth\d\d$/.test(n)).length;
 
   const addFree = (): void => {
     setFreeTouched(true);
-    if (checkFreeName(free, names) !== null) return;
+    if (checkFreeName(free, names) !== null || freeRefusal) return;
     sel.add(free.trim());
     setFree('');
     setFreeTouched(false);
@@ -141,14 +192,17 @@ export function StructurePicker({
       </div>
 
       {GROUP_LIST.map((g) => {
-        const groupReason = commonReason(g.names, refusedMap);
-        const groupReasonId = groupReason ? `${uid}-${g.id}-why` : undefined;
+        const shared = sharedReason(g.names, refusedMap);
+        const groupReasonId = shared ? `${uid}-${g.id}-why` : undefined;
         return (
           <fieldset key={g.id} className="group">
             <legend>{g.label}</legend>
-            {groupReason && (
+            {shared && (
               <p id={groupReasonId} className="why refused-why group-why">
-                Not available on {connectionName}: {groupReason}
+                {shared.names.length === g.names.length
+                  ? `Not available on ${connectionName}: `
+                  : `${listLabels(shared.names)} are not available on ${connectionName}: `}
+                {shared.reason}
               </p>
             )}
             {g.names.map((n) => (
@@ -158,7 +212,7 @@ export function StructurePicker({
                 chosen={names}
                 reason={refusedMap.get(n)}
                 note={notesMap.get(n)}
-                groupReasonId={groupReasonId}
+                groupReasonId={shared?.names.includes(n) ? groupReasonId : undefined}
               />
             ))}
             {g.id === 'teeth' && (
@@ -178,6 +232,7 @@ export function StructurePicker({
                     <ToothChart
                       chosen={names}
                       refused={refusedTeeth}
+                      connectionName={connectionName}
                       onToggle={(t) => useSelection.setState((s) => ({ names: toggleTooth(s.names, t) }))}
                     />
                   )}
@@ -203,7 +258,7 @@ export function StructurePicker({
             placeholder="e.g. airway"
             spellCheck={false}
             autoComplete="off"
-            aria-invalid={freeProblem ? true : undefined}
+            aria-invalid={freeProblem || freeRefusal ? true : undefined}
             aria-describedby={`${uid}-free-hint`}
             onChange={(e) => {
               setFree(e.target.value);
@@ -216,12 +271,19 @@ export function StructurePicker({
               }
             }}
           />
-          <button type="button" onClick={addFree}>
+          <button type="button" onClick={addFree} disabled={!!freeRefusal}>
             Add
           </button>
         </div>
-        <span id={`${uid}-free-hint`} className={freeProblem ? 'problem' : 'hint'}>
-          {freeProblem ?? 'For names the list lacks (airway, sinus…): the exact name the service uses.'}
+        <span
+          id={`${uid}-free-hint`}
+          className={freeProblem ? 'problem' : freeRefusal ? 'why refused-why' : 'hint'}
+          data-testid="free-structure-hint"
+        >
+          {freeProblem ??
+            (freeRefusal
+              ? `Not available on ${connectionName}: ${freeRefusal.reason}`
+              : 'For names the list lacks (airway, sinus…): the exact name the service uses.')}
         </span>
       </fieldset>
 
@@ -232,8 +294,9 @@ export function StructurePicker({
         ) : (
           <ul className="chips" aria-label="Chosen structures">
             {names.map((n) => (
-              <li key={n} className={`chip${refusedMap.has(n) ? ' refused' : ''}`}>
+              <li key={n} className={`chip${refused.has(n) ? ' refused' : ''}`}>
                 <span>{structureLabel(n)}</span>
+                {refused.has(n) && <span className="chip-tag">not available</span>}
                 <button
                   type="button"
                   aria-label={`Remove ${structureLabel(n)}`}

@@ -1,4 +1,5 @@
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import './tooth-chart.css';
 import { structureInfo } from '../../src-shared/structures';
 import { isCovered } from './structure-selection';
 
@@ -30,15 +31,37 @@ function position(tooth: string): [number, number] {
   return [0, 0];
 }
 
+const ALL_TEETH = GRID.flat();
+
+/** Refused teeth grouped by their reason, so one reason is said once, beside the teeth it concerns. */
+function refusalGroups(refused: ReadonlyMap<string, string>): { reason: string; teeth: string[] }[] {
+  const groups = new Map<string, string[]>();
+  for (const tooth of ALL_TEETH) {
+    const reason = refused.get(tooth);
+    if (reason !== undefined) groups.set(reason, [...(groups.get(reason) ?? []), tooth]);
+  }
+  return [...groups].map(([reason, teeth]) => ({ reason, teeth }));
+}
+
 export function ToothChart({
   chosen,
   refused,
+  connectionName,
   onToggle,
 }: {
   chosen: readonly string[];
-  refused: ReadonlySet<string>;
+  /** Teeth the connection cannot make, with the reason in words. */
+  refused: ReadonlyMap<string, string>;
+  connectionName: string;
   onToggle: (tooth: string) => void;
 }) {
+  const idBase = useId();
+  const groups = refusalGroups(refused);
+  const reasonId = (tooth: string): string | undefined => {
+    const reason = refused.get(tooth);
+    const i = groups.findIndex((g) => g.reason === reason);
+    return i >= 0 ? `${idBase}-why-${i}` : undefined;
+  };
   // One tab stop for the chart; arrow keys move inside it (a roving tab index).
   const [focusTooth, setFocusTooth] = useState('tooth11');
   const refs = useRef(new Map<string, HTMLButtonElement>());
@@ -78,6 +101,14 @@ export function ToothChart({
       <p id="tooth-chart-help" className="hint">
         Facing the patient. Arrow keys move, Space or Enter chooses a tooth.
       </p>
+      {groups.map((g, i) => (
+        <p key={g.reason} id={`${idBase}-why-${i}`} className="why refused-why tooth-why">
+          {g.teeth.length === ALL_TEETH.length
+            ? `No single tooth is available on ${connectionName}: `
+            : `Not available on ${connectionName} (${g.teeth.map((t) => t.slice(5)).join(', ')}): `}
+          {g.reason}
+        </p>
+      ))}
       <div className="tooth-sides" aria-hidden="true">
         <span>Patient’s right</span>
         <span>Patient’s left</span>
@@ -94,6 +125,9 @@ export function ToothChart({
               {half.map((tooth) => {
                 const on = isCovered(tooth, chosen);
                 const no = refused.has(tooth);
+                // A refused tooth cannot be chosen; one chosen by itself can still be let go. One
+                // covered by a shorthand stays as it is: letting it go would choose its refused siblings.
+                const locked = no && !chosen.includes(tooth);
                 const info = structureInfo(tooth);
                 return (
                   <button
@@ -106,11 +140,16 @@ export function ToothChart({
                     className={`tooth${on ? ' on' : ''}${no ? ' refused' : ''}`}
                     tabIndex={tooth === focusTooth ? 0 : -1}
                     aria-pressed={on}
-                    aria-label={`${info?.label ?? tooth}${no ? ', not available on this connection' : ''}`}
+                    // aria-disabled, not disabled: the tooth stays reachable by the arrow keys.
+                    aria-disabled={locked || undefined}
+                    aria-label={`${info?.label ?? tooth}${no ? ', not available' : ''}`}
+                    aria-describedby={no ? reasonId(tooth) : undefined}
                     data-tooth={tooth.slice(5)}
                     onFocus={() => setFocusTooth(tooth)}
                     onKeyDown={(e) => move(e, tooth)}
-                    onClick={() => onToggle(tooth)}
+                    onClick={() => {
+                      if (!locked) onToggle(tooth);
+                    }}
                   >
                     {tooth.slice(5)}
                   </button>

@@ -5,6 +5,8 @@ import {
   isCovered,
   planMeshes,
   refusedChoices,
+  structureKey,
+  structureLabel,
   toggleName,
   toggleTooth,
   withoutNamePrefix,
@@ -54,29 +56,35 @@ describe('structure selection', () => {
     expect('problem' in many && many.problem).toMatch(/at most 32 separate files; you chose 33/);
   });
 
-  it('reports what the connection refuses, directly, through a shorthand, or as unknown', () => {
+  it('reports what the connection refuses, by its own verdict on each name, or as unknown', () => {
     const caps = {
       anyStructure: false,
-      refused: [{ name: 'tooth11', reason: 'Single teeth need the remote service.' }],
+      refused: [
+        { name: 'tooth11', reason: 'tooth11: Single teeth need the remote service; ask for all_teeth.' },
+      ],
       notes: [],
     };
+    // all_teeth is judged as the connection judges it, as one name: the whole dentition is made
+    // although single teeth are not.
+    const unknown =
+      /^Not a name Local engine knows; it makes Mandible, Maxilla, .*All teeth, .* and single teeth\.$/;
     expect(refusedChoices(['mandible', 'tooth11', 'all_teeth', 'airway'], caps, 'Local engine')).toEqual([
-      { name: 'tooth11', reason: 'Single teeth need the remote service.' },
-      { name: 'all_teeth', reason: 'Single teeth need the remote service.' },
-      {
-        name: 'airway',
-        reason: 'Local engine does not know this name; it makes the structures in the list.',
-      },
+      // Ids in an engine's words become labels; plain words stay.
+      { name: 'tooth11', reason: 'Single teeth need the remote service; ask for All teeth.' },
+      { name: 'airway', reason: expect.stringMatching(unknown) },
     ]);
     const withExtra = { ...caps, extra: [{ name: 'airway', note: 'airway: the largest air space' }] };
-    expect(refusedChoices(['airway', 'sinus'], withExtra, 'Local engine')).toEqual([
-      {
-        name: 'sinus',
-        reason: 'Local engine does not know this name; it makes the structures in the list and airway.',
-      },
+    expect(refusedChoices(['airway', 'sinus', 'sinus'], withExtra, 'Local engine')).toEqual([
+      { name: 'sinus', reason: expect.stringMatching(/, Airway and single teeth\.$/) },
     ]);
     expect(refusedChoices(['airway'], { ...caps, anyStructure: true }, 'Relu')).toEqual([]);
     expect(refusedChoices(['tooth11'], null, 'x')).toEqual([]);
+  });
+
+  it('labels names beyond the catalogue in words, and keys their spellings as one', () => {
+    expect(structureLabel('maxillary')).toBe('Maxilla');
+    expect(structureLabel('soft_tissue')).toBe('Soft tissue');
+    expect(structureKey('soft-tissue')).toBe(structureKey('soft_tissue'));
   });
 
   it('drops the name a note starts with', () => {
@@ -88,6 +96,8 @@ describe('structure selection', () => {
     expect(checkFreeName('airway', [])).toBeNull();
     expect(checkFreeName('  ', [])).toMatch(/Type a structure name/);
     expect(checkFreeName('Left Sinus', [])).toMatch(/e\.g\. left_sinus/);
-    expect(checkFreeName('left_nerve', ['all_nerves'])).toBe('left_nerve is already chosen.');
+    expect(checkFreeName('left_nerve', ['all_nerves'])).toBe('Left mandibular canal is already chosen.');
+    // One entry per structure: another spelling of a chosen name is the same structure.
+    expect(checkFreeName('soft-tissue', ['soft_tissue'])).toBe('Soft tissue is already chosen.');
   });
 });

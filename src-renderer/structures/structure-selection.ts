@@ -1,5 +1,6 @@
 import type { Capabilities } from '../../src-shared/contract';
 import type { MeshChoice } from '../../src-shared/jobs';
+import { checkStructures, type StructureRefusal } from '../../src-shared/structure-check';
 import { SHORTHANDS, STRUCTURE_NAME_PATTERN, structureInfo } from '../../src-shared/structures';
 
 /**
@@ -65,43 +66,20 @@ export function planMeshes(
   return { meshes: chosen.map((name) => ({ structures: [name], extension })) };
 }
 
-export interface Refusal {
-  name: string;
-  reason: string;
-}
+export type Refusal = StructureRefusal;
 
-/** The chosen names the connection is known not to produce, each with the reason in words. */
+/**
+ * The chosen names the connection is known not to produce, each with the reason in words: the same
+ * check the submit handler and the command line make (src-shared/structure-check.ts), worded with
+ * the catalogue's labels. Nothing is refused before the capabilities are known.
+ */
 export function refusedChoices(
   chosen: readonly string[],
   caps: Capabilities | null,
   connectionName: string,
 ): Refusal[] {
   if (!caps) return [];
-  const refused = new Map(caps.refused.map((r) => [r.name, r.reason]));
-  const out: Refusal[] = [];
-  for (const name of chosen) {
-    const direct = refused.get(name);
-    if (direct !== undefined) {
-      out.push({ name, reason: direct });
-      continue;
-    }
-    const members = SHORTHANDS[name];
-    const refusedMember = members?.find((m) => refused.has(m));
-    if (refusedMember !== undefined) {
-      out.push({ name, reason: refused.get(refusedMember) ?? '' });
-      continue;
-    }
-    if (!caps.anyStructure && !structureInfo(name) && !caps.extra?.some((e) => e.name === name)) {
-      const extra = caps.extra?.map((e) => e.name) ?? [];
-      out.push({
-        name,
-        reason: `${connectionName} does not know this name; it makes the structures in the list${
-          extra.length > 0 ? ` and ${extra.join(', ')}` : ''
-        }.`,
-      });
-    }
-  }
-  return out;
+  return checkStructures(chosen, caps, { connectionName, spell: structureLabel }).refused;
 }
 
 /** Checks a name typed by the user; returns the message to show, or null when it can be added. */
@@ -118,13 +96,27 @@ export function checkFreeName(text: string, chosen: readonly string[]): string |
       suggestion ? ` (e.g. ${suggestion})` : ''
     }.`;
   }
-  if (isCovered(name, chosen)) return `${name} is already chosen.`;
+  const key = structureKey(name);
+  const same = chosen.find((c) => structureKey(c) === key);
+  if (isCovered(name, chosen) || same !== undefined)
+    return `${structureLabel(same ?? name)} is already chosen.`;
   return null;
 }
 
-/** The label a person reads for a name: the catalogue's, or the name itself when typed freely. */
+/**
+ * The label a person reads for a name: the catalogue's, or for a name beyond it (an engine's airway,
+ * a typed name) the name in words: soft_tissue -> "Soft tissue".
+ */
 export function structureLabel(name: string): string {
-  return structureInfo(name)?.label ?? name;
+  const known = structureInfo(name)?.label;
+  if (known) return known;
+  const words = name.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Spellings of one structure (soft_tissue, soft-tissue) share this key, so it is listed once. */
+export function structureKey(name: string): string {
+  return name.replace(/-/g, '_');
 }
 
 /** Connections word their notes as "mandible: what it does"; beside the name itself the prefix is noise. */

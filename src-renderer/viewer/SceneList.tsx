@@ -1,5 +1,7 @@
 import { structureInfo } from '../../src-shared/structures.js';
 import { formatSize, formatTriangles } from './format-units.js';
+import { MeasurementList } from './MeasurementList.js';
+import { unitHint } from './unit-hint.js';
 import { removeMesh } from './viewer-actions.js';
 import { unionBounds, useViewerStore } from './viewer-store.js';
 import type { SceneItem } from './viewer-store.js';
@@ -13,6 +15,9 @@ function SceneRow({ item }: { item: SceneItem }) {
   const update = useViewerStore((s) => s.updateItem);
   const label = structureLabel(item);
   const idBase = `vw-item-${item.id}`;
+  const hint = unitHint(item.name, item.bounds);
+  const hintDismissed = useViewerStore((s) => s.unitHintDismissed.includes(item.id));
+  const dismissHint = useViewerStore((s) => s.dismissUnitHint);
   return (
     <li className="vw-item" data-testid="scene-item" data-mesh-id={item.id}>
       <div className="vw-item-head">
@@ -47,6 +52,22 @@ function SceneRow({ item }: { item: SceneItem }) {
       <div className="vw-item-facts">
         {formatTriangles(item.triangles)} · {formatSize(item.bounds)}
       </div>
+      {hint && !hintDismissed && (
+        <div className="vw-unit-hint" role="note" data-testid="unit-hint">
+          <span>
+            {hint.message} The viewer shows files as millimetres; export the mesh in mm to measure it.
+          </span>
+          <button
+            type="button"
+            className="vw-icon-button"
+            onClick={() => dismissHint(item.id)}
+            aria-label={`Dismiss the size hint for ${item.name}`}
+            title="The size is right"
+          >
+            ×
+          </button>
+        </div>
+      )}
       <label className="vw-opacity">
         <span>Opacity</span>
         <input
@@ -90,6 +111,7 @@ export function SceneList() {
           </p>
         </>
       )}
+      <MeasurementList />
     </aside>
   );
 }

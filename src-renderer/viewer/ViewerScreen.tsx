@@ -8,6 +8,7 @@ import { ViewerStatus } from './ViewerStatus.js';
 import { ViewerToolbar } from './ViewerToolbar.js';
 import { ViewerViewport } from './ViewerViewport.js';
 import './viewer.css';
+import './viewer-panel.css';
 
 export type { ViewerMeshSource } from './viewer-actions.js';
 

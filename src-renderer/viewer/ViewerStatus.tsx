@@ -7,24 +7,27 @@ export function ViewerStatus() {
   return (
     <footer className="vw-footer">
       {notices.length > 0 && (
-        <ul className="vw-notices" role="alert" data-testid="viewer-notices">
-          {notices.map((n) => (
-            <li key={n.id} className="vw-notice">
-              <span>
-                {n.message}
-                {n.action && <span className="vw-notice-action"> {n.action}</span>}
-              </span>
-              <button
-                type="button"
-                className="vw-icon-button"
-                onClick={() => dismiss(n.id)}
-                aria-label="Dismiss message"
-              >
-                ×
-              </button>
-            </li>
-          ))}
-        </ul>
+        // The alert role on a wrapper: on the list itself it would hide the list from assistive technology.
+        <div role="alert">
+          <ul className="vw-notices" data-testid="viewer-notices">
+            {notices.map((n) => (
+              <li key={n.id} className="vw-notice">
+                <span>
+                  {n.message}
+                  {n.action && <span className="vw-notice-action"> {n.action}</span>}
+                </span>
+                <button
+                  type="button"
+                  className="vw-icon-button"
+                  onClick={() => dismiss(n.id)}
+                  aria-label="Dismiss message"
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       <p className="vw-status" role="status" data-testid="viewer-status">
         {status}

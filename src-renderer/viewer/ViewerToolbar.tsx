@@ -5,7 +5,7 @@ import { MESH_FILE_ACCEPT } from './mesh-format.js';
 import type { SceneController } from './scene-controller.js';
 import { STANDARD_VIEWS, VIEW_ORDER } from './standard-views.js';
 import { openMeshFiles } from './viewer-actions.js';
-import { clipPosition, distance, unionBounds, useViewerStore } from './viewer-store.js';
+import { clipPosition, unionBounds, useViewerStore } from './viewer-store.js';
 import type { ClipAxis } from './viewer-store.js';
 
 const AXIS_LABELS: Record<ClipAxis, string> = {
@@ -106,15 +106,16 @@ function ClipControls() {
 
 function MeasureControls() {
   const measuring = useViewerStore((s) => s.measuring);
-  const points = useViewerStore((s) => s.measurePoints);
+  const measure = useViewerStore((s) => s.measure);
   const setMeasuring = useViewerStore((s) => s.setMeasuring);
-  const clear = useViewerStore((s) => s.clearMeasurement);
-  const [a, b] = points;
-  const text =
-    a && b
-      ? `${formatMm(distance(a, b))} mm`
-      : measuring
-        ? `Click ${points.length === 0 ? 'two points' : 'a second point'}`
+  const last = measure.measurements.at(-1);
+  // The newest result stays readable here; every kept measurement is listed in the panel.
+  const text = measure.pending
+    ? 'Click a second point'
+    : measuring && !last
+      ? 'Click two points'
+      : last
+        ? `${formatMm(last.distance)} mm`
         : '';
   return (
     <fieldset className="vw-group">
@@ -124,18 +125,13 @@ function MeasureControls() {
         className="vw-button"
         aria-pressed={measuring}
         onClick={() => setMeasuring(!measuring)}
-        title="Click two points on the surface to measure the distance between them"
+        title="Click two points on the surface to measure the distance between them; each pair is kept in the list"
       >
         Distance
       </button>
       <output className="vw-measure" data-testid="measure-readout" aria-live="polite">
         {text}
       </output>
-      {points.length > 0 && (
-        <button type="button" className="vw-button vw-small" onClick={clear}>
-          Clear<span className="sr-only"> measurement</span>
-        </button>
-      )}
     </fieldset>
   );
 }

@@ -33,7 +33,7 @@ function syncScene(c: SceneController, s: ViewerState, prev: ViewerState | null)
     c.setClip({ ...s.clip, position: clipPosition(s.clip, s.items) });
   }
   if (!prev || prev.measuring !== s.measuring) c.setMeasuring(s.measuring);
-  if (!prev || prev.measurePoints !== s.measurePoints) c.setMeasurePoints(s.measurePoints);
+  if (!prev || prev.measure !== s.measure) c.setMeasurements(s.measure.measurements, s.measure.pending);
 }
 
 function canvasBackground(el: HTMLElement): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatMm, formatSize, formatTriangles, loadedStatus } from './format-units.js';
+import { formatCount, formatMm, formatSize, formatTriangles, loadedStatus } from './format-units.js';
 
 describe('units', () => {
   it('shows lengths with precision that fits their size', () => {
@@ -7,6 +7,12 @@ describe('units', () => {
     expect(formatMm(4.256)).toBe('4.26');
     expect(formatMm(0.15567)).toBe('0.156');
     expect(formatMm(0)).toBe('0');
+  });
+
+  it('groups thousands as en-US does', () => {
+    for (const n of [0, 7, 999, 1000, 1368, 69_451, 399_757, 1_234_567, 12_345_678_901, -4200]) {
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    }
   });
 
   it('words the status line', () => {

@@ -1,7 +1,7 @@
 import type { AppErrorShape } from '../../src-shared/errors.js';
 import type { MeshBudget } from './mesh-budget.js';
 import type { MeshFormat } from './mesh-format.js';
-import type { IndexedMesh } from './weld.js';
+import type { ChunkedMesh } from './mesh-chunks.js';
 
 /** What the main thread asks of the mesh worker: one mesh per worker, so cancelling is terminating. */
 export interface LoadRequest {
@@ -24,5 +24,5 @@ export interface LoadTimings {
 
 export type WorkerMessage =
   | { type: 'progress'; stage: LoadStage; fraction: number }
-  | { type: 'done'; mesh: IndexedMesh; timings: LoadTimings }
+  | { type: 'done'; mesh: ChunkedMesh; timings: LoadTimings }
   | { type: 'error'; error: AppErrorShape };

@@ -2,9 +2,9 @@ import { AppError } from '../../src-shared/errors.js';
 import type { MeshBudget } from './mesh-budget.js';
 import type { MeshFormat } from './mesh-format.js';
 import type { LoadStage, LoadTimings, LoadRequest, WorkerMessage } from './mesh-loader-protocol.js';
-import type { IndexedMesh } from './weld.js';
+import type { ChunkedMesh } from './mesh-chunks.js';
 
-export interface LoadedMesh extends IndexedMesh {
+export interface LoadedMesh extends ChunkedMesh {
   timings: LoadTimings;
 }
 

@@ -7,6 +7,7 @@ import { checkFileSize, checkTriangleBudget } from './mesh-budget.js';
 import { HEADER_BYTES, inspectMeshHeader } from './mesh-format.js';
 import type { LoadRequest, LoadStage, WorkerMessage } from './mesh-loader-protocol.js';
 import { describeParseFailure, isAllocationFailure, parseMesh, tooLargeForMemory } from './mesh-parse.js';
+import { chunkMesh } from './mesh-chunks.js';
 import { buildIndexedMesh } from './weld.js';
 
 function post(message: WorkerMessage, transfer: Transferable[] = []): void {
@@ -70,10 +71,12 @@ async function load(req: LoadRequest): Promise<void> {
   const t2 = performance.now();
 
   let t3 = t2;
-  const mesh = buildIndexedMesh(parsed.positions, parsed.index, (stage, fraction) => {
+  const welded = buildIndexedMesh(parsed.positions, parsed.index, (stage, fraction) => {
     if (stage === 'normals' && fraction === 0) t3 = performance.now();
     progress(stage, fraction);
   });
+  // Chunks for an upload spread over frames: the main thread only wraps these arrays.
+  const mesh = chunkMesh(welded);
   const t4 = performance.now();
   post(
     {

@@ -1,46 +1,31 @@
-import {
-  BufferAttribute,
-  BufferGeometry,
-  Box3,
-  Color,
-  DirectionalLight,
-  DoubleSide,
-  Group,
-  HemisphereLight,
-  Line,
-  LineBasicMaterial,
-  Mesh,
-  MeshBasicMaterial,
-  MeshPhongMaterial,
-  PerspectiveCamera,
-  Plane,
-  Raycaster,
-  Scene,
-  SphereGeometry,
-  Sphere,
-  Vector2,
-  Vector3,
-  WebGLRenderer,
-} from 'three';
+import { Box3, Color, PerspectiveCamera, Plane, Scene, Sphere, Vector2, Vector3 } from 'three';
+import type { Group, Material, Mesh, WebGLRenderer } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
-import { AppError } from '../../src-shared/errors.js';
 import { isSoftwareRenderer } from './gpu-info.js';
-import { SurfacePicker } from './surface-picker.js';
-import type { IndexedMesh } from './weld.js';
+import { MeasureOverlay } from './measure-overlay.js';
+import { attachSlicePlanes } from '../review/slice-planes-3d.js';
+import { ProgressiveDraw } from './progressive-draw.js';
+import type { Measurement } from './measurements.js';
+import type { ChunkedMesh } from './mesh-chunks.js';
+import { ViewerMesh } from './mesh-object.js';
+import { warmUpObjects, warmUpShaders } from './shader-warm-up.js';
+import type { MeshAppearance } from './mesh-object.js';
+import { SurfacePicker, raycastPick } from './surface-picker.js';
+import { fitDepthRange, placeCamera } from './camera-framing.js';
+import { addLights, createRenderer } from './scene-setup.js';
 import { cameraDirection, WORLD_UP } from './standard-views.js';
 import type { StandardView, Vec3 } from './standard-views.js';
 import type { ClipState } from './viewer-store.js';
 
-export interface MeshAppearance {
-  colour: string;
-  visible: boolean;
-  opacity: number;
-}
+export type { MeshAppearance } from './mesh-object.js';
 
 export interface SceneCallbacks {
   /** After each drawn frame, with the camera's view matrix (for the orientation marker). */
   onFrame?(viewMatrix: ArrayLike<number>): void;
-  /** The first frame that shows a mesh was drawn; renderMs is the render call (buffer upload, draw calls). */
+  /**
+   * The first frame that shows the whole mesh was drawn; renderMs is the longest render call
+   * while its chunks went to the GPU (buffer upload and draw calls).
+   */
   onFirstDrawn?(id: string, renderMs: number): void;
   /** A point on a visible surface was clicked while measuring. */
   onPick?(point: Vec3): void;
@@ -49,31 +34,6 @@ export interface SceneCallbacks {
 }
 
 const FOV_DEGREES = 30;
-const MEASURE_COLOUR = '#e4572e';
-
-interface SceneMesh {
-  mesh: Mesh<BufferGeometry, MeshPhongMaterial>;
-  /**
-   * Depth only, drawn just before the mesh when it is see-through: then only its nearest layer
-   * blends over what lies behind, instead of all its inner layers in triangle order.
-   */
-  depth: Mesh<BufferGeometry, MeshBasicMaterial>;
-  data: IndexedMesh;
-  drawn: boolean;
-}
-
-function toGeometry(data: IndexedMesh): BufferGeometry {
-  const g = new BufferGeometry();
-  g.setAttribute('position', new BufferAttribute(data.positions, 3));
-  g.setAttribute('normal', new BufferAttribute(data.normals, 3));
-  g.setIndex(new BufferAttribute(data.index, 1));
-  // Bounds come from the worker: computing them here would walk every vertex on the main thread.
-  const [x0, y0, z0, x1, y1, z1] = data.bounds;
-  g.boundingBox = new Box3(new Vector3(x0, y0, z0), new Vector3(x1, y1, z1));
-  const [cx, cy, cz, r] = data.sphere;
-  g.boundingSphere = new Sphere(new Vector3(cx, cy, cz), r);
-  return g;
-}
 
 /**
  * The three.js side of the viewer: one renderer, camera, orbit controls and the meshes. It draws
@@ -85,9 +45,17 @@ export class SceneController {
   private readonly scene = new Scene();
   private readonly camera = new PerspectiveCamera(FOV_DEGREES, 1, 0.1, 10_000);
   private readonly controls: OrbitControls;
-  private readonly meshes = new Map<string, SceneMesh>();
+  private readonly meshes = new Map<string, ViewerMesh>();
   private readonly clipPlane = new Plane(new Vector3(0, 0, -1), 0);
-  private readonly measureGroup = new Group();
+  private readonly overlay = new MeasureOverlay();
+  /** The scan check's slice planes through the meshes (review/slice-planes-3d). */
+  private readonly detachSlicePlanes = attachSlicePlanes(this.scene, () => this.requestRender());
+  private measurements: { list: readonly Measurement[]; pending: Vec3 | null } = { list: [], pending: null };
+  /** Shader programs compiled ahead; chunks wait for them so no frame compiles in a long task. */
+  private readonly warmUp: Group;
+  private warmedUp = false;
+  /** The picture, built a batch of chunks per frame. */
+  private readonly draw: ProgressiveDraw;
   private readonly resizeObserver: ResizeObserver;
   private readonly picker: SurfacePicker;
   private frameRequest = 0;
@@ -103,35 +71,20 @@ export class SceneController {
     private readonly canvas: HTMLCanvasElement,
     private readonly callbacks: SceneCallbacks = {},
   ) {
-    try {
-      // preserveDrawingBuffer: screenshots and pixel checks read the canvas after the frame is shown.
-      this.renderer = new WebGLRenderer({
-        canvas,
-        antialias: !isSoftwareRenderer(),
-        preserveDrawingBuffer: true,
-      });
-    } catch (e) {
-      throw new AppError('internal', 'The 3D view cannot start: this computer does not provide WebGL.', {
-        action: 'Update the graphics driver, or turn on hardware acceleration.',
-        cause: e,
-      });
-    }
-    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
-    this.renderer.localClippingEnabled = true;
+    this.renderer = createRenderer(canvas);
     this.picker = new SurfacePicker(this.renderer);
-
     this.camera.up.set(...WORLD_UP);
     this.camera.position.set(0, -500, 0);
-    this.scene.add(this.camera);
-    // A headlight: the surface facing the viewer is always lit, whatever the orbit.
-    // Intensities chosen so a surface facing the viewer shows its chosen colour almost exactly.
-    const headlight = new DirectionalLight(0xffffff, 2.4);
-    headlight.position.set(0, 0, 0);
-    headlight.target.position.set(0, 0, -1);
-    this.camera.add(headlight, headlight.target);
-    this.scene.add(new HemisphereLight(0xffffff, 0x606060, 1.3));
-    this.measureGroup.renderOrder = 10;
-    this.scene.add(this.measureGroup);
+    addLights(this.scene, this.camera);
+    this.scene.add(this.overlay.group);
+    this.draw = new ProgressiveDraw(
+      this.renderer,
+      this.scene,
+      this.camera,
+      this.overlay.group,
+      isSoftwareRenderer(),
+    );
+    this.warmUp = warmUpObjects(this.clipPlane);
 
     this.controls = new OrbitControls(this.camera, canvas);
     this.controls.enableDamping = false;
@@ -147,6 +100,11 @@ export class SceneController {
     this.resizeObserver = new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(canvas.parentElement ?? canvas);
     this.resize();
+    void warmUpShaders(this.renderer, this.scene, this.camera, this.warmUp, () => this.disposed).then(() => {
+      // Meshes that arrived during the warm-up were held back (render() waits for it).
+      this.warmedUp = true;
+      this.requestRender();
+    });
   }
 
   setBackground(cssColour: string): void {
@@ -162,74 +120,39 @@ export class SceneController {
     return [...this.meshes.keys()];
   }
 
-  addMesh(id: string, data: IndexedMesh, look: MeshAppearance): void {
+  /** Adds a mesh; its chunks go to the GPU one per frame, so a large mesh never blocks the window. */
+  addMesh(id: string, data: ChunkedMesh, look: MeshAppearance): void {
     if (this.meshes.has(id)) return;
-    const material = new MeshPhongMaterial({
-      specular: 0x1c1c1c,
-      shininess: 24,
-      // Both sides: segmentations cut at the scan's edge are open, and a clipped mesh is looked into.
-      side: DoubleSide,
-      wireframe: this.wireframe,
-    });
-    const mesh = new Mesh(toGeometry(data), material);
-    mesh.name = id;
-    const depth = new Mesh(
-      mesh.geometry,
-      new MeshBasicMaterial({ colorWrite: false, transparent: true, side: DoubleSide }),
-    );
-    // A child: hidden with the mesh, never picked (picking does not recurse).
-    mesh.add(depth);
-    // See-through meshes are drawn in the order they came, each right after its depth pass.
-    const order = 2 * this.addedCount++;
-    depth.renderOrder = 10 + order;
-    const entry = { mesh, depth, data, drawn: false };
-    this.meshes.set(id, entry);
-    this.applyAppearance(entry, look, order);
-    this.applyClip(entry);
-    this.scene.add(mesh);
+    // See-through meshes are drawn in the order they came.
+    const m = new ViewerMesh(id, data, this.addedCount++);
+    m.setWireframe(this.wireframe);
+    m.setAppearance(look);
+    m.setClip(this.clipping ? this.clipPlane : null);
+    this.meshes.set(id, m);
+    this.scene.add(m.root);
     // Job outputs arrive one by one: keep framing them all until the user takes the camera.
     if (!this.cameraMovedByUser || this.meshes.size === 1) this.fit();
     this.requestRender();
   }
 
   removeMesh(id: string): void {
-    const entry = this.meshes.get(id);
-    if (!entry) return;
-    this.scene.remove(entry.mesh);
-    entry.mesh.geometry.dispose();
-    entry.mesh.material.dispose();
-    entry.depth.material.dispose();
+    const m = this.meshes.get(id);
+    if (!m) return;
+    this.scene.remove(m.root);
+    m.dispose();
     this.meshes.delete(id);
     if (this.meshes.size === 0) this.cameraMovedByUser = false;
     this.requestRender();
   }
 
   setAppearance(id: string, look: MeshAppearance): void {
-    const entry = this.meshes.get(id);
-    if (!entry) return;
-    this.applyAppearance(entry, look, entry.depth.renderOrder - 10);
+    this.meshes.get(id)?.setAppearance(look);
     this.requestRender();
-  }
-
-  private applyAppearance({ mesh, depth }: SceneMesh, look: MeshAppearance, order: number): void {
-    const m = mesh.material;
-    m.color.set(look.colour);
-    mesh.visible = look.visible && look.opacity > 0;
-    const transparent = look.opacity < 1;
-    if (m.transparent !== transparent) m.needsUpdate = true;
-    m.transparent = transparent;
-    m.opacity = look.opacity;
-    depth.visible = transparent && !m.wireframe;
-    mesh.renderOrder = transparent ? 11 + order : 0;
   }
 
   setWireframe(on: boolean): void {
     this.wireframe = on;
-    for (const { mesh, depth } of this.meshes.values()) {
-      mesh.material.wireframe = on;
-      // A depth pass would hide the far edges a see-through wireframe should show.
-      depth.visible = mesh.material.transparent && !on;
-    }
+    for (const m of this.meshes.values()) m.setWireframe(on);
     this.requestRender();
   }
 
@@ -244,16 +167,8 @@ export class SceneController {
     // three keeps what lies on the positive side of the plane: n.p + c >= 0.
     if (clip.flip) this.clipPlane.set(normal, -clip.position);
     else this.clipPlane.set(normal.negate(), clip.position);
-    for (const entry of this.meshes.values()) this.applyClip(entry);
+    for (const m of this.meshes.values()) m.setClip(this.clipping ? this.clipPlane : null);
     this.requestRender();
-  }
-
-  private applyClip({ mesh, depth }: SceneMesh): void {
-    const planes = this.clipping ? [this.clipPlane] : [];
-    for (const material of [mesh.material, depth.material]) {
-      if (material.clippingPlanes?.length !== planes.length) material.needsUpdate = true;
-      material.clippingPlanes = planes;
-    }
   }
 
   setMeasuring(on: boolean): void {
@@ -261,43 +176,28 @@ export class SceneController {
     this.canvas.style.cursor = on ? 'crosshair' : '';
   }
 
-  /** Draws the picked points and, for two, the segment between them; always on top of the surface. */
-  setMeasurePoints(points: readonly Vec3[]): void {
-    for (const child of [...this.measureGroup.children]) {
-      this.measureGroup.remove(child);
-      const o = child as Mesh | Line;
-      o.geometry.dispose();
-      (o.material as MeshBasicMaterial).dispose();
-    }
+  /** Draws the kept measurements and the first point of one under way, on top of the surfaces. */
+  setMeasurements(list: readonly Measurement[], pending: Vec3 | null): void {
+    this.measurements = { list, pending };
+    this.drawMeasurements();
+  }
+
+  private drawMeasurements(): void {
     const r = this.sceneSphere()?.radius ?? 50;
-    for (const p of points) {
-      const dot = new Mesh(
-        new SphereGeometry(r * 0.008, 16, 12),
-        new MeshBasicMaterial({ color: MEASURE_COLOUR, depthTest: false }),
-      );
-      dot.position.set(...p);
-      dot.renderOrder = 10;
-      this.measureGroup.add(dot);
-    }
-    if (points.length === 2) {
-      const g = new BufferGeometry().setFromPoints(points.map((p) => new Vector3(...p)));
-      const line = new Line(g, new LineBasicMaterial({ color: MEASURE_COLOUR, depthTest: false }));
-      line.renderOrder = 10;
-      this.measureGroup.add(line);
-    }
+    this.overlay.show(this.measurements.list, this.measurements.pending, r * 0.008);
     this.requestRender();
   }
 
-  private visibleMeshes(): Mesh[] {
-    return [...this.meshes.values()].filter(({ mesh }) => mesh.visible).map(({ mesh }) => mesh);
+  private visibleMeshes(): ViewerMesh[] {
+    return [...this.meshes.values()].filter((m) => m.visible);
   }
 
   private sceneBox(): Box3 | null {
     const shown = this.visibleMeshes();
-    const list = shown.length > 0 ? shown : [...this.meshes.values()].map((e) => e.mesh);
+    const list = shown.length > 0 ? shown : [...this.meshes.values()];
     if (list.length === 0) return null;
     const box = new Box3();
-    for (const m of list) box.union(m.geometry.boundingBox!);
+    for (const m of list) box.union(m.box);
     return box;
   }
 
@@ -311,48 +211,15 @@ export class SceneController {
     if (!box) return;
     const dir = this.camera.position.clone().sub(this.controls.target);
     if (dir.lengthSq() === 0) dir.set(0, -1, 0);
-    this.placeCamera(box, dir.normalize());
+    placeCamera(this.camera, this.controls, box, dir.normalize());
+    this.requestRender();
   }
 
   setView(view: StandardView): void {
     const box =
       this.sceneBox() ??
       new Box3().setFromCenterAndSize(this.controls.target.clone(), new Vector3(100, 100, 100));
-    this.placeCamera(box, new Vector3(...cameraDirection(view)));
-  }
-
-  /**
-   * Looks at the box centre from `direction`, as close as lets every corner of the box fit the
-   * view: tighter than fitting the bounding sphere, so the anatomy fills the screen.
-   */
-  private placeCamera(box: Box3, direction: Vector3): void {
-    const centre = box.getCenter(new Vector3());
-    this.camera.position.copy(centre).add(direction);
-    this.camera.lookAt(centre);
-    this.camera.updateMatrixWorld();
-    const right = new Vector3().setFromMatrixColumn(this.camera.matrixWorld, 0);
-    const up = new Vector3().setFromMatrixColumn(this.camera.matrixWorld, 1);
-    const tanV = Math.tan((this.camera.fov * Math.PI) / 360);
-    const tanH = tanV * this.camera.aspect;
-    let dist = 0;
-    const corner = new Vector3();
-    for (let i = 0; i < 8; i++) {
-      corner
-        .set(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z)
-        .sub(centre);
-      const toward = corner.dot(direction);
-      dist = Math.max(
-        dist,
-        toward + Math.abs(corner.dot(right)) / tanH,
-        toward + Math.abs(corner.dot(up)) / tanV,
-      );
-    }
-    // A margin, so the outline does not touch the edge of the view.
-    dist = Math.max(dist * 1.08, 1e-3);
-    this.controls.target.copy(centre);
-    this.camera.position.copy(centre).addScaledVector(direction, dist);
-    this.camera.lookAt(centre);
-    this.controls.update();
+    placeCamera(this.camera, this.controls, box, new Vector3(...cameraDirection(view)));
     this.requestRender();
   }
 
@@ -373,9 +240,9 @@ export class SceneController {
     else this.controls.dollyOut(1 / factor);
   }
 
-  /** Draws a fresh frame and returns it as PNG. */
+  /** Draws the whole picture at once (however long it takes) and returns it as PNG. */
   screenshot(): Promise<Blob> {
-    this.render();
+    this.renderFull();
     return new Promise((resolve, reject) =>
       this.canvas.toBlob(
         (b) => (b ? resolve(b) : reject(new Error('the canvas gave no image'))),
@@ -384,7 +251,13 @@ export class SceneController {
     );
   }
 
+  /** Something changed: the picture is drawn again from the start on the next frame. */
   requestRender(): void {
+    this.draw.restart();
+    this.scheduleFrame();
+  }
+
+  private scheduleFrame(): void {
     if (this.frameRequest !== 0 || this.disposed) return;
     this.frameRequest = requestAnimationFrame(() => {
       this.frameRequest = 0;
@@ -392,32 +265,48 @@ export class SceneController {
     });
   }
 
+  /** Visible meshes in drawing order: opaque ones first, as three draws them in one frame. */
+  private drawOrder(): ViewerMesh[] {
+    const shown = this.visibleMeshes();
+    return [...shown.filter((m) => !m.surface.transparent), ...shown.filter((m) => m.surface.transparent)];
+  }
+
+  /** One frame of the picture: the next batch of chunks over what earlier frames drew. */
   private render(): void {
-    if (this.disposed) return;
-    // Near and far follow the camera, so a 40 mm tooth and a 250 mm skull both keep depth precision.
-    const sphere = this.sceneSphere();
-    if (sphere) {
-      const d = this.camera.position.distanceTo(sphere.center);
-      this.camera.near = Math.max(d - sphere.radius * 1.5, d / 1000, 1e-4);
-      this.camera.far = d + sphere.radius * 1.5;
-      this.camera.updateProjectionMatrix();
-    }
-    const started = performance.now();
-    this.renderer.render(this.scene, this.camera);
-    const renderMs = performance.now() - started;
+    // Until the shaders are compiled ahead, a frame would compile them in one long task.
+    if (this.disposed || !this.warmedUp) return;
+    const order = this.drawOrder();
+    fitDepthRange(this.camera, this.sceneSphere());
+    const { complete, longestMs } = this.draw.step(order);
+    // For tests and screenshots of the canvas: whether it shows the whole picture yet.
+    this.canvas.dataset.frame = complete ? 'complete' : 'partial';
     this.callbacks.onFrame?.(this.camera.matrixWorldInverse.elements);
-    for (const [id, entry] of this.meshes) {
-      if (!entry.drawn && entry.mesh.visible) {
-        entry.drawn = true;
-        this.callbacks.onFirstDrawn?.(id, renderMs);
-      }
+    if (!complete) {
+      this.scheduleFrame();
+      return;
     }
+    for (const m of order) {
+      if (m.drawn) continue;
+      m.drawn = true;
+      this.callbacks.onFirstDrawn?.(m.id, longestMs);
+    }
+  }
+
+  /** The whole picture in one frame. */
+  private renderFull(): void {
+    if (this.disposed) return;
+    fitDepthRange(this.camera, this.sceneSphere());
+    this.draw.full(this.meshes.values());
+    this.canvas.dataset.frame = 'complete';
   }
 
   private resize(): void {
     const host = this.canvas.parentElement ?? this.canvas;
     const w = Math.max(1, host.clientWidth);
     const h = Math.max(1, host.clientHeight);
+    // Resizing the canvas reallocates its drawing buffer (a wait on the GPU): only on a real change.
+    const size = this.renderer.getSize(new Vector2());
+    if (size.x === w && size.y === h) return;
     this.renderer.setSize(w, h, false);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
@@ -441,7 +330,9 @@ export class SceneController {
     const rect = this.canvas.getBoundingClientRect();
     if (this.picker.supported) {
       const size = this.renderer.getDrawingBufferSize(new Vector2());
-      this.measureGroup.visible = false;
+      this.overlay.group.visible = false;
+      // Caps are large planes: picked with the override material they would cover the background.
+      for (const m of this.meshes.values()) m.setCapsEnabled(false);
       try {
         return this.picker.pick(
           this.scene,
@@ -451,7 +342,8 @@ export class SceneController {
           this.clipping ? [this.clipPlane] : [],
         );
       } finally {
-        this.measureGroup.visible = true;
+        this.overlay.group.visible = true;
+        for (const m of this.meshes.values()) m.setCapsEnabled(true);
       }
     }
     // Without float render targets: test the triangles in JavaScript (slow on millions of them).
@@ -459,13 +351,8 @@ export class SceneController {
       ((clientX - rect.left) / rect.width) * 2 - 1,
       -((clientY - rect.top) / rect.height) * 2 + 1,
     );
-    const raycaster = new Raycaster();
-    raycaster.setFromCamera(ndc, this.camera);
-    for (const hit of raycaster.intersectObjects(this.visibleMeshes(), false)) {
-      if (this.clipping && this.clipPlane.distanceToPoint(hit.point) < 0) continue;
-      return [hit.point.x, hit.point.y, hit.point.z];
-    }
-    return null;
+    const surfaces = this.visibleMeshes().flatMap((m) => m.surfaces());
+    return raycastPick(this.camera, ndc, surfaces, this.clipping ? this.clipPlane : null);
   }
 
   private readonly onContextLost = (e: Event): void => {
@@ -482,7 +369,12 @@ export class SceneController {
     this.canvas.removeEventListener('webglcontextlost', this.onContextLost);
     this.controls.dispose();
     for (const id of [...this.meshes.keys()]) this.removeMesh(id);
-    this.setMeasurePoints([]);
+    this.overlay.dispose();
+    this.detachSlicePlanes();
+    this.warmUp.traverse((o) => {
+      const m = o as Mesh;
+      if (m.isMesh) (m.material as Material).dispose();
+    });
     this.picker.dispose();
     this.renderer.dispose();
   }

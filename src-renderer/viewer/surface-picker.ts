@@ -1,5 +1,14 @@
-import { Color, DoubleSide, FloatType, RGBAFormat, ShaderMaterial, Vector2, WebGLRenderTarget } from 'three';
-import type { PerspectiveCamera, Plane, Scene, WebGLRenderer } from 'three';
+import {
+  Color,
+  DoubleSide,
+  FloatType,
+  Raycaster,
+  RGBAFormat,
+  ShaderMaterial,
+  Vector2,
+  WebGLRenderTarget,
+} from 'three';
+import type { Object3D, PerspectiveCamera, Plane, Scene, WebGLRenderer } from 'three';
 import type { Vec3 } from './standard-views.js';
 
 const VERTEX = /* glsl */ `
@@ -76,4 +85,20 @@ export class SurfacePicker {
     this.target.dispose();
     this.material.dispose();
   }
+}
+
+/** The nearest surface point under normalised device coordinates `ndc`, on the kept side of `clip`. */
+export function raycastPick(
+  camera: PerspectiveCamera,
+  ndc: Vector2,
+  surfaces: Object3D[],
+  clip: Plane | null,
+): Vec3 | null {
+  const raycaster = new Raycaster();
+  raycaster.setFromCamera(ndc, camera);
+  for (const hit of raycaster.intersectObjects(surfaces, false)) {
+    if (clip && clip.distanceToPoint(hit.point) < 0) continue;
+    return [hit.point.x, hit.point.y, hit.point.z];
+  }
+  return null;
 }

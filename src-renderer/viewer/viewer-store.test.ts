@@ -27,18 +27,30 @@ describe('viewer store', () => {
     s.setClip({ enabled: false, axis: 'z', position: null, flip: false });
   });
 
-  it('keeps two measurement points; a third pick starts a new measurement', () => {
+  it('keeps every finished measurement when a new one starts; leaving measuring drops only a half-made one', () => {
     const s = useViewerStore.getState();
+    s.clearMeasurements();
     s.setMeasuring(true);
     s.addMeasurePoint([0, 0, 0]);
     s.addMeasurePoint([3, 4, 0]);
-    const [a, b] = useViewerStore.getState().measurePoints;
-    expect(distance(a!, b!)).toBe(5);
     s.addMeasurePoint([1, 1, 1]);
-    expect(useViewerStore.getState().measurePoints).toEqual([[1, 1, 1]]);
-    // Leaving the measure mode forgets the points.
+    s.addMeasurePoint([1, 1, 3]);
+    s.addMeasurePoint([9, 9, 9]);
+    let m = useViewerStore.getState().measure;
+    expect(m.measurements.map((x) => [x.label, x.distance])).toEqual([
+      [1, 5],
+      [2, 2],
+    ]);
+    expect(m.pending).toEqual([9, 9, 9]);
     s.setMeasuring(false);
-    expect(useViewerStore.getState().measurePoints).toEqual([]);
+    m = useViewerStore.getState().measure;
+    expect(m.pending).toBeNull();
+    expect(m.measurements).toHaveLength(2);
+    s.removeMeasurement(m.measurements[0]!.id);
+    expect(useViewerStore.getState().measure.measurements.map((x) => x.label)).toEqual([2]);
+    s.clearMeasurements();
+    expect(useViewerStore.getState().measure.measurements).toEqual([]);
+    expect(distance([0, 0, 0], [0, 3, 4])).toBe(5);
   });
 
   it('puts an unplaced clipping plane in the middle of the scene on its axis', () => {

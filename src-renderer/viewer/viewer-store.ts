@@ -1,7 +1,17 @@
 import { create } from 'zustand';
 import type { MeshFormat } from './mesh-format.js';
 import type { LoadStage, LoadTimings } from './mesh-loader-protocol.js';
+import {
+  EMPTY_MEASURE_LIST,
+  addPick,
+  cancelPending,
+  clearMeasurements,
+  removeMeasurement,
+} from './measurements.js';
+import type { MeasureList } from './measurements.js';
 import type { Vec3 } from './standard-views.js';
+
+export { distance } from './measurements.js';
 
 export interface SceneItem {
   id: string;
@@ -55,7 +65,10 @@ export interface ViewerState {
   wireframe: boolean;
   clip: ClipState;
   measuring: boolean;
-  measurePoints: Vec3[];
+  /** Finished measurements (kept until removed) and the first point of one under way. */
+  measure: MeasureList;
+  /** Meshes whose size suggests units other than mm, by id: the user said they are right. */
+  unitHintDismissed: string[];
   /** Why the 3D view cannot draw (no WebGL, context lost), or null. */
   viewFailure: string | null;
 
@@ -71,7 +84,9 @@ export interface ViewerState {
   setClip(patch: Partial<ClipState>): void;
   setMeasuring(on: boolean): void;
   addMeasurePoint(p: Vec3): void;
-  clearMeasurement(): void;
+  removeMeasurement(id: string): void;
+  clearMeasurements(): void;
+  dismissUnitHint(id: string): void;
   setViewFailure(message: string | null): void;
 }
 
@@ -85,7 +100,8 @@ export const useViewerStore = create<ViewerState>()((set) => ({
   wireframe: false,
   clip: { enabled: false, axis: 'z', position: null, flip: false },
   measuring: false,
-  measurePoints: [],
+  measure: EMPTY_MEASURE_LIST,
+  unitHintDismissed: [],
   viewFailure: null,
 
   addItem: (item) => set((s) => ({ items: [...s.items.filter((i) => i.id !== item.id), item] })),
@@ -101,11 +117,12 @@ export const useViewerStore = create<ViewerState>()((set) => ({
   setStatus: (status) => set({ status }),
   setWireframe: (wireframe) => set({ wireframe }),
   setClip: (patch) => set((s) => ({ clip: { ...s.clip, ...patch } })),
-  setMeasuring: (measuring) => set({ measuring, measurePoints: [] }),
-  // A third pick starts a new measurement: two points make one distance.
-  addMeasurePoint: (p) =>
-    set((s) => ({ measurePoints: s.measurePoints.length >= 2 ? [p] : [...s.measurePoints, p] })),
-  clearMeasurement: () => set({ measurePoints: [] }),
+  // Turning measuring off drops a half-made measurement; finished ones stay listed.
+  setMeasuring: (measuring) => set((s) => ({ measuring, measure: cancelPending(s.measure) })),
+  addMeasurePoint: (p) => set((s) => ({ measure: addPick(s.measure, p) })),
+  removeMeasurement: (id) => set((s) => ({ measure: removeMeasurement(s.measure, id) })),
+  clearMeasurements: () => set({ measure: clearMeasurements() }),
+  dismissUnitHint: (id) => set((s) => ({ unitHintDismissed: [...s.unitHintDismissed, id] })),
   setViewFailure: (viewFailure) => set({ viewFailure }),
 }));
 
@@ -128,8 +145,4 @@ export function unionBounds(items: readonly SceneItem[]): SceneItem['bounds'] | 
     }
   }
   return b;
-}
-
-export function distance(a: Vec3, b: Vec3): number {
-  return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 }

@@ -1,10 +1,9 @@
 import type { Handlers } from '../dispatch.js';
 import type { Core } from '../core.js';
 import { AppError, isAppError } from '../../../src-shared/errors.js';
-import { STRUCTURES, structureInfo } from '../../../src-shared/structures.js';
-import { LOCAL_STRUCTURES } from '../../engine/segmentation/index.js';
 import { resolveConnection } from '../../service/connection-resolver.js';
 import { ServiceClient } from '../../service/service-client.js';
+import { connectionCapabilities } from '../structure-check.js';
 
 export function connectionHandlers(core: Core): Pick<Handlers, 'profiles.test' | 'profiles.capabilities'> {
   const profileOf = (id: string) => {
@@ -32,29 +31,8 @@ export function connectionHandlers(core: Core): Pick<Handlers, 'profiles.test' |
         client?.close();
       }
     },
-    'profiles.capabilities': async ({ id }) => {
-      const profile = profileOf(id);
-      if (profile.kind === 'remote') return { anyStructure: true, refused: [], notes: [] };
-      // The local engine says itself what it can do: ask its processor about each catalogue name.
-      const refused: { name: string; reason: string }[] = [];
-      const notes: { name: string; note: string }[] = [];
-      for (const s of STRUCTURES) {
-        const verdict = core.engineProcessor.validate({
-          inputs: [{ name: 'cbct', extension: '.zip' }],
-          meshes: [{ extension: '.stl', structures: [s.name] }],
-        });
-        if (verdict) refused.push({ name: s.name, reason: verdict });
-        else {
-          const note = core.engineProcessor.describe?.(s.name);
-          if (note) notes.push({ name: s.name, note });
-        }
-      }
-      // Names the engine makes that the service catalogue lacks (airway, soft tissue), for free entry.
-      const extra = LOCAL_STRUCTURES.filter((name) => !structureInfo(name)).map((name) => ({
-        name,
-        note: core.engineProcessor.describe?.(name) ?? '',
-      }));
-      return { anyStructure: false, refused, notes, extra };
-    },
+    'profiles.capabilities': async ({ id }) =>
+      // One derivation for the panel, the submit handler and the command line (structure-check.ts).
+      connectionCapabilities(profileOf(id).kind, core.engineProcessor),
   };
 }

@@ -1,7 +1,31 @@
 import type { ProfileView } from '../../../src-shared/contract.js';
-import type { ConnectionProfile } from '../../../src-shared/profiles.js';
+import type { ConnectionProfile, RemoteProfileInput } from '../../../src-shared/profiles.js';
 import type { Handlers } from '../dispatch.js';
 import type { Core } from '../core.js';
+
+/** What decides where the client secret is sent: a change to any of them makes the stored secret stale. */
+const SECRET_BOUND_FIELDS = ['baseUrl', 'authUrl', 'audience', 'clientId'] as const;
+
+/** True when a saved profile would send its secret somewhere (or for something) it was not typed for. */
+export function secretBindingChanged(before: ConnectionProfile, after: ConnectionProfile): boolean {
+  return SECRET_BOUND_FIELDS.some((f) => before[f] !== after[f]);
+}
+
+const inputOf = ({
+  id,
+  name,
+  baseUrl,
+  authUrl,
+  audience,
+  clientId,
+}: ConnectionProfile): RemoteProfileInput => ({
+  id,
+  name,
+  baseUrl,
+  authUrl,
+  audience,
+  clientId,
+});
 
 type ProfileHandlers = Pick<
   Handlers,
@@ -22,12 +46,18 @@ export function profileHandlers(core: Core): ProfileHandlers {
       return { profiles: await Promise.all(profiles.list().map((p) => view(p, activeId))) };
     },
     'profiles.save': async ({ profile, clientSecret }) => {
+      const before = profile.id ? profiles.list().find((p) => p.id === profile.id) : undefined;
       const saved = profiles.save(profile);
       try {
+        // A secret typed for one sign-in address is never sent to another: a changed address (or audience,
+        // or client id) drops the stored secret, and the form asks for it again unless it came with this save.
+        if (before && secretBindingChanged(before, saved)) await platform.secrets.delete(saved.id);
         if (clientSecret) await platform.secrets.set(saved.id, clientSecret);
       } catch (e) {
-        // A new connection whose secret could not be kept would only fail later: take it back.
-        if (!profile.id) profiles.delete(saved.id);
+        // A new connection whose secret could not be kept would only fail later: take it back. An edit
+        // goes back to what it was, so an old secret never stays behind a new address.
+        if (!before) profiles.delete(saved.id);
+        else profiles.save(inputOf(before));
         throw e;
       } finally {
         bus.emit('profiles.changed', {});

@@ -1,7 +1,38 @@
+import { randomBytes } from 'node:crypto';
 import type { Handlers } from '../dispatch.js';
 import type { Core } from '../core.js';
+import { AppError } from '../../../src-shared/errors.js';
+import { checkOutputFolder, prepareOutputFolder } from '../../settings/output-folder.js';
 
-export function settingsHandlers(core: Core): Pick<Handlers, 'settings.get' | 'settings.update'> {
+type SettingsHandlers = Pick<
+  Handlers,
+  | 'settings.get'
+  | 'settings.update'
+  | 'settings.chooseOutputDir'
+  | 'settings.checkOutputDir'
+  | 'settings.setOutputDir'
+>;
+
+/** Long enough to read the question and answer it; short enough that an old answer is not replayed. */
+const CONFIRMATION_TTL_MS = 10 * 60_000;
+
+/**
+ * The output folder is the one place the app writes that the renderer could name, so it changes only
+ * through a flow a person takes part in: the system's folder picker (Electron), or in web mode a typed
+ * path that the core checks and the page shows back for confirmation. A settings update cannot set it.
+ */
+export function settingsHandlers(core: Core): SettingsHandlers {
+  const pending = new Map<string, { path: string; expires: number }>();
+  const typedFlowRefused = (): void => {
+    if (core.platform.chooseFolder)
+      throw new AppError(
+        'bad-request',
+        'In the desktop app the output folder is chosen with the folder picker.',
+        {
+          action: 'Use "Change folder…" in Settings.',
+        },
+      );
+  };
   return {
     'settings.get': async () => core.settings.get(),
     'settings.update': async (patch) => {
@@ -10,6 +41,42 @@ export function settingsHandlers(core: Core): Pick<Handlers, 'settings.get' | 's
       if (patch.uploads !== undefined || patch.downloads !== undefined)
         (await core.jobs()).setLimits({ uploads: next.uploads, downloads: next.downloads });
       return next;
+    },
+    'settings.chooseOutputDir': async () => {
+      if (!core.platform.chooseFolder)
+        throw new AppError('bad-request', 'There is no folder picker in web mode.', {
+          action: 'Type the folder in Settings, then confirm it.',
+        });
+      const current = core.settings.get();
+      const chosen = await core.platform.chooseFolder({
+        title: 'Folder for finished meshes',
+        defaultPath: current.outputDir,
+      });
+      if (chosen === null) return { canceled: true, settings: current };
+      return {
+        canceled: false,
+        settings: core.settings.update({ outputDir: prepareOutputFolder(chosen, { picked: true }) }),
+      };
+    },
+    'settings.checkOutputDir': async ({ path }) => {
+      typedFlowRefused();
+      const checked = checkOutputFolder(path);
+      const now = Date.now();
+      for (const [token, p] of pending) if (p.expires < now) pending.delete(token);
+      const confirmation = randomBytes(18).toString('base64url');
+      pending.set(confirmation, { path: checked.path, expires: now + CONFIRMATION_TTL_MS });
+      return { ...checked, confirmation };
+    },
+    'settings.setOutputDir': async ({ path, confirmation }) => {
+      typedFlowRefused();
+      const asked = pending.get(confirmation);
+      // One answer per question: the token is spent whether or not it fits.
+      pending.delete(confirmation);
+      if (!asked || asked.expires < Date.now() || asked.path !== path)
+        throw new AppError('bad-request', 'This output folder was not confirmed.', {
+          action: 'Type the folder in Settings, choose "Change folder…", and confirm the folder it shows.',
+        });
+      return core.settings.update({ outputDir: prepareOutputFolder(path) });
     },
   };
 }

@@ -7,6 +7,8 @@ import { registerEngine } from './engine.js';
 import { registerStatus } from './status.js';
 import { registerResume } from './resume.js';
 import { registerRetry } from './retry.js';
+import { registerRemove } from './remove.js';
+import { registerPrune } from './prune.js';
 
 /** Each command module adds itself to the program. One line per command. */
 export const COMMANDS: ((program: Command) => void)[] = [
@@ -18,4 +20,6 @@ export const COMMANDS: ((program: Command) => void)[] = [
   registerStatus,
   registerResume,
   registerRetry,
+  registerRemove,
+  registerPrune,
 ];

@@ -21,6 +21,9 @@ import {
   type CliQueueDeps,
 } from '../../jobs/cli-queue.js';
 import type { ProgressTarget } from '../../jobs/progress-view.js';
+import { checkMeshes, connectionCapabilities } from '../../app/structure-check.js';
+import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
+import type { StructureVerdict } from '../../../src-shared/structure-check.js';
 import { ScanService } from '../../scans/scan-service.js';
 import { isUsable } from '../../scans/series-summary.js';
 import type { ConnectionFlags } from '../../service/connection.js';
@@ -35,6 +38,8 @@ export interface SubmitOptions extends ConnectionFlags {
   json?: boolean;
   /** Absent: de-identify for remote services, not for the local engine. */
   deidentify?: boolean;
+  /** Send de-identified even when the images may show patient data in their pixels. */
+  acceptBurnedIn?: boolean;
   parallel?: number;
   /** Uploads and downloads at the same time (default 2 each); --parallel is its older name. */
   concurrency?: number;
@@ -86,15 +91,26 @@ export async function runSubmit(
   const extension = parseFormat(opts.format);
   const concurrency = opts.concurrency ?? opts.parallel ?? 2;
   const outRoot = resolve(opts.out);
-  await prepareOutDir(outRoot);
-  const units = await findSeries(scans, deps.scans, io);
-  if (units.length === 0) return EXIT.usage;
-
   const queue = await openCliQueue(connectionFlags(opts), deps, {
     uploads: concurrency,
     downloads: concurrency,
   });
   try {
+    // What the connection cannot make is refused before the scans are read, packed or sent.
+    const caps = connectionCapabilities(queue.kind, createSegmentationProcessor());
+    const verdict = checkMeshes(
+      meshes.map((structures) => ({ structures })),
+      caps,
+      queue.label,
+    );
+    if (verdict.refused.length > 0) {
+      printRefusal(queue.label, verdict, opts.json, io);
+      return EXIT.usage;
+    }
+    const units = await findSeries(scans, deps.scans, io);
+    if (units.length === 0) return EXIT.usage;
+    await prepareOutDir(outRoot);
+
     const deidentify = opts.deidentify ?? queue.kind === 'remote';
     io.err(
       `Submitting ${units.length} job${units.length > 1 ? 's' : ''} to ${queue.label}` +
@@ -106,6 +122,7 @@ export async function runSubmit(
         // parseFormat admits only the four known extensions.
         meshes: meshes.map((structures) => ({ structures, extension: extension as KnownMeshExtension })),
         deidentify,
+        ...(opts.acceptBurnedIn ? { acceptBurnedIn: true } : {}),
         outputDir: outRoot,
         profileId: queue.profileId,
       },
@@ -137,6 +154,30 @@ export async function runSubmit(
   } finally {
     await queue.close();
   }
+}
+
+/** Every name the connection cannot make with its reason, and the names it can; nothing was sent. */
+function printRefusal(
+  connection: string,
+  verdict: StructureVerdict,
+  json: boolean | undefined,
+  io: SubmitIo,
+): void {
+  if (json)
+    io.out(
+      `${JSON.stringify({ connection, refused: verdict.refused, accepted: verdict.accepted, jobs: [] }, null, 2)}\n`,
+    );
+  const lines = [`scan2mesh: ${connection} cannot make:`];
+  for (const r of verdict.refused) lines.push(`  ${r.name}: ${r.reason}`);
+  lines.push(
+    verdict.accepted.length > 0
+      ? `It can make: ${verdict.accepted.join(', ')}.`
+      : `It can make none of the structures asked for.`,
+  );
+  lines.push(
+    'Nothing was submitted. Leave those structures out of --mesh, or choose a remote service that makes them (--profile).',
+  );
+  io.err(`${lines.join('\n')}\n`);
 }
 
 /** Each --mesh value is one output file: "left_nerve,right_nerve" merges both. */
@@ -187,6 +228,8 @@ async function prepareOutDir(dir: string): Promise<void> {
 async function findSeries(scans: string[], service: ScanService, io: SubmitIo): Promise<Unit[]> {
   const units: Unit[] = [];
   const problems: string[] = [];
+  // Whether a scan held series, none of which a model can be made of (rather than no DICOM at all).
+  let unfitOnly = true;
   const usedNames = new Set<string>();
   for (const scan of scans) {
     let series: SeriesSummary[];
@@ -199,15 +242,27 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
         .map((p) => p.message.replace(/\.$/, ''));
     } catch (e) {
       problems.push(`${scan}: ${e instanceof Error ? e.message : String(e)}`);
+      unfitOnly = false;
       continue;
     }
-    const usable = series.filter(isUsable);
-    for (const s of series.filter((x) => !isUsable(x))) {
-      const why = s.problems.find((p) => p.severity === 'error')?.message ?? 'not usable';
-      io.err(`${scan}: series "${s.seriesDescription || s.id}" left out: ${why}\n`);
+    // A series is sent only when its files are sound and a model can honestly be made of it.
+    const usable = series.filter((x) => isUsable(x) && x.fitness.fit);
+    for (const s of series.filter((x) => !usable.includes(x))) {
+      const error = s.problems.find((p) => p.severity === 'error')?.message;
+      const reasons = s.fitness.reasons.filter((r) => r !== error);
+      const why = [
+        ...(error ? [error] : []),
+        ...(reasons.length > 0 ? ['no model can be made of it:', ...reasons.map((r) => `  - ${r}`)] : []),
+      ];
+      io.err(
+        `${scan}: series "${s.seriesDescription || s.id}" left out: ${why.join('\n') || 'not usable'}\n`,
+      );
     }
     if (usable.length === 0) {
-      problems.push(`${scan}: no usable CT series${overall.length ? ` (${overall.join('; ')})` : ''}`);
+      if (series.length === 0) unfitOnly = false;
+      problems.push(
+        `${scan}: no CT series a model can be made of${overall.length ? ` (${overall.join('; ')})` : ''}`,
+      );
       continue;
     }
     const scanName = scanBaseName(scan);
@@ -225,7 +280,11 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
   }
   if (problems.length > 0) {
     for (const p of problems) io.err(`scan2mesh: ${p}\n`);
-    io.err('Nothing was submitted. Give DICOM folders, zips of them or multi-frame .dcm files.\n');
+    io.err(
+      unfitOnly
+        ? 'Nothing was submitted. Give a CT or CBCT scan of the whole jaw (see the reasons above).\n'
+        : 'Nothing was submitted. Give DICOM folders, zips of them or multi-frame .dcm files.\n',
+    );
     return [];
   }
   return units;
@@ -297,6 +356,10 @@ export function registerSubmit(program: Command): void {
       .option('--json', 'print one JSON document with every job, its state, outputs and error')
       .option('--deidentify', 'remove patient data before upload (default for remote services)')
       .option('--no-deidentify', 'send the scan as it is (default for the local engine)')
+      .option(
+        '--accept-burned-in',
+        'de-identify and send even scans whose images may show patient data in the pixels (burned-in text)',
+      )
       .option(
         '--concurrency <n>',
         'uploads and downloads at the same time (default 2 each)',

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
 import { silentLogger } from '../../logging/logger.js';
 import { openConnection, type ConnectionDeps } from '../../service/connection.js';
 import { startTestEngine, withTempDir } from '../../service/test-engine.test-support.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeOfError } from '../exit-codes.js';
 import { engineSecret, ENGINE_SECRET_ENV } from './engine.js';
 import { runTestAuth } from './test-auth.js';
 
@@ -46,7 +48,40 @@ describe('scan2mesh test-auth', () => {
         `Connected to ${engine.baseUrl}: Authentication successful: scan2mesh local engine\n`,
       );
       const wrong = deps({ env: { SCAN2MESH_CLIENT_SECRET: 'wrong' } });
-      expect((await rejection(runTestAuth(flags, wrong, () => {}))).code).toBe('auth-failed');
+      const refused = await rejection(runTestAuth(flags, wrong, () => {}));
+      expect(refused.code).toBe('auth-failed');
+      expect(exitCodeOfError(refused)).toBe(EXIT.authFailed);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('tells an unreachable sign-in address apart, in words, with exit code 4', async () => {
+    const { engine } = await startTestEngine();
+    // A port that was free a moment ago: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    try {
+      const flags = {
+        baseUrl: engine.baseUrl,
+        authUrl: `http://127.0.0.1:${port}/auth`,
+        audience: engine.audience,
+        clientId: engine.clientId,
+      };
+      const unreachable = deps({
+        env: { SCAN2MESH_CLIENT_SECRET: engine.clientSecret },
+        client: { retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } },
+      });
+      const err = await rejection(runTestAuth(flags, unreachable, () => {}));
+      expect(err.code).toBe('network');
+      expect(err.message).toBe(
+        `The sign-in address 127.0.0.1:${port} could not be reached: nothing answers at that address (connection refused).`,
+      );
+      expect(err.action).toMatch(/sign-in address/);
+      expect(exitCodeOfError(err)).toBe(EXIT.unreachable);
+      expect(engine.stats.tokenRequests).toBe(0);
     } finally {
       await engine.close();
     }

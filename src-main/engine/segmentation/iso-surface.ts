@@ -12,6 +12,7 @@ import {
   type RowTables,
   type SlabRange,
 } from './extract-slab.js';
+import type { SimplifyPartResult, SimplifyPartTask } from './simplify-parts.js';
 import { WorkerPool, defaultWorkerCount, meshWorkerScript } from './worker-pool.js';
 
 /** An indexed triangle mesh: xyz per vertex, three vertex indices per triangle, counter-clockwise seen from outside. */
@@ -20,10 +21,14 @@ export interface Mesh {
   indices: Uint32Array;
 }
 
-export type SlabPool = WorkerPool<MeshTask, null>;
+/** The mesh workers: slab extraction passes (no reply) and slab simplification (simplify-parts.ts). */
+export type SlabPool = WorkerPool<MeshTask | SimplifyPartTask, null | SimplifyPartResult>;
 
 export async function createSlabPool(workers = defaultWorkerCount(), script?: string): Promise<SlabPool> {
-  return new WorkerPool<MeshTask, null>(script ?? (await meshWorkerScript()), workers);
+  return new WorkerPool<MeshTask | SimplifyPartTask, null | SimplifyPartResult>(
+    script ?? (await meshWorkerScript()),
+    workers,
+  );
 }
 
 export interface IsoSurfaceOptions {

@@ -134,3 +134,50 @@ export function eulerCharacteristic(mesh: Mesh): number {
   for (const u of used) v += u;
   return v - r.edges + mesh.indices.length / 3;
 }
+
+/**
+ * Connected pieces of a mesh as a reader of its file sees them: triangles joined by shared corners,
+ * corners at exactly the same position counted as one (STL has no shared vertices). Unused
+ * vertices do not count.
+ */
+export function countSurfaces(mesh: Mesh): number {
+  const p = mesh.positions;
+  const n = p.length / 3;
+  const parent = new Int32Array(n);
+  for (let v = 0; v < n; v++) parent[v] = v;
+  const find = (v: number): number => {
+    while (parent[v] !== v) {
+      const up = parent[parent[v] as number] as number;
+      parent[v] = up;
+      v = up;
+    }
+    return v;
+  };
+  const union = (a: number, b: number): void => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent[ra] = rb;
+  };
+  const ix = mesh.indices;
+  for (let t = 0; t < ix.length; t += 3) {
+    union(ix[t] as number, ix[t + 1] as number);
+    union(ix[t] as number, ix[t + 2] as number);
+  }
+  // Weld by position: sort vertex ids by (x, y, z) and join neighbours with equal positions.
+  const order = Uint32Array.from({ length: n }, (_, v) => v).sort(
+    (a, b) =>
+      (p[a * 3] as number) - (p[b * 3] as number) ||
+      (p[a * 3 + 1] as number) - (p[b * 3 + 1] as number) ||
+      (p[a * 3 + 2] as number) - (p[b * 3 + 2] as number),
+  );
+  for (let i = 1; i < n; i++) {
+    const a = order[i - 1] as number;
+    const b = order[i] as number;
+    if (p[a * 3] === p[b * 3] && p[a * 3 + 1] === p[b * 3 + 1] && p[a * 3 + 2] === p[b * 3 + 2]) union(a, b);
+  }
+  const used = new Uint8Array(n);
+  for (const v of ix) used[v] = 1;
+  const roots = new Set<number>();
+  for (let v = 0; v < n; v++) if (used[v]) roots.add(find(v));
+  return roots.size;
+}

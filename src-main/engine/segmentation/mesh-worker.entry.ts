@@ -1,28 +1,41 @@
 /**
  * Worker thread of the slab pool: runs one pass of the extraction over one slab at a time. Volume,
  * mask, row tables and output all live in shared memory, so nothing big is copied either way.
+ * It also simplifies one slab of a finished surface (simplify-parts.ts).
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { countSlab, fillSlab, packSlab, type MeshTask } from './extract-slab.js';
+import { simplifyPart, type SimplifyPartResult, type SimplifyPartTask } from './simplify-parts.js';
 import type { TaskReply, TaskRequest } from './worker-pool.js';
 
-const port = parentPort;
-if (!port) throw new Error('mesh-worker.entry must run in a worker thread');
+if (!parentPort) throw new Error('mesh-worker.entry must run in a worker thread');
+const port: MessagePort = parentPort;
 
-port.on('message', (msg: TaskRequest<MeshTask>) => {
+function fail(id: number, e: unknown): void {
+  const reply: TaskReply = { id, ok: false, error: { message: e instanceof Error ? e.message : String(e) } };
+  port.postMessage(reply);
+}
+
+port.on('message', (msg: TaskRequest<MeshTask | SimplifyPartTask>) => {
+  const t = msg.task;
+  if (t.kind === 'simplify') {
+    simplifyPart(t).then(
+      (result) => {
+        const reply: TaskReply<SimplifyPartResult> = { id: msg.id, ok: true, result };
+        // The indices are this thread's own array: handed over, not copied.
+        port.postMessage(reply, [result.indices.buffer as ArrayBuffer]);
+      },
+      (e: unknown) => fail(msg.id, e),
+    );
+    return;
+  }
   try {
-    const t = msg.task;
     if (t.kind === 'bits') packSlab(t.grid, t.range, t.bits);
     else if (t.kind === 'count') countSlab(t.grid, t.range, t.bits, t.counts);
     else fillSlab(t.grid, t.range, t.bits, t.offsets, t.positions, t.indices);
     const reply: TaskReply<null> = { id: msg.id, ok: true, result: null };
     port.postMessage(reply);
   } catch (e) {
-    const reply: TaskReply = {
-      id: msg.id,
-      ok: false,
-      error: { message: e instanceof Error ? e.message : String(e) },
-    };
-    port.postMessage(reply);
+    fail(msg.id, e);
   }
 });

@@ -3,28 +3,41 @@
  * structure maps to a tissue class that a grey-value threshold finds, or the job is refused with a
  * message that names what cannot be done and what to do instead.
  *
- * Teeth: all_teeth and all_permanent_teeth are accepted as the dentition as a whole (the densest
- * tissue in the scan). A single tooth (tooth11 ...) is refused even though it lies inside that
- * surface: asking for one tooth means wanting it as a separate object, which needs a real
- * segmentation model.
+ * One name per surface: a threshold cannot tell the mandible from the maxilla and the skull (they
+ * are one bone class), nor permanent from deciduous teeth, so those names are refused rather than
+ * answered with the same surface as skull or all_teeth. A single tooth (tooth11 ...) is refused
+ * even though it lies inside the dentition: asking for one tooth means wanting it as a separate
+ * object, which needs a real segmentation model.
  */
 import { AppError } from '../../../src-shared/errors.js';
 import { DECIDUOUS_TEETH, PERMANENT_TEETH, SHORTHANDS } from '../../../src-shared/structures.js';
 import type { MeshRequest } from '../processor.js';
+import { DENTITION_MIN_HU } from './dentition.js';
 import { isMeshFormat, MESH_FORMATS } from './mesh-writers.js';
 import type { Tissue } from './tissue.js';
 
-/** Structure name -> tissue class and the `options` group of the real service that configures it. */
+/**
+ * Structure name -> tissue class and the `options` group of the real service that configures it.
+ * Soft tissue is `soft_tissue`: the service's structure names use underscores (all_teeth,
+ * left_nerve, all_permanent_teeth) and its option groups hyphens (maxillary-complex, soft-tissue).
+ */
 const SUPPORTED: Record<string, { tissue: Tissue; group: string }> = {
-  mandible: { tissue: 'bone', group: 'mandible' },
-  maxillary: { tissue: 'bone', group: 'maxillary-complex' },
   skull: { tissue: 'bone', group: 'skull' },
   all_teeth: { tissue: 'teeth', group: 'dentition' },
-  all_permanent_teeth: { tissue: 'teeth', group: 'dentition' },
   airway: { tissue: 'airway', group: 'airway' },
   soft_tissue: { tissue: 'soft-tissue', group: 'soft-tissue' },
-  'soft-tissue': { tissue: 'soft-tissue', group: 'soft-tissue' },
 };
+
+/** Names the engine knows but will not answer, because its answer would be another name's surface. */
+const SAME_AS_ANOTHER: Record<string, string> = {
+  all_permanent_teeth:
+    'all_permanent_teeth: the local engine cannot tell permanent from deciduous teeth, so this would be the same surface as all_teeth; ask for all_teeth.',
+  'soft-tissue':
+    'soft-tissue: the local engine names the skin surface soft_tissue (soft-tissue is the name of its options group); ask for soft_tissue.',
+};
+
+/** Bones that a threshold finds only together, as one surface: the engine offers them as skull. */
+const JOINED_BONES = new Set(['mandible', 'maxillary']);
 
 export const LOCAL_STRUCTURES: readonly string[] = Object.keys(SUPPORTED);
 
@@ -72,6 +85,8 @@ export function validateSpec(spec: {
   }
   if (spec.meshes.length === 0) problems.push('The job asks for no mesh.');
   const nerves = new Set<string>();
+  const bones = new Set<string>();
+  const same = new Set<string>();
   const teeth = new Set<string>();
   const sinus = new Set<string>();
   const unknown = new Set<string>();
@@ -82,14 +97,24 @@ export function validateSpec(spec: {
       );
     }
     if (m.structures.length === 0) problems.push(`Mesh ${i + 1} names no structure.`);
+    const merged = nestedMerge(m.structures);
+    if (merged) problems.push(`Mesh ${i + 1}: ${merged}`);
     for (const s of m.structures) {
       if (SUPPORTED[s]) continue;
-      if (NERVES.has(s)) nerves.add(s);
+      if (JOINED_BONES.has(s)) bones.add(s);
+      else if (SAME_AS_ANOTHER[s]) same.add(s);
+      else if (NERVES.has(s)) nerves.add(s);
       else if (SINGLE_TEETH.has(s)) teeth.add(s);
       else if (s.includes('sinus')) sinus.add(s);
       else unknown.add(s);
     }
   }
+  if (bones.size > 0) {
+    problems.push(
+      `${list([...bones])}: the local engine cannot separate the mandible from the maxilla and the skull (a threshold finds all bone as one); ask for skull (all bone) or use a remote segmentation service.`,
+    );
+  }
+  for (const s of same) problems.push(SAME_AS_ANOTHER[s] as string);
   if (nerves.size > 0) {
     problems.push(
       `${list([...nerves])}: the mandibular canals cannot be found by grey-value thresholds; they need a remote segmentation service.`,
@@ -111,6 +136,20 @@ export function validateSpec(spec: {
     );
   }
   return problems.length > 0 ? problems.join(' ') : null;
+}
+
+/**
+ * Bone, teeth and soft tissue are nested (teeth inside the bone surface, bone inside the skin), so a
+ * mesh that merges two of them would be the outer one's surface under another name: refused, with
+ * the reason. Airway is extracted on its own and can join any of them.
+ */
+function nestedMerge(structures: string[]): string | null {
+  const dense = [...new Set(structures)].filter((s) => {
+    const t = SUPPORTED[s]?.tissue;
+    return t !== undefined && t !== 'airway';
+  });
+  if (dense.length < 2) return null;
+  return `${dense.join(' + ')} in one mesh would be just the outermost surface (the teeth lie inside the bone surface, the bone inside the skin); ask for each as a mesh of its own.`;
 }
 
 export interface MeshSettings {
@@ -172,17 +211,11 @@ function badOption(message: string): AppError {
 }
 
 const DESCRIPTIONS: Record<string, string> = {
-  mandible: 'bone surface, not separated from the skull or the maxilla',
-  maxillary: 'bone surface, not separated from the skull or the mandible',
-  skull: 'bone surface, mandible and maxilla included',
-  all_teeth:
-    'the densest tissue (enamel, dentine) as one dentition, teeth not separated; fillings and the densest bone may be included',
-  all_permanent_teeth:
-    'the densest tissue (enamel, dentine) as one dentition, teeth not separated and deciduous teeth not told apart; fillings and the densest bone may be included',
+  skull: 'all bone as one surface: skull, maxilla and mandible (when in the scan) together, teeth included',
+  all_teeth: `enamel and dentine as one dentition (on calibrated CT above ${DENTITION_MIN_HU} HU, on CBCT that level scaled by the scan's air and soft-tissue values), teeth not separated; fillings and the densest bone may be included`,
   airway:
     'the largest air space enclosed by tissue in the scan slices, with the nasal cavity and sinuses joined to it',
   soft_tissue: 'skin surface (air against tissue), air spaces inside the head filled',
-  'soft-tissue': 'skin surface (air against tissue), air spaces inside the head filled',
 };
 
 /** What the engine does for a structure it accepts, in words for the UI; undefined for the others. */

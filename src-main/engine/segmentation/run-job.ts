@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import { silentLogger } from '../../logging/logger.js';
-import { readVolume } from '../../scans/volume-reader.js';
+import { readVolumeForSegmentation } from '../../scans/volume-reader.js';
 import type { Volume } from '../../scans/volume.js';
 import type {
   MeshRequest,
@@ -20,9 +20,12 @@ import {
   type Mesh,
   type SlabPool,
 } from './iso-surface.js';
+import { DENTITION_BAND_MM, DENTITION_MIN_HU } from './dentition.js';
+import { countSurfaces } from './mesh-checks.js';
 import { isMeshFormat, writeMesh, type MeshFormat } from './mesh-writers.js';
-import { meshSettings, structureNote, tissueOf, type MeshSettings } from './plan.js';
+import { meshSettings, structureNote, tissueOf, validateSpec, type MeshSettings } from './plan.js';
 import { simplifyMesh } from './simplify.js';
+import type { SimplifyPartResult } from './simplify-parts.js';
 import { taubinSmooth } from './smooth.js';
 import {
   deriveThresholds,
@@ -41,6 +44,13 @@ export interface RunContext {
   onProgress?: (p: ProcessorProgress) => void;
   signal?: AbortSignal;
 }
+
+const NONE_FOUND: Record<Tissue, string> = {
+  bone: 'No bone was found in the scan',
+  teeth: 'No teeth were found in the scan (no enamel or dentine)',
+  'soft-tissue': 'No soft tissue was found in the scan',
+  airway: 'No airway was found in the scan',
+};
 
 /** Modalities whose grey values mean nothing to thresholds made for X-ray attenuation. */
 const NOT_XRAY: Record<string, string> = {
@@ -61,6 +71,9 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
   const checkAbort = (): void => {
     if (ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
   };
+  // The same refusals as at job creation, also for callers that run a job without creating it first.
+  const refusal = validateSpec(job);
+  if (refusal) throw new AppError('bad-request', refusal);
   const input = job.inputs.find((i) => i.name === 'cbct');
   if (!input) throw new AppError('bad-request', 'The job has no "cbct" input.');
   // Everything that can be wrong with the request is found before minutes of work, not after.
@@ -74,7 +87,7 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
   const volume = await readSharedVolume(files, ctx.signal);
   checkAbort();
   progress(0.35, 'deriving thresholds from the histogram');
-  const thresholds = deriveThresholds(volume.data);
+  const thresholds = deriveThresholds(volume.data, volume.modality);
   log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing });
 
   const pool = await createSlabPool(ctx.workers, ctx.meshWorkerScript);
@@ -165,13 +178,9 @@ async function produceMesh(
       regions.set(t, segmentTissue(volume, t, c.thresholds, mask));
     }
     if ((regions.get(t) as TissueRegion).components.kept === 0) {
-      throw new AppError(
-        'bad-input',
-        `No ${t === 'soft-tissue' ? 'soft tissue' : t} was found in the scan (for ${label}).`,
-        {
-          action: `Check that the scan shows what ${label} asks for, or leave it out.`,
-        },
-      );
+      throw new AppError('bad-input', `${NONE_FOUND[t]} (for ${label}).`, {
+        action: `Check that the scan shows what ${label} asks for, or leave it out.`,
+      });
     }
   }
   lap('segment');
@@ -188,7 +197,11 @@ async function produceMesh(
   lap('smooth');
   voxelToPatient(mesh, volume);
   const extracted = mesh.indices.length / 3;
-  const simple = await simplifyMesh(mesh, settings.decimateMaxError);
+  // In slabs on the mesh workers: both cores, and meshoptimizer's cost grows faster than the mesh.
+  const simple = await simplifyMesh(mesh, settings.decimateMaxError, {
+    parts: Math.max(2, c.pool.size),
+    runPart: (task) => c.pool.run(task) as Promise<SimplifyPartResult>,
+  });
   lap('simplify');
   if (c.ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
   const name = plan.request.structures.join('+').replace(/[^a-z0-9_+-]/gi, '_');
@@ -197,8 +210,10 @@ async function produceMesh(
   const written = await writeMesh(simple, path, plan.format);
   lap('write');
   const triangles = written.triangles;
+  // Counted on what was written (after smoothing and simplification), so the note matches the file.
+  const pieces = countSurfaces(simple);
   const what = plan.request.structures.map(structureNote).join('; ');
-  const how = plan.tissues.map((t) => regionNote(regions.get(t) as TissueRegion)).join('; ');
+  const how = plan.tissues.map((t) => regionNote(regions.get(t) as TissueRegion, c.thresholds)).join('; ');
   const e = settings.decimateMaxError;
   const size =
     e <= 0
@@ -206,16 +221,21 @@ async function produceMesh(
       : simple.unsimplified
         ? `${triangles} triangles (not simplified: no simplification within ${e} mm kept the surface edge-manifold)`
         : `${triangles} triangles (from ${extracted}, simplified within ${e} mm)`;
-  const note = `${what}. ${how}; ${settings.smoothingIterations} smoothing iterations; ${size}.`;
+  const surfaces = `${pieces} separate surface${pieces === 1 ? '' : 's'} in the file`;
+  const note = `${what}. ${how}; ${settings.smoothingIterations} smoothing iterations; ${size}; ${surfaces}.`;
   return {
     result: { path, note, triangles },
     log: {
       triangles,
+      surfaces: pieces,
+      voxelPieces: plan.tissues.map((t) => (regions.get(t) as TissueRegion).components),
       extracted,
       bytes: written.bytes,
       simplifyRounds: simple.rounds,
       lockedVertices: simple.lockedVertices,
       splitVertices: simple.splitVertices,
+      simplifyParts: simple.parts,
+      seamVertices: simple.seamVertices,
       ms,
     },
   };
@@ -226,7 +246,8 @@ async function produceMesh(
  * read in place; the reader's own array goes out of scope here.
  */
 async function readSharedVolume(files: string[], signal?: AbortSignal): Promise<Volume> {
-  const read = await readVolume(files, signal ? { signal } : {});
+  // Refuses, with the reasons, a series unfit for a model (the same check the series summary shows).
+  const read = await readVolumeForSegmentation(files, signal ? { signal } : {});
   const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
   if (kind) {
     throw new AppError(
@@ -250,19 +271,34 @@ async function readSharedVolume(files: string[], signal?: AbortSignal): Promise<
   return { ...read, data: toShared(read.data) };
 }
 
-function regionNote(r: TissueRegion): string {
+/** How a tissue was found. Its voxel pieces are not counted here: the note counts the file's surfaces. */
+function regionNote(r: TissueRegion, t: Thresholds): string {
   const side = r.polarity === 'above' ? 'above' : 'below';
-  const pieces = `${r.components.kept} connected piece${r.components.kept === 1 ? '' : 's'} kept of ${r.components.components}`;
-  return `${r.tissue}: grey value ${side} ${formatValue(r.iso)} (from the scan's histogram), ${pieces}`;
+  const s = t.scale;
+  let source = "from the scan's histogram";
+  if (r.tissue === 'teeth' && s) {
+    const band = r.band;
+    const where = !band
+      ? ''
+      : band.scanHeight <= DENTITION_BAND_MM
+        ? `; the scan is no higher than a dentition (${DENTITION_BAND_MM} mm), so where it lies was not checked`
+        : `; ${Math.floor(band.inBand * 1000) / 10} % of it within one ${DENTITION_BAND_MM} mm band, as teeth are`;
+    source = s.hounsfield
+      ? `Hounsfield units: enamel and dentine, above compact bone${where}`
+      : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values${where}`;
+  }
+  const small = r.components.components - r.components.kept;
+  const dropped = small > 0 ? `, ${small} small loose piece${small === 1 ? '' : 's'} left out` : '';
+  return `${r.tissue}: grey value ${side} ${formatValue(r.iso)} (${source})${dropped}`;
 }
 
 const formatValue = (v: number): string => (Number.isInteger(v * 2) ? String(v) : v.toFixed(1));
 
 /**
  * One surface for the requested tissues. Bone, teeth and soft tissue are all "denser than a
- * threshold", so their regions are merged into one mask and give one outer surface (teeth lie within
- * bone, bone within soft tissue). Airway is air, inside out: its surface is extracted on its own and
- * added to the same mesh, as the service does when one mesh names several structures.
+ * threshold" and nested (validation refuses merging two of them: the result would be the outer one's
+ * surface); a merged mask is still handled here. Airway is air, inside out: its surface is extracted
+ * on its own and added to the same mesh, as the service does when one mesh names several structures.
  */
 async function extractRegions(
   volume: Volume,

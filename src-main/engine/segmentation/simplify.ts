@@ -2,6 +2,7 @@ import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
 import type { Mesh } from './iso-surface.js';
 import { badEdgeVertices } from './mesh-checks.js';
 import { repairPinches } from './pinch-repair.js';
+import { PARTS_FROM_TRIANGLES, simplifyInParts, simplifyPart, type PartRunner } from './simplify-parts.js';
 
 export interface SimplifyResult extends Mesh {
   /** Largest deviation from the input that the simplifier reports, in mm. */
@@ -14,6 +15,18 @@ export interface SimplifyResult extends Mesh {
   unsimplified: boolean;
   /** Simplifier runs it took (1 when the first was already manifold). */
   rounds: number;
+  /** Slabs simplified side by side (1: the mesh in one piece), and the vertices locked between them. */
+  parts: number;
+  seamVertices: number;
+}
+
+export interface SimplifyOptions {
+  /** Runs one slab, usually in a worker thread; without it, slabs run one after another here. */
+  runPart?: PartRunner;
+  /** Slabs for a big mesh (default 2, the cores of the machines this runs on). */
+  parts?: number;
+  /** A mesh with fewer triangles goes in one piece (default PARTS_FROM_TRIANGLES). */
+  partsFromTriangles?: number;
 }
 
 /** Lock radius (in edges) around the defects of each failed round; after the last, the input is kept. */
@@ -31,7 +44,15 @@ const LOCK_RADII = [3, 8, 20];
  * splitting their vertices (pinch-repair.ts); a defect that is not a pinch makes the simplification
  * run again with the vertices around it locked, with a growing locked neighbourhood.
  */
-export async function simplifyMesh(mesh: Mesh, maxErrorMm: number): Promise<SimplifyResult> {
+export async function simplifyMesh(
+  mesh: Mesh,
+  maxErrorMm: number,
+  opts: SimplifyOptions = {},
+): Promise<SimplifyResult> {
+  // A big mesh goes in slabs (simplify-parts.ts): faster even in one thread, and parallel in workers.
+  const big = mesh.indices.length / 3 >= (opts.partsFromTriangles ?? PARTS_FROM_TRIANGLES);
+  const parts = big ? Math.max(1, opts.parts ?? 2) : 1;
+  const runPart = opts.runPart ?? simplifyPart;
   const unchanged: SimplifyResult = {
     ...mesh,
     errorMm: 0,
@@ -39,6 +60,8 @@ export async function simplifyMesh(mesh: Mesh, maxErrorMm: number): Promise<Simp
     splitVertices: 0,
     unsimplified: true,
     rounds: 0,
+    parts,
+    seamVertices: 0,
   };
   if (!(maxErrorMm > 0) || mesh.indices.length === 0) return unchanged;
   await MeshoptSimplifier.ready;
@@ -46,20 +69,28 @@ export async function simplifyMesh(mesh: Mesh, maxErrorMm: number): Promise<Simp
   let lock: Uint8Array | null = null;
   let adjacency: Adjacency | null = null;
   for (let round = 0; round <= LOCK_RADII.length; round++) {
-    const [indices, error] = lock
-      ? MeshoptSimplifier.simplifyWithAttributes(
-          mesh.indices,
-          mesh.positions,
-          3,
-          new Float32Array(0),
-          0,
-          [],
-          lock,
-          0,
-          maxErrorMm,
-          ['ErrorAbsolute'],
-        )
-      : MeshoptSimplifier.simplify(mesh.indices, mesh.positions, 3, 0, maxErrorMm, ['ErrorAbsolute']);
+    let seamVertices = 0;
+    let indices: Uint32Array;
+    let error: number;
+    if (parts > 1) {
+      const r = await simplifyInParts(mesh, lock, maxErrorMm, parts, runPart);
+      [indices, error, seamVertices] = [r.indices, r.errorMm, r.seamVertices];
+    } else {
+      [indices, error] = lock
+        ? MeshoptSimplifier.simplifyWithAttributes(
+            mesh.indices,
+            mesh.positions,
+            3,
+            new Float32Array(0),
+            0,
+            [],
+            lock,
+            0,
+            maxErrorMm,
+            ['ErrorAbsolute'],
+          )
+        : MeshoptSimplifier.simplify(mesh.indices, mesh.positions, 3, 0, maxErrorMm, ['ErrorAbsolute']);
+    }
     const bad = badEdgeVertices(indices, vcount);
     let locked = 0;
     if (lock) for (const l of lock) locked += l;
@@ -70,6 +101,8 @@ export async function simplifyMesh(mesh: Mesh, maxErrorMm: number): Promise<Simp
       splitVertices: split,
       unsimplified: false,
       rounds: round + 1,
+      parts,
+      seamVertices,
     });
     if (bad.length === 0) return done(compact(mesh.positions, indices), 0);
     // Usually the defects are pinches: split them apart, far cheaper than simplifying again.

@@ -21,24 +21,13 @@ interface Report {
 }
 
 describe('scan2mesh submit with no connection options (the embedded local engine)', () => {
-  it('writes a mandible mesh inside the scan extent, edge-manifold, and reports its triangle count', async () => {
+  it('writes a skull (all bone) mesh inside the scan extent, edge-manifold, and reports its triangle count', async () => {
     dir = await mkdtemp(join(tmpdir(), 'scan2mesh-submit-e2e-'));
     const out = join(dir, 'out');
     // The real command line, through the real protocol server on loopback; its own data folder.
     const { stdout } = await run(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src-main/cli/cli.ts',
-        'submit',
-        SERIES,
-        '--mesh',
-        'mandible',
-        '--out',
-        out,
-        '--json',
-      ],
+      ['--import', 'tsx', 'src-main/cli/cli.ts', 'submit', SERIES, '--mesh', 'skull', '--out', out, '--json'],
       { env: { ...process.env, SCAN2MESH_DATA_DIR: join(dir, 'data') }, maxBuffer: 1 << 24 },
     );
     const report = JSON.parse(stdout) as Report;
@@ -47,7 +36,7 @@ describe('scan2mesh submit with no connection options (the embedded local engine
     const job = report.jobs[0]!;
     expect(job.state).toBe('done');
     const file = job.outputs[0]!;
-    expect(file.path.endsWith('mandible.stl')).toBe(true);
+    expect(file.path.endsWith('skull.stl')).toBe(true);
     const triangles = Number(/(\d+) triangles \(from/.exec(file.note ?? '')?.[1]);
     expect(triangles).toBeGreaterThan(20_000);
 

@@ -1,6 +1,13 @@
 import type { Volume } from '../../scans/volume.js';
 import { AppError } from '../../../src-shared/errors.js';
 import { enclosedInSlices, filterComponents, keepLarge, type FilterResult } from './components.js';
+import {
+  checkDentitionBand,
+  dentitionLevel,
+  findGreyScale,
+  type BandProfile,
+  type GreyScale,
+} from './dentition.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
 
 /** What a grey-value threshold can honestly find in a CBCT scan. */
@@ -11,23 +18,28 @@ export interface Thresholds {
   air: number;
   /** Soft tissue versus bone: Otsu over the voxels denser than air. */
   bone: number;
-  /** Bone versus the densest tissue (enamel, dentine; also fillings and dense cortical bone): Otsu over the bone voxels. */
-  teeth: number;
+  /**
+   * Lower edge of enamel and dentine (also fillings): a Hounsfield value on calibrated CT, scaled by
+   * the air and soft-tissue peaks elsewhere (dentition.ts); null when the histogram shows no such peaks.
+   */
+  teeth: number | null;
+  /** The scale `teeth` was placed on; null with it. */
+  scale: GreyScale | null;
 }
 
 /**
- * Derives the three thresholds from the scan's histogram. Many CBCT devices fill the corners
- * outside their cylindrical field of view with the lowest value; that spike is left out, or Otsu
- * would split padding from the patient instead of air from tissue.
+ * Derives the thresholds from the scan's histogram. Many CBCT devices fill the corners outside their
+ * cylindrical field of view with the lowest value; that spike is left out, or Otsu would split
+ * padding from the patient instead of air from tissue. `modality` 'CT' lets calibrated Hounsfield
+ * values be used as such (after checking that air and soft tissue sit where they must).
  */
-export function deriveThresholds(data: Int16Array | Float32Array): Thresholds {
+export function deriveThresholds(data: Int16Array | Float32Array, modality?: string): Thresholds {
   const h: Histogram = histogram(data);
   const total = h.counts.reduce((a, b) => a + b, 0);
   const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   const air = otsuThreshold(h, padding ? { above: h.min } : {});
   const bone = air === null ? null : otsuThreshold(h, { above: air });
-  const teeth = bone === null ? null : otsuThreshold(h, { above: bone });
-  if (air === null || bone === null || teeth === null) {
+  if (air === null || bone === null) {
     throw new AppError(
       'bad-input',
       'The scan has too little contrast to tell air, soft tissue and bone apart.',
@@ -36,7 +48,11 @@ export function deriveThresholds(data: Int16Array | Float32Array): Thresholds {
       },
     );
   }
-  return { air, bone, teeth };
+  const scale = findGreyScale(h, { air, bone, padding }, modality);
+  const level = scale ? dentitionLevel(scale) : null;
+  // Integer data: keep the level halfway between values, so no voxel sits exactly on the surface.
+  const teeth = level === null ? null : h.integer ? Math.floor(level) + 0.5 : level;
+  return { air, bone, teeth: teeth !== null && teeth > bone ? teeth : null, scale };
 }
 
 export interface TissueRegion {
@@ -47,6 +63,8 @@ export interface TissueRegion {
   iso: number;
   polarity: 'above' | 'below';
   components: FilterResult;
+  /** Teeth only: where the class lies along the head-foot axis (it passed the band check). */
+  band?: BandProfile;
 }
 
 /** Smallest piece of each tissue worth a surface, in mm³: below that it is noise or a speck of metal. */
@@ -56,7 +74,7 @@ const MIN_SHARE_OF_LARGEST: Record<Tissue, number> = { bone: 0.1, teeth: 0.01, '
 
 /** The voxels of one tissue class: threshold, fill where needed, keep the large connected pieces. */
 export function segmentTissue(
-  volume: Pick<Volume, 'data' | 'dims' | 'spacing'>,
+  volume: Pick<Volume, 'data' | 'dims' | 'spacing'> & Partial<Pick<Volume, 'rowDir' | 'colDir' | 'sliceDir'>>,
   tissue: Tissue,
   t: Thresholds,
   mask: Uint8Array = new Uint8Array(volume.data.length),
@@ -74,10 +92,25 @@ export function segmentTissue(
     const components = filterComponents(mask, dims, keep);
     return { tissue, mask, iso: t.air, polarity: 'below', components };
   }
-  const level = tissue === 'bone' ? t.bone : tissue === 'teeth' ? t.teeth : t.air;
+  const level = tissue === 'bone' ? t.bone : tissue === 'teeth' ? teethLevel(t) : t.air;
   for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
   // The skin surface: air spaces inside the head would otherwise become inner surfaces.
   if (tissue === 'soft-tissue') enclosedInSlices(mask, dims);
   const components = filterComponents(mask, dims, keep);
+  if (tissue === 'teeth' && components.kept > 0) {
+    const band = checkDentitionBand(mask, volume, level, t.scale as GreyScale);
+    return { tissue, mask, iso: level, polarity: 'above', components, band };
+  }
   return { tissue, mask, iso: level, polarity: 'above', components };
+}
+
+function teethLevel(t: Thresholds): number {
+  if (t.teeth !== null && t.scale) return t.teeth;
+  throw new AppError(
+    'bad-input',
+    "The scan's grey values give no level that tells teeth from bone (its histogram shows no clear air and soft-tissue peaks to scale one), so no teeth mesh was made.",
+    {
+      action: 'Check that the scan shows the head with air around it, or use a remote segmentation service.',
+    },
+  );
 }

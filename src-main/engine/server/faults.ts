@@ -7,6 +7,13 @@ export type EndpointKind = 'token' | 'job' | 'upload' | 'notify' | 'poll' | 'dow
 export interface FaultOptions {
   /** Share (0..1) of requests answered 500 instead of being handled, spread evenly. */
   status500?: { share: number; on?: EndpointKind[] };
+  /** Share (0..1) of requests answered 502, as by a gateway whose service is down; spread evenly. */
+  status502?: { share: number; on?: EndpointKind[] };
+  /**
+   * Share (0..1) of requests whose connection is reset once their headers are in, before any of the
+   * body is read; a client that waits for "100 Continue" has then sent no body. Spread evenly.
+   */
+  resetBeforeBody?: { share: number; on?: EndpointKind[] };
   /** The next `count` requests are answered 429 with Retry-After. */
   status429?: { count: number; retryAfterSeconds: number; on?: EndpointKind[] };
   /** The next `count` requests lose their connection halfway through a body: the upload's, else the answer's. */
@@ -32,12 +39,13 @@ export interface FaultOptions {
 }
 
 type Counted = 'status429' | 'dropConnection' | 'malformedJson';
+type Shared = 'status500' | 'status502' | 'resetBeforeBody';
 
 export class FaultInjector {
   injected = 0;
   private opts: FaultOptions;
   private used: Record<Counted, number> = { status429: 0, dropConnection: 0, malformedJson: 0 };
-  private share500 = 0;
+  private shares: Record<Shared, number> = { status500: 0, status502: 0, resetBeforeBody: 0 };
 
   constructor(opts: FaultOptions = {}) {
     this.opts = opts;
@@ -51,18 +59,20 @@ export class FaultInjector {
   set(opts: FaultOptions): void {
     this.opts = opts;
     this.used = { status429: 0, dropConnection: 0, malformedJson: 0 };
-    this.share500 = 0;
+    this.shares = { status500: 0, status502: 0, resetBeforeBody: 0 };
   }
 
   /** Whether this request gets a 500 (an even spread: share 0.5 fails every other request). */
   take500(kind: EndpointKind): boolean {
-    const f = this.opts.status500;
-    if (!f || !applies(f.on, kind)) return false;
-    this.share500 += f.share;
-    if (this.share500 < 1) return false;
-    this.share500 -= 1;
-    this.injected++;
-    return true;
+    return this.takeShared('status500', kind);
+  }
+
+  take502(kind: EndpointKind): boolean {
+    return this.takeShared('status502', kind);
+  }
+
+  takeResetBeforeBody(kind: EndpointKind): boolean {
+    return this.takeShared('resetBeforeBody', kind);
   }
 
   take429(kind: EndpointKind): number | undefined {
@@ -83,6 +93,16 @@ export class FaultInjector {
   slowBytesPerSecond(kind: EndpointKind): number | undefined {
     const f = this.opts.slowBody;
     return f && applies(f.on, kind) ? f.bytesPerSecond : undefined;
+  }
+
+  private takeShared(name: Shared, kind: EndpointKind): boolean {
+    const f = this.opts[name];
+    if (!f || !applies(f.on, kind)) return false;
+    this.shares[name] += f.share;
+    if (this.shares[name] < 1) return false;
+    this.shares[name] -= 1;
+    this.injected++;
+    return true;
   }
 
   private takeCounted(

@@ -26,6 +26,8 @@ export interface EngineStats {
   /** Requests to the token endpoint, refused ones included. */
   tokenRequests: number;
   tokensIssued: number;
+  /** Job creation requests, those refused or reset by injected faults included. */
+  jobRequests: number;
   jobsCreated: number;
   uploads: number;
   notifies: number;
@@ -98,15 +100,24 @@ export class ProtocolServer {
   }
 
   /** The request handler for http.createServer. */
-  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    this.dispatch(req, res).catch((e: unknown) => {
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => this.serve(req, res, false);
+
+  /**
+   * The handler for the server's 'checkContinue' event (a request with "Expect: 100-continue"): the
+   * engine decides on its faults before it sends "100 Continue", so that a reset injected "before the
+   * body" really comes before the client has sent any of it.
+   */
+  readonly handleContinue = (req: IncomingMessage, res: ServerResponse): void => this.serve(req, res, true);
+
+  private serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
+    this.dispatch(req, res, expectsContinue).catch((e: unknown) => {
       this.deps.logger.error('engine request failed', { error: e instanceof Error ? e.message : String(e) });
       if (!res.headersSent) void replyJson(res, 500, { message: 'internal error of the local engine' });
       else res.destroy();
     });
-  };
+  }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
     const { stats, faults, logger } = this.deps;
     stats.requests++;
     const url = new URL(req.url ?? '/', 'http://engine.invalid');
@@ -114,6 +125,7 @@ export class ProtocolServer {
     const route = this.route(url.pathname);
     logger.debug('engine request', { method, path: url.pathname });
     if (!route) return this.error(res, 404, `No such address: ${url.pathname}`);
+    if (route.kind === 'job') stats.jobRequests++;
     if (!ALLOWED[route.kind].includes(method)) {
       return this.error(res, 405, `${method} is not allowed here.`, {
         Allow: ALLOWED[route.kind].join(', '),
@@ -132,8 +144,16 @@ export class ProtocolServer {
         },
       );
     }
+    if (faults.takeResetBeforeBody(route.kind)) {
+      // Injected fault: the connection dies before any of the body is read (nothing is created).
+      req.socket.destroy();
+      return;
+    }
+    if (expectsContinue) res.writeContinue();
     if (faults.take500(route.kind))
       return this.error(res, 500, 'Injected fault: internal error.', closeIfUpload(route));
+    if (faults.take502(route.kind))
+      return this.error(res, 502, 'Injected fault: bad gateway.', closeIfUpload(route));
     const retryAfter = faults.take429(route.kind);
     if (retryAfter !== undefined)
       return this.error(res, 429, 'Injected fault: too many requests.', {

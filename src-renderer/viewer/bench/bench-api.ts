@@ -1,27 +1,34 @@
 /**
  * What the benchmark page (mesh-load-bench.tsx) offers bench/mesh-load.bench.ts through `window`.
  * Free of DOM types, so the Node-side bench can import it.
+ *
+ * Both paths start when a file is chosen in an <input type="file"> (the bench sets its files
+ * as a user would) and end when the frame showing the whole mesh is on screen.
  */
 import type { LoadTimings } from '../mesh-loader-protocol.js';
 
 export interface ViewerResult {
+  name: string;
   /** Worker-side times: three's STLLoader, welding, normals. */
   timings: LoadTimings;
-  /** Main thread, from the start of the load: geometry in hand (the load proper ends here). */
+  /** Main thread, from the file chosen: geometry in hand (the worker's result received). */
   loadMs: number;
-  /** The render call that first draws the mesh: buffer upload and draw calls. */
+  /** The longest render call while the mesh's chunks went to the GPU. */
   renderMs: number;
-  /** From the start of the load to the frame shown on screen (two animation frames after the render). */
+  /** From the file chosen to the frame with the whole mesh shown (two animation frames after its render). */
   firstFrameMs: number;
   geometryBytes: number;
   triangles: number;
-  /** Page clock (performance.now) at the start, when the geometry was in hand, and when the frame was shown. */
+  chunks: number;
+  /** Page clock (performance.now): file chosen, geometry in hand, frame shown. */
   start: number;
   loaded: number;
   presented: number;
 }
 
 export interface AnchorResult {
+  /** file.arrayBuffer() after the file was chosen. */
+  readMs: number;
   parseMs: number;
   renderMs: number;
   firstFrameMs: number;
@@ -34,14 +41,16 @@ export interface AnchorResult {
 }
 
 export interface BenchApi {
-  /** Fetches the file (not timed), hands it to the viewer as a job output is handed, waits for its first frame. */
-  viewerLoad(url: string, id: string): Promise<ViewerResult>;
-  /** Fetches the file (not timed), then three's STLLoader on the main thread and one frame by a bare renderer. */
-  anchorLoad(url: string): Promise<AnchorResult>;
+  /** After the bench chose a file in the viewer's own "Open mesh…" input: waits for its first full frame. */
+  viewerFileShown(name: string): Promise<ViewerResult>;
+  /** After the bench chose a file in the anchor's input: three's STLLoader on the main thread, one frame. */
+  anchorFileShown(): Promise<AnchorResult>;
 }
 
 export interface BenchWindow {
   bench: BenchApi;
+  /** When a file input last changed (page clock): the start of both paths. */
+  fileChosenAt: number | null;
   /** Main-thread tasks over 50 ms (the Long Tasks API). */
   longTasks: { start: number; duration: number }[];
   /** Gaps between 10 ms heartbeats: finer than long tasks, which start at 50 ms. */

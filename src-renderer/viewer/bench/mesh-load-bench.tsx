@@ -1,7 +1,8 @@
 /**
- * The page bench/mesh-load.bench.ts drives: the real ViewerScreen (worker loader, scene, first
- * frame), and, with ?mode=anchor, three's STLLoader on the main thread drawn by a bare renderer.
- * Not part of the app build; the bench builds it with the app's vite.config.ts.
+ * The page bench/mesh-load.bench.ts drives: the real ViewerScreen (its "Open mesh…" input, the
+ * worker loader, chunked upload, first frame), and, with ?mode=anchor, a file input feeding
+ * three's STLLoader on the main thread, drawn by a bare renderer. Both start when the bench
+ * chooses a file. Not part of the app build; the bench builds it with the app's vite.config.ts.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -18,19 +19,28 @@ import {
 } from 'three';
 import type { BufferGeometry } from 'three';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
-import { create } from 'zustand';
 import { isSoftwareRenderer } from '../gpu-info.js';
 import { meshRegistry } from '../mesh-registry.js';
 import { MARKS } from '../viewer-actions.js';
 import type { AnchorResult, BenchWindow, ViewerResult } from './bench-api.js';
 import { useViewerStore } from '../viewer-store.js';
 import { ViewerScreen } from '../ViewerScreen.js';
-import type { ViewerMeshSource } from '../ViewerScreen.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the page's additions to window
   interface Window extends BenchWindow {}
 }
+
+window.fileChosenAt = null;
+// Capture phase on the document: runs before the viewer's own change handler.
+document.addEventListener(
+  'change',
+  (e) => {
+    if (e.target instanceof HTMLInputElement && e.target.type === 'file')
+      window.fileChosenAt = performance.now();
+  },
+  true,
+);
 
 window.longTasks = [];
 new PerformanceObserver((list) => {
@@ -53,12 +63,10 @@ function geometryBytes(g: BufferGeometry): number {
 
 const nextFrame = (): Promise<number> => new Promise((r) => requestAnimationFrame(r));
 
-async function anchorLoad(url: string): Promise<AnchorResult> {
-  const buffer = await (await fetch(url)).arrayBuffer();
+async function anchorLoad(file: File, start: number): Promise<AnchorResult> {
   const canvas = document.createElement('canvas');
   canvas.style.cssText = 'width:100%;height:100%;display:block';
   document.getElementById('root')!.append(canvas);
-  // The renderer exists before the load, as in any viewer; the first empty frame compiles nothing.
   // The same context settings as the viewer: only the loading differs.
   const renderer = new WebGLRenderer({
     canvas,
@@ -72,10 +80,8 @@ async function anchorLoad(url: string): Promise<AnchorResult> {
   camera.up.set(0, 0, 1);
   camera.add(new DirectionalLight(0xffffff, 2));
   scene.add(camera, new HemisphereLight(0xffffff, 0x606060, 1.3));
-  renderer.render(scene, camera);
-  await nextFrame();
-  await nextFrame();
 
+  const buffer = await file.arrayBuffer();
   const t0 = performance.now();
   const geometry = new STLLoader().parse(buffer);
   const t1 = performance.now();
@@ -97,22 +103,35 @@ async function anchorLoad(url: string): Promise<AnchorResult> {
   await nextFrame();
   const t3 = performance.now();
   return {
+    readMs: t0 - start,
     parseMs: t1 - t0,
     renderMs: t2 - t1,
-    firstFrameMs: t3 - t0,
+    firstFrameMs: t3 - start,
     geometryBytes: geometryBytes(geometry),
     triangles: geometry.attributes.position!.count / 3,
-    start: t0,
+    start,
     loaded: t1,
     presented: t3,
   };
 }
 
-const useSources = create<{ sources: ViewerMeshSource[] }>()(() => ({ sources: [] }));
+let anchorResult: Promise<AnchorResult> | null = null;
 
-function BenchViewer() {
-  const sources = useSources((s) => s.sources);
-  return <ViewerScreen meshes={sources} />;
+function mountAnchorInput(): void {
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.id = 'anchor-file';
+  input.setAttribute('aria-label', 'Mesh for STLLoader');
+  input.addEventListener('change', () => {
+    const file = input.files?.[0];
+    if (file) anchorResult = anchorLoad(file, window.fileChosenAt ?? performance.now());
+  });
+  document.getElementById('root')!.append(input);
+}
+
+async function anchorFileShown(): Promise<AnchorResult> {
+  while (!anchorResult) await nextFrame();
+  return anchorResult;
 }
 
 function markTime(name: string): number | null {
@@ -120,36 +139,33 @@ function markTime(name: string): number | null {
   return m.length > 0 ? m[m.length - 1]!.startTime : null;
 }
 
-async function viewerLoad(url: string, id: string): Promise<ViewerResult> {
-  const buffer = await (await fetch(url)).arrayBuffer();
-  const name = url.replace(/^.*\//, '');
-  useSources.setState({
-    sources: [{ id, name, structures: ['skull'], format: 'stl', load: () => Promise.resolve(buffer) }],
-  });
+async function viewerFileShown(name: string): Promise<ViewerResult> {
   for (;;) {
     await nextFrame();
-    const drawn = markTime(MARKS.drawn(id));
     const state = useViewerStore.getState();
-    if (drawn === null && state.loads.length === 0 && state.notices.length > 0) {
+    const item = state.items.find((i) => i.name === name);
+    const drawn = item ? markTime(MARKS.drawn(item.id)) : null;
+    if (!item && state.loads.length === 0 && state.notices.length > 0) {
       throw new Error(state.notices[0]!.message);
     }
-    if (drawn === null) continue;
+    if (!item || drawn === null) continue;
     // The frame with the mesh is on screen once the next frame begins; one more for margin.
     await nextFrame();
     await nextFrame();
     const presented = performance.now();
-    const start = markTime(MARKS.loadStart(id))!;
-    const loaded = markTime(MARKS.loaded(id))!;
-    const drawnMark = performance.getEntriesByName(MARKS.drawn(id), 'mark')[0] as PerformanceMark;
-    const item = state.items.find((i) => i.id === id)!;
-    const m = meshRegistry.get(id)!;
+    const start = window.fileChosenAt!;
+    const loaded = markTime(MARKS.loaded(item.id))!;
+    const drawnMark = performance.getEntriesByName(MARKS.drawn(item.id), 'mark')[0] as PerformanceMark;
+    const m = meshRegistry.get(item.id)!;
     return {
+      name,
       timings: item.timings,
       loadMs: loaded - start,
       renderMs: (drawnMark.detail as { renderMs: number }).renderMs,
       firstFrameMs: presented - start,
       geometryBytes: m.positions.byteLength + m.normals.byteLength + m.index.byteLength,
       triangles: item.triangles,
+      chunks: m.chunks.length,
       start,
       loaded,
       presented,
@@ -157,12 +173,14 @@ async function viewerLoad(url: string, id: string): Promise<ViewerResult> {
   }
 }
 
-window.bench = { viewerLoad, anchorLoad };
+window.bench = { viewerFileShown, anchorFileShown };
 
-if (new URLSearchParams(location.search).get('mode') !== 'anchor') {
+if (new URLSearchParams(location.search).get('mode') === 'anchor') {
+  mountAnchorInput();
+} else {
   createRoot(document.getElementById('root')!).render(
     <StrictMode>
-      <BenchViewer />
+      <ViewerScreen />
     </StrictMode>,
   );
 }

@@ -1,0 +1,23 @@
+// One cold header scan, as the first drop of a session meets it: bundled (like dist/main) and run in a
+// fresh process by bench/dicom-headers.bench.ts. The time runs from just before intake() to its end, so
+// it includes starting the header-scan worker threads; loading the code is left out, as pydicom's
+// import is on the other side.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { intake } from '../src-main/scans/intake.js';
+
+async function main(): Promise<void> {
+  const folder = process.argv[2] as string;
+  const work = mkdtempSync(join(tmpdir(), 's2m-cold-'));
+  const t = performance.now();
+  const outcome = await intake([folder], { tempDir: work });
+  const ms = performance.now() - t;
+  rmSync(work, { recursive: true, force: true });
+  const series = outcome.result.series;
+  console.log(JSON.stringify({ ms, series: series.length, slices: series[0]?.slices ?? 0 }));
+  // The worker pool is left to the process's end, as in the app.
+  process.exit(0);
+}
+
+void main();

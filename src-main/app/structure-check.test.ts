@@ -1,0 +1,100 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeableNames } from '../../src-shared/structure-check.js';
+import { STRUCTURES } from '../../src-shared/structures.js';
+import { createSegmentationProcessor } from '../engine/segmentation/index.js';
+import { PHANTOM_DIR, phantomFiles } from '../scans/test-support.js';
+import { checkMeshes, connectionCapabilities, refuseUnmakeable } from './structure-check.js';
+import { testCore } from './test-support.js';
+
+const engine = createSegmentationProcessor();
+const local = connectionCapabilities('local-engine', engine);
+const work = mkdtempSync(join(tmpdir(), 'scan2mesh-structure-check-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** What the engine itself says of a job asking for this one name: null when it would take it. */
+const engineVerdict = (name: string): string | null =>
+  engine.validate({
+    inputs: [{ name: 'cbct', extension: '.zip' }],
+    meshes: [{ extension: '.stl', structures: [name] }],
+  });
+
+describe('what a connection can make', () => {
+  it('takes the local engine at its word for every catalogue name, shorthands included', () => {
+    for (const s of STRUCTURES) {
+      const verdict = checkMeshes([{ structures: [s.name] }], local, 'the local engine');
+      expect(verdict.refused.length === 0, s.name).toBe(engineVerdict(s.name) === null);
+    }
+    // Its own names beyond the catalogue are made; a name it does not know is refused with what it makes.
+    for (const name of makeableNames(local) ?? []) expect(engineVerdict(name), name).toBeNull();
+    const femur = checkMeshes([{ structures: ['femur'] }], local, 'the local engine');
+    expect(engineVerdict('femur')).not.toBeNull();
+    expect(femur.refused).toEqual([
+      { name: 'femur', reason: expect.stringMatching(/^Not a name the local engine knows; it makes /) },
+    ]);
+  });
+
+  it('lets a remote service, the authority on its names, be asked for anything', () => {
+    const remote = connectionCapabilities('remote', engine);
+    expect(checkMeshes([{ structures: ['femur', 'tooth11'] }], remote, 'Relu')).toEqual({
+      refused: [],
+      accepted: ['femur', 'tooth11'],
+    });
+    expect(() => refuseUnmakeable([{ structures: ['femur'] }], remote, 'Relu')).not.toThrow();
+  });
+
+  it('refuses with every refused name and its reason, and the names it can make', () => {
+    const good = makeableNames(local)![0]!;
+    expect(() =>
+      refuseUnmakeable(
+        [{ structures: [good, 'femur'] }, { structures: ['femur'] }],
+        local,
+        'the local engine',
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'bad-request',
+        message: expect.stringMatching(new RegExp(`cannot make femur\\. femur: .* It can make ${good}\\.$`)),
+      }),
+    );
+  });
+});
+
+describe('jobs.submit, the last line of defence', () => {
+  it('refuses what the local engine cannot make, and an unfit series, before any job or package', async () => {
+    const core = testCore();
+    try {
+      const { series } = await core.scans.intake([PHANTOM_DIR]);
+      const femur = await core.dispatch('jobs.submit', {
+        seriesIds: [series[0]!.id],
+        meshes: [{ structures: ['femur'], extension: '.stl' }],
+        deidentify: false,
+      });
+      expect(femur).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+      if (!femur.ok) expect(femur.error.message).toMatch(/cannot make femur\. femur: Not a name/);
+
+      const slab = join(work, 'two-slices');
+      mkdirSync(slab);
+      for (const f of phantomFiles().slice(0, 2)) copyFileSync(f, join(slab, basename(f)));
+      const two = (await core.scans.intake([slab])).series[0]!;
+      expect(two.fitness.fit).toBe(false);
+      const unfit = await core.dispatch('jobs.submit', {
+        seriesIds: [two.id],
+        meshes: [{ structures: [makeableNames(local)![0]!], extension: '.stl' }],
+        deidentify: false,
+      });
+      expect(unfit).toMatchObject({ ok: false, error: { code: 'bad-input' } });
+      if (!unfit.ok) expect(unfit.error.message).toContain(two.fitness.reasons[0]);
+
+      expect(await core.dispatch('jobs.list', {})).toMatchObject({ ok: true, value: { jobs: [] } });
+      expect(existsSync(join(core.platform.dataDir, 'packages'))).toBe(false);
+      expect(
+        readdirSync(core.platform.dataDir).filter((f) => !/^(jobs\.sqlite|logs|tmp|settings)/.test(f)),
+      ).toEqual([]);
+    } finally {
+      await core.dispose();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { AppError } from '../../../src-shared/errors.js';
+import { cliQueueDeps, openCliQueue, type CliQueueDeps } from '../../jobs/cli-queue.js';
+import type { Leftover } from '../../jobs/job-leftovers.js';
+import { ScanService } from '../../scans/scan-service.js';
+import { EXIT } from '../exit-codes.js';
+import { cliLogger } from './test-auth.js';
+
+export interface RemoveIo {
+  out: (text: string) => void;
+}
+
+const defaultIo: RemoveIo = { out: (t) => process.stdout.write(t) };
+
+/**
+ * `scan2mesh remove <jobId>`: removes a job that no process runs from the shared queue, with the
+ * package of its scan (a copy of patient data) and any partial download. Saved meshes stay.
+ */
+export async function runRemove(
+  jobId: string,
+  opts: { json?: boolean },
+  deps: CliQueueDeps,
+  io: RemoveIo = defaultIo,
+): Promise<number> {
+  const queue = await openCliQueue({}, deps);
+  try {
+    const job = queue.manager.find(jobId);
+    if (!job)
+      throw new AppError('bad-input', `There is no job "${jobId}" (or the id fits several).`, {
+        action: '`scan2mesh status` lists the jobs and their ids.',
+      });
+    const removed = await queue.manager.remove(job.id);
+    if (opts.json) io.out(`${JSON.stringify({ job: job.id, removed }, null, 2)}\n`);
+    else {
+      io.out(`Removed job ${job.id.slice(0, 8)} (${job.scanName}, ${job.state}) from the queue.\n`);
+      io.out(describeRemoved(removed));
+      if (job.outputs.length > 0) io.out('Its saved meshes were kept.\n');
+    }
+    return EXIT.ok;
+  } finally {
+    await queue.close();
+  }
+}
+
+/** One line per item removed from the disk, and the total; "Nothing else…" when there was none. */
+export function describeRemoved(removed: Leftover[]): string {
+  if (removed.length === 0) return 'Nothing else was left on disk.\n';
+  const lines = removed.map((r) => `  ${r.kind}: ${r.path} (${formatBytes(r.bytes)})\n`);
+  const total = removed.reduce((n, r) => n + r.bytes, 0);
+  return `Removed from disk:\n${lines.join('')}  in all ${formatBytes(total)}\n`;
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}
+
+export function registerRemove(program: Command): void {
+  program
+    .command('remove')
+    .description(
+      'Remove a job that is not running from the queue, with its packed scan and partial downloads (saved meshes stay)',
+    )
+    .argument('<jobId>', 'the id from `scan2mesh status` (or its first characters), or the service job id')
+    .option('--json', 'print one JSON document: { job, removed: [{ kind, path, bytes, jobId }] }')
+    .action(async (jobId: string, opts: { json?: boolean }) => {
+      const logger = cliLogger(false);
+      const scans = new ScanService({ logger });
+      try {
+        process.exitCode = await runRemove(jobId, opts, cliQueueDeps(logger, scans));
+      } finally {
+        await scans.dispose();
+      }
+    });
+}

@@ -1,0 +1,124 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkStructures, makeableNames } from '../../../src-shared/structure-check.js';
+import { connectionCapabilities } from '../../app/structure-check.js';
+import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
+import { ScanService } from '../../scans/scan-service.js';
+import { PHANTOM_DIR, phantomFiles } from '../../scans/test-support.js';
+import { runStatus } from './status.js';
+
+const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'scan2mesh-submit-cli-'));
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs the real command line from source on a data folder of its own, as a user would run it. */
+function cli(dataDir: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(project, 'src-main', 'cli', 'cli.ts'), ...args],
+    {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, SCAN2MESH_DATA_DIR: dataDir, SCAN2MESH_LOG_LEVEL: 'error' },
+    },
+  );
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The jobs in a data folder's queue, as `scan2mesh status --json` lists them. */
+function queued(dataDir: string): unknown[] {
+  let text = '';
+  expect(runStatus({ json: true }, { dataDir, out: (t) => (text += t) })).toBe(0);
+  return (JSON.parse(text) as { jobs: unknown[] }).jobs;
+}
+
+/** Every file under a folder, relative to it. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1));
+}
+
+// What the local engine makes is its own say (it changes as it learns): ask it, do not hard-code it.
+const localCaps = connectionCapabilities('local-engine', createSegmentationProcessor());
+const makeable = makeableNames(localCaps) ?? [];
+
+describe('scan2mesh submit refuses what the connection cannot make, before any work', () => {
+  it('exits 2 for --mesh femur on the local engine, with no job and no copy of the scan left', () => {
+    const data = join(work, 'femur', 'data');
+    const out = join(work, 'femur', 'out');
+    const r = cli(data, 'submit', PHANTOM_DIR, '--mesh', 'femur', '--out', out);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/the local engine cannot make:\n {2}femur: Not a name the local engine knows/);
+    expect(r.stderr).toMatch(/Nothing was submitted/);
+
+    expect(queued(data)).toEqual([]);
+    // Only the (empty) job database: no package, no copy of a slice, no output folder.
+    expect(filesUnder(data).filter((f) => !f.startsWith('jobs.sqlite'))).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('names each refused structure with its reason and the ones it can make (--json)', () => {
+    const refusedByEngine = localCaps.refused[0];
+    const good = makeable[0];
+    expect(good).toBeDefined();
+    const data = join(work, 'mixed', 'data');
+    const meshes = ['femur', ...(refusedByEngine ? [refusedByEngine.name] : [])];
+    const r = cli(
+      data,
+      'submit',
+      PHANTOM_DIR,
+      '--mesh',
+      `${good},femur`,
+      ...meshes.slice(1).flatMap((m) => ['--mesh', m]),
+      '--out',
+      join(work, 'mixed', 'out'),
+      '--json',
+    );
+    expect(r.status).toBe(2);
+    const doc = JSON.parse(r.stdout) as {
+      connection: string;
+      refused: { name: string; reason: string }[];
+      accepted: string[];
+      jobs: unknown[];
+    };
+    expect(doc.connection).toBe('the local engine');
+    expect(doc.refused.map((x) => x.name)).toEqual(meshes);
+    // The reasons are the engine's own (its validation), as the app's panel shows them.
+    const expected = checkStructures([good!, ...meshes], localCaps, { connectionName: 'the local engine' });
+    expect(doc.refused).toEqual(expected.refused);
+    expect(doc.accepted).toEqual([good]);
+    expect(doc.jobs).toEqual([]);
+    expect(r.stderr).toContain(`It can make: ${good}.`);
+    for (const x of doc.refused) expect(r.stderr).toContain(`  ${x.name}: ${x.reason}`);
+    expect(filesUnder(data).filter((f) => !f.startsWith('jobs.sqlite'))).toEqual([]);
+  });
+
+  it('exits 2 for a series no model can be made of (2 slices), printing why, before packing', async () => {
+    const scan = join(work, 'two-slices');
+    mkdirSync(scan);
+    for (const f of phantomFiles().slice(0, 2)) copyFileSync(f, join(scan, basename(f)));
+    // The reasons are the series summary's own, as `inspect` (and the app's card) shows them.
+    const scans = new ScanService({ tempDir: join(work, 'scans-tmp') });
+    const fitness = (await scans.intake([scan])).series[0]!.fitness;
+    await scans.dispose();
+    expect(fitness.fit).toBe(false);
+    expect(fitness.reasons.length).toBeGreaterThan(0);
+
+    const data = join(work, 'two-slices-data');
+    const out = join(work, 'two-slices-out');
+    const r = cli(data, 'submit', scan, '--mesh', makeable[0]!, '--out', out);
+    expect(r.status).toBe(2);
+    for (const reason of fitness.reasons) expect(r.stderr).toContain(reason);
+    expect(r.stderr).toMatch(/Nothing was submitted/);
+    expect(queued(data)).toEqual([]);
+    expect(filesUnder(data).filter((f) => !f.startsWith('jobs.sqlite'))).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+});

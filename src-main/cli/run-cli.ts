@@ -1,0 +1,38 @@
+import { Command, CommanderError } from 'commander';
+import { registerCommands } from './commands/catalog.js';
+import { CliExit, EXIT, exitCodeOfError } from './exit-codes.js';
+import { isAppError } from '../../src-shared/errors.js';
+
+/**
+ * Runs one command line (`argv` as Node gives it: runtime, script, arguments) and resolves to its exit code.
+ * Shared by the `scan2mesh` bin and the desktop app's binary, which runs it when given --scan2mesh-cli.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name('scan2mesh')
+    .description('Dental CBCT scans in, meshes out: the scan2mesh command line.')
+    .showHelpAfterError()
+    .exitOverride();
+  // Only the command that runs is loaded (catalog.ts): the help needs none of them.
+  await registerCommands(program, argv);
+  try {
+    // argv is always shaped as Node's (runtime, script, arguments), also inside the app's Electron binary.
+    await program.parseAsync(argv, { from: 'node' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version end here too, with code 0.
+      return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (e instanceof CliExit) {
+      if (e.message) process.stderr.write(`scan2mesh: ${e.message}\n`);
+      return e.code;
+    }
+    if (isAppError(e)) {
+      process.stderr.write(`scan2mesh: ${e.message}${e.action ? `\n  ${e.action}` : ''}\n`);
+      return exitCodeOfError(e);
+    }
+    process.stderr.write(`scan2mesh: unexpected error: ${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT.jobFailed;
+  }
+}

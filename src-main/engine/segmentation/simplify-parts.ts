@@ -1,0 +1,196 @@
+import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
+
+/**
+ * Simplification of a big surface in parts, one per worker thread. meshoptimizer's cost grows faster
+ * than the triangle count (a 1.5-million-triangle skull takes about 3 s in one piece, its two halves
+ * 0.7 s each), and one call uses one core. So the triangles are split into slabs along the longest
+ * axis, and each slab is simplified on its own, in parallel, with the vertices it shares with another
+ * slab locked. Each triangle of the result comes from exactly one simplification of the original
+ * surface, so the error bound holds as for one piece; the price is the locked seam, along which the
+ * mesh stays as fine as it was extracted (a few per cent more triangles per seam).
+ */
+
+/** An indexed triangle mesh (iso-surface.ts's Mesh, restated: that module imports this one's types). */
+interface Mesh {
+  positions: Float32Array;
+  indices: Uint32Array;
+}
+
+/** Below this many triangles the mesh is simplified in one piece: splitting would not pay. */
+export const PARTS_FROM_TRIANGLES = 200_000;
+
+/** One slab to simplify, run in a mesh worker. Positions and lock are shared, not copied. */
+export interface SimplifyPartTask {
+  kind: 'simplify';
+  /** The whole mesh's positions (mm); only those the indices name are looked at. */
+  positions: Float32Array;
+  /** The slab's triangles, indexing the whole mesh's positions. */
+  indices: Uint32Array;
+  /** One byte per vertex of the whole mesh: 1 = must not move (seams, and defects of earlier rounds). */
+  lock: Uint8Array;
+  maxErrorMm: number;
+}
+
+export interface SimplifyPartResult {
+  /** The slab's simplified triangles, still indexing the whole mesh's positions. */
+  indices: Uint32Array;
+  errorMm: number;
+}
+
+/** Runs one part (in a worker thread; also callable in the calling thread). */
+export async function simplifyPart(t: SimplifyPartTask): Promise<SimplifyPartResult> {
+  await MeshoptSimplifier.ready;
+  // Sparse: the cost follows the slab's triangles, not the whole mesh's vertex count.
+  const [indices, errorMm] = MeshoptSimplifier.simplifyWithAttributes(
+    t.indices,
+    t.positions,
+    3,
+    new Float32Array(0),
+    0,
+    [],
+    t.lock,
+    0,
+    t.maxErrorMm,
+    ['ErrorAbsolute', 'Sparse'],
+  );
+  return { indices, errorMm };
+}
+
+export type PartRunner = (task: SimplifyPartTask) => Promise<SimplifyPartResult>;
+
+export interface PartsResult {
+  indices: Uint32Array;
+  errorMm: number;
+  /** Vertices locked because two slabs share them. */
+  seamVertices: number;
+}
+
+/**
+ * Simplifies `mesh` in `parts` slabs, through `run` (a worker pool, or simplifyPart itself), with the
+ * vertices flagged in `lock` (may be null) kept in place as well as the seams.
+ */
+export async function simplifyInParts(
+  mesh: Mesh,
+  lock: Uint8Array | null,
+  maxErrorMm: number,
+  parts: number,
+  run: PartRunner,
+): Promise<PartsResult> {
+  const { indices } = mesh;
+  const tcount = indices.length / 3;
+  const vcount = mesh.positions.length / 3;
+  const slabOf = assignSlabs(mesh, parts);
+  // Shared so that every worker reads the same memory: nothing big is copied to them.
+  const positions = toShared(mesh.positions);
+  const seamLock = new Uint8Array(new SharedArrayBuffer(vcount));
+  if (lock) seamLock.set(lock);
+  const owner = new Int16Array(vcount).fill(-1);
+  let seamVertices = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const v = indices[i] as number;
+    const s = slabOf[(i / 3) | 0] as number;
+    const o = owner[v] as number;
+    if (o === -1) owner[v] = s;
+    else if (o !== s && !seamLock[v]) {
+      seamLock[v] = 1;
+      seamVertices++;
+    }
+  }
+  const counts = new Uint32Array(parts);
+  for (let t = 0; t < tcount; t++) counts[slabOf[t] as number]!++;
+  const slabIndices = Array.from(counts, (n) => new Uint32Array(n * 3));
+  const fill = new Uint32Array(parts);
+  for (let t = 0; t < tcount; t++) {
+    const s = slabOf[t] as number;
+    const out = slabIndices[s] as Uint32Array;
+    const o = fill[s] as number;
+    out[o] = indices[t * 3] as number;
+    out[o + 1] = indices[t * 3 + 1] as number;
+    out[o + 2] = indices[t * 3 + 2] as number;
+    fill[s] = o + 3;
+  }
+  const results = await Promise.all(
+    slabIndices
+      .filter((s) => s.length > 0)
+      .map((s) => run({ kind: 'simplify', positions, indices: s, lock: seamLock, maxErrorMm })),
+  );
+  const merged = new Uint32Array(results.reduce((n, r) => n + r.indices.length, 0));
+  let at = 0;
+  for (const r of results) {
+    merged.set(r.indices, at);
+    at += r.indices.length;
+  }
+  return { indices: merged, errorMm: Math.max(0, ...results.map((r) => r.errorMm)), seamVertices };
+}
+
+/**
+ * The slab of every triangle: cut along the mesh's longest axis into parts of about equal triangle
+ * counts, each cut moved (within a tenth of the triangles either way) to where the fewest triangles
+ * straddle it, since every straddling triangle leaves locked vertices behind.
+ */
+export function assignSlabs(mesh: Mesh, parts: number): Uint8Array {
+  const { positions, indices } = mesh;
+  const tcount = indices.length / 3;
+  const slabOf = new Uint8Array(tcount);
+  if (parts <= 1 || tcount === 0) return slabOf;
+  let axis = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let a = 0, best = -1; a < 3; a++) {
+    let mn = Infinity;
+    let mx = -Infinity;
+    for (let v = a; v < positions.length; v += 3) {
+      const p = positions[v] as number;
+      if (p < mn) mn = p;
+      if (p > mx) mx = p;
+    }
+    if (mx - mn > best) [best, axis, lo, hi] = [mx - mn, a, mn, mx];
+  }
+  const BINS = 4096;
+  const scale = hi > lo ? (BINS - 1) / (hi - lo) : 0;
+  const bin = (v: number): number => Math.floor(((positions[v * 3 + axis] as number) - lo) * scale);
+  // Triangles by the bin of their lowest vertex, and how many straddle each bin boundary.
+  const low = new Uint16Array(tcount);
+  const perBin = new Uint32Array(BINS);
+  const straddle = new Int32Array(BINS + 1);
+  for (let t = 0; t < tcount; t++) {
+    const a = bin(indices[t * 3] as number);
+    const b = bin(indices[t * 3 + 1] as number);
+    const c = bin(indices[t * 3 + 2] as number);
+    const mn = Math.min(a, b, c);
+    const mx = Math.max(a, b, c);
+    low[t] = mn;
+    perBin[mn]!++;
+    // Straddles every boundary k with mn < k <= mx (boundary k lies between bin k-1 and bin k).
+    straddle[mn + 1]!++;
+    straddle[mx + 1]!--;
+  }
+  for (let k = 1; k <= BINS; k++) straddle[k]! += straddle[k - 1] as number;
+  const below = new Uint32Array(BINS + 1);
+  for (let k = 0; k < BINS; k++) below[k + 1] = (below[k] as number) + (perBin[k] as number);
+  const cuts: number[] = [];
+  for (let p = 1; p < parts; p++) {
+    const from = (tcount * p) / parts - tcount / (10 * parts);
+    const to = (tcount * p) / parts + tcount / (10 * parts);
+    let best = -1;
+    for (let k = 1; k < BINS; k++) {
+      const n = below[k] as number;
+      if (n < from || n > to || k <= (cuts[cuts.length - 1] ?? 0)) continue;
+      if (best < 0 || (straddle[k] as number) < (straddle[best] as number)) best = k;
+    }
+    cuts.push(best < 0 ? (cuts[cuts.length - 1] ?? 0) + 1 : best);
+  }
+  for (let t = 0; t < tcount; t++) {
+    let s = 0;
+    while (s < cuts.length && (low[t] as number) >= (cuts[s] as number)) s++;
+    slabOf[t] = s;
+  }
+  return slabOf;
+}
+
+function toShared(a: Float32Array): Float32Array {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
+  const s = new Float32Array(new SharedArrayBuffer(a.byteLength));
+  s.set(a);
+  return s;
+}

@@ -1,0 +1,206 @@
+import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { isTerminal } from '../../src-shared/jobs.js';
+import { jobOutputPath } from './output-naming.js';
+import { stagingPath } from './output-place.js';
+import type { JobRecord } from './job-store.js';
+
+/**
+ * What a job leaves on disk besides its meshes: the package of its scan (a copy of patient data, under
+ * the data folder's packages/) and the staging files of downloads that did not finish (beside the
+ * meshes). Packages are private to the user while they exist (0700 folders, 0600 files) and are
+ * removed once nothing will send them again.
+ */
+
+export interface Leftover {
+  kind: 'package' | 'orphaned package' | 'partial download' | 'staged drop';
+  path: string;
+  bytes: number;
+  /** The job it belonged to (the folder's name for an orphaned package). */
+  jobId: string;
+}
+
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/** Creates the folder (and its parents) private to the user, and makes it private if it existed. */
+export async function privateDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
+  await chmod(path, PRIVATE_DIR);
+}
+
+/** Makes every file under `dir` readable by the user only, and every folder under it private. */
+export async function makePrivate(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      await chmod(path, PRIVATE_DIR);
+      await makePrivate(path);
+    } else if (entry.isFile()) {
+      await chmod(path, PRIVATE_FILE);
+    }
+  }
+}
+
+export function packageDirOf(packagesDir: string, jobId: string): string {
+  return join(packagesDir, jobId);
+}
+
+/** Removes a job's package folder; says what it removed (nothing when there was none). */
+export async function removePackage(
+  packagesDir: string,
+  jobId: string,
+  kind: Leftover['kind'] = 'package',
+): Promise<Leftover[]> {
+  const path = packageDirOf(packagesDir, jobId);
+  const bytes = await sizeOf(path);
+  if (bytes === null) return [];
+  await rm(path, { recursive: true, force: true });
+  return [{ kind, path, bytes, jobId }];
+}
+
+/** Staging files of a job's meshes that were not saved, and the `.part` files of their downloads. */
+export async function removePartialDownloads(job: JobRecord): Promise<Leftover[]> {
+  const removed: Leftover[] = [];
+  for (const output of job.outputs) {
+    if (output.status === 'saved') continue;
+    let staging: string;
+    try {
+      staging = stagingPath(jobOutputPath(job, output), job.id, output.idx);
+    } catch {
+      continue; // a pattern that no longer names files named none then either
+    }
+    const dir = dirname(staging);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      continue;
+    }
+    const own = basename(staging);
+    for (const name of names) {
+      if (name !== own && !(name.startsWith(`.${own}.`) && name.endsWith('.part'))) continue;
+      const path = join(dir, name);
+      const bytes = (await sizeOf(path)) ?? 0;
+      await rm(path, { force: true });
+      removed.push({ kind: 'partial download', path, bytes, jobId: job.id });
+    }
+  }
+  return removed;
+}
+
+/**
+ * Package folders that nothing will send again: those of jobs gone from the list, and of jobs done or
+ * canceled (a crash can come between a job's end and its package's removal). Failed jobs keep theirs
+ * for a retry, until `prune` or their removal. The folder is read before the list, so that a package
+ * made meanwhile by another process belongs to a job this list already holds.
+ */
+export async function sweepPackages(
+  packagesDir: string,
+  listJobs: () => JobRecord[],
+  busy: (jobId: string) => boolean,
+): Promise<Leftover[]> {
+  const names = await readdir(packagesDir).catch(() => [] as string[]);
+  const jobs = new Map(listJobs().map((j) => [j.id, j]));
+  const removed: Leftover[] = [];
+  for (const name of names) {
+    const job = jobs.get(name);
+    if (!job) removed.push(...(await removePackage(packagesDir, name, 'orphaned package')));
+    else if ((job.state === 'done' || job.state === 'canceled') && !busy(name))
+      removed.push(...(await removePackage(packagesDir, name)));
+  }
+  return removed;
+}
+
+/** `prune`: what ended jobs (done, failed, canceled) left, and packages of jobs that no longer exist. */
+export async function pruneLeftovers(
+  packagesDir: string,
+  listJobs: () => JobRecord[],
+  busy: (jobId: string) => boolean,
+): Promise<Leftover[]> {
+  const names = await readdir(packagesDir).catch(() => [] as string[]);
+  const jobs = listJobs();
+  const known = new Set(jobs.map((j) => j.id));
+  const removed: Leftover[] = [];
+  for (const job of jobs) {
+    if (!isTerminal(job.state) || busy(job.id)) continue;
+    removed.push(...(await removePackage(packagesDir, job.id)), ...(await removePartialDownloads(job)));
+  }
+  for (const name of names.filter((n) => !known.has(n)))
+    removed.push(...(await removePackage(packagesDir, name, 'orphaned package')));
+  return removed;
+}
+
+/** Web mode's copy of a dropped scan (`<data>/staging/<drop id>/…`) that holds `file`, if it is one. */
+export function stagedDropOf(stagingDir: string, file: string): string | undefined {
+  const rel = relative(stagingDir, file);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  const drop = rel.split(sep)[0] ?? '';
+  return /^[0-9a-f-]{36}$/.test(drop) ? join(stagingDir, drop) : undefined;
+}
+
+/**
+ * Removes the staged drops `job` was made from, unless another job still needs them: `needs(other)`
+ * says whether a job may package its scan again (a queued or running one, a failed one until pruned).
+ */
+export async function removeStagedDrops(
+  stagingDir: string,
+  job: JobRecord,
+  others: JobRecord[],
+  needs: (other: JobRecord) => boolean,
+): Promise<Leftover[]> {
+  const dropsOf = (j: JobRecord): Set<string> =>
+    new Set(j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter((d): d is string => !!d));
+  const kept = new Set(others.filter((o) => o.id !== job.id && needs(o)).flatMap((o) => [...dropsOf(o)]));
+  const removed: Leftover[] = [];
+  for (const drop of dropsOf(job)) {
+    if (kept.has(drop)) continue;
+    const bytes = await sizeOf(drop);
+    if (bytes === null) continue;
+    await rm(drop, { recursive: true, force: true });
+    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: job.id });
+  }
+  return removed;
+}
+
+/**
+ * Staged drops no job was made from and nobody touched for `minAgeMs`: left by a removed job, or
+ * dropped and never submitted. Younger ones may be on a web page now, about to be submitted.
+ */
+export async function removeStaleDrops(
+  stagingDir: string,
+  listJobs: () => JobRecord[],
+  minAgeMs: number,
+  now = Date.now(),
+): Promise<Leftover[]> {
+  const names = await readdir(stagingDir).catch(() => [] as string[]);
+  const used = new Set(
+    listJobs().flatMap((j) => j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter(Boolean)),
+  );
+  const removed: Leftover[] = [];
+  for (const name of names) {
+    const drop = join(stagingDir, name);
+    if (!/^[0-9a-f-]{36}$/.test(name) || used.has(drop)) continue;
+    const s = await stat(drop).catch(() => null);
+    if (!s || now - s.mtimeMs < minAgeMs) continue;
+    const bytes = (await sizeOf(drop)) ?? 0;
+    await rm(drop, { recursive: true, force: true });
+    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: name });
+  }
+  return removed;
+}
+
+/** Bytes under a path (a file or a folder), or null when it does not exist. */
+async function sizeOf(path: string): Promise<number | null> {
+  let s;
+  try {
+    s = await stat(path);
+  } catch {
+    return null;
+  }
+  if (!s.isDirectory()) return s.size;
+  let total = 0;
+  for (const name of await readdir(path).catch(() => [] as string[]))
+    total += (await sizeOf(join(path, name))) ?? 0;
+  return total;
+}

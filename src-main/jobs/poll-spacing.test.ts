@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningEngine } from '../engine/local-engine.js';
+import { createMemoryLogger } from '../logging/memory-logger.test-support.js';
+import { startTestEngine } from '../service/test-engine.test-support.js';
+import { DICOM, FAST, harness, type Harness } from './test-support.js';
+
+let engine: RunningEngine | undefined;
+let h: Harness | undefined;
+
+afterEach(async () => {
+  await h?.close();
+  await engine?.close();
+});
+
+describe('polling a job through failed polls', () => {
+  it('goes on at the spacing it had after a failed poll, instead of starting again at the shortest', async () => {
+    // Every other poll is answered 500, and the client does not retry it itself: each one fails the
+    // step, the runner waits, and polls again. The processing takes long enough for many polls.
+    ({ engine } = await startTestEngine({
+      processingDelayMs: 800,
+      stepMs: 0,
+      faults: { status500: { share: 0.5, on: ['poll'] } },
+    }));
+    const logger = createMemoryLogger();
+    h = await harness(engine, {
+      logger,
+      client: { ...FAST.client, retry: { ...FAST.client!.retry!, maxAttempts: 1 } },
+    });
+    const r = await h.scans.intake([join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')]);
+    const [job] = await h.manager.submit({
+      seriesIds: [r.series[0]!.id],
+      meshes: [{ structures: ['mandible'], extension: '.stl' }],
+      deidentify: false,
+      outputDir: h.outDir,
+    });
+    const [done] = await h.manager.waitFor([job!.id]);
+    expect(done?.state).toBe('done');
+
+    const failedPolls = logger.entries.filter((e) => e.msg === 'step failed, will try again');
+    expect(failedPolls.length).toBeGreaterThan(0);
+    // The poll counter runs on through the failures: 0, 1, 2, … and never back to 0.
+    const n = logger.entries.filter((e) => e.msg === 'next poll').map((e) => e.data.n as number);
+    expect(n.length).toBeGreaterThan(2);
+    expect(n).toEqual(n.map((_, i) => i));
+  });
+});

@@ -1,0 +1,129 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import dicomParser from 'dicom-parser';
+import { afterAll, describe, expect, it } from 'vitest';
+import { deflateRawSync } from 'node:zlib';
+import { classifyBytes } from './classify-file.js';
+import { maxInflated } from './dicom-file.js';
+import { fuzzSources, mutate, prng } from './header-fuzz.js';
+import { intake } from './intake.js';
+import { FIXTURES, phantomFiles } from './test-support.js';
+
+const root = mkdtempSync(join(tmpdir(), 's2m-hostile-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = (name: string): string => {
+  const dir = join(root, `${n++}-${name}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+const phantom = fuzzSources(FIXTURES).find(
+  (s) => s.name === `ct-head-phantom-1mm/${basename(phantomFiles()[0]!)}`,
+)!;
+
+/**
+ * A real slice whose header holds `count` extra private elements before its pixel data: a header
+ * of 12 * count bytes, which takes dicom-parser a long while to walk.
+ */
+function withHugeHeader(count: number): Buffer {
+  const src = readFileSync(phantomFiles()[0]!);
+  const px = dicomParser.parseDicom(src, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
+  const at = px.dataOffset - 12; // explicit VR OW: tag, VR, 2 reserved, 4-byte length
+  const filler = Buffer.alloc(12 * count);
+  for (let i = 0; i < count; i++) {
+    const o = 12 * i;
+    filler.writeUInt16LE(0x0029, o);
+    filler.writeUInt16LE(0x1010, o + 2);
+    filler.write('UL', o + 4, 'latin1');
+    filler.writeUInt16LE(4, o + 6);
+    filler.writeUInt32LE(i, o + 8);
+  }
+  return Buffer.concat([src.subarray(0, at), filler, src.subarray(at)]);
+}
+
+describe('intake that never stalls', () => {
+  it('lists each hostile file with its reason and goes on with the rest of the folder', async () => {
+    const dir = fresh('hostile');
+    for (const f of phantomFiles().slice(0, 5)) copyFileSync(f, join(dir, basename(f)));
+    const rand = prng(1);
+    writeFileSync(join(dir, 'frames-3000000.dcm'), mutate(phantom, 'frames-3000000', rand));
+    writeFileSync(join(dir, 'frames-99999999999.dcm'), mutate(phantom, 'frames-99999999999', rand));
+    // Three zeroed bytes where the meta header's transfer syntax meets the next tag: dicom-parser
+    // then throws while the fields are read, which used to escape the classifier and end the import.
+    const zeroed = Buffer.from(phantom.bytes);
+    zeroed.fill(0, 283, 286);
+    writeFileSync(join(dir, 'three-zero-bytes.dcm'), zeroed);
+
+    const { result } = await intake([dir], { tempDir: fresh('work') });
+    expect(result.series).toHaveLength(1);
+    expect(result.series[0]!.slices).toBe(5);
+    const problem = (file: string): string | undefined =>
+      result.problems.find((p) => p.file === join(dir, file))?.message;
+    expect(problem('frames-3000000.dcm')).toBe(
+      'frames-3000000.dcm is a damaged or incomplete DICOM file and was left out (its header says it holds 3,000,000 images, but it has room for only one).',
+    );
+    expect(problem('frames-99999999999.dcm')).toMatch(/says it holds 99,999,999,999 images/);
+    expect(problem('three-zero-bytes.dcm')).toBe(
+      'three-zero-bytes.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths).',
+    );
+  });
+
+  it('answers another call while a drop with a huge header is still being read', async () => {
+    const bigDir = fresh('big-header');
+    // 12 MB of header (a million elements), beside the two absurd frame counts.
+    writeFileSync(join(bigDir, 'huge-header.dcm'), withHugeHeader(1_000_000));
+    writeFileSync(join(bigDir, 'frames-3000000.dcm'), mutate(phantom, 'frames-3000000', prng(2)));
+    const smallDir = fresh('small');
+    copyFileSync(phantomFiles()[1]!, join(smallDir, 'one.dcm'));
+
+    let ticks = 0;
+    let bigDone = false;
+    const ticker = (): void => {
+      ticks++;
+      if (!bigDone) setImmediate(ticker);
+    };
+    const big = intake([bigDir], { tempDir: fresh('work') }).then((o) => {
+      bigDone = true;
+      return o;
+    });
+    setImmediate(ticker);
+    // The other call: a small drop, started after the big one, must come back first.
+    const small = await intake([smallDir], { tempDir: fresh('work') });
+    expect(small.result.series[0]!.slices).toBe(1);
+    expect(bigDone).toBe(false);
+    const ticksWhileBigWasRead = ticks;
+    const { result } = await big;
+    // The event loop kept turning while the big header was parsed (on a worker thread).
+    expect(ticksWhileBigWasRead).toBeGreaterThan(10);
+    expect(result.series.map((s) => s.slices)).toEqual([1]);
+    expect(result.problems.map((p) => [p.file && basename(p.file), p.code])).toContainEqual([
+      'frames-3000000.dcm',
+      'corrupt-file',
+    ]);
+  });
+
+  it('refuses a deflated data set that would unpack to far more than its bytes allow', () => {
+    // The real deflated fixture's meta header, then a deflated run of zeros 300 times its own size.
+    const real = readFileSync(join(FIXTURES, 'transfer-syntax', 'deflated-explicit-le.dcm'));
+    const metaEnd = (dicomParser.readPart10Header(real) as unknown as { position: number }).position;
+    const zeros = 80 * 1024 * 1024;
+    const bomb = deflateRawSync(Buffer.alloc(zeros), { level: 1 });
+    expect(zeros).toBeGreaterThan(maxInflated(bomb.length));
+    const r = classifyBytes(Buffer.concat([real.subarray(0, metaEnd), bomb]), {
+      path: 'bomb.dcm',
+      display: 'bomb.dcm',
+    });
+    expect(r).toMatchObject({
+      kind: 'problem',
+      problem: {
+        code: 'corrupt-file',
+        message:
+          'bomb.dcm is a damaged or incomplete DICOM file and was left out (its compressed header unpacks to an absurd size).',
+      },
+    });
+    // The real file, whole, still reads.
+    expect(classifyBytes(real, { path: 'real.dcm', display: 'real.dcm' }).kind).toBe('image');
+  });
+});

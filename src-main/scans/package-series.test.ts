@@ -1,0 +1,71 @@
+// Compression of the upload package by connection: stored entries for the loopback engine (it would
+// only inflate them again), deflate for remote services (the upload is the slow part there).
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
+import { packageSeries } from './package-series.js';
+import { phantomBySlice } from './test-support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'package-series-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Entry {
+  name: string;
+  method: number;
+  data: Buffer;
+}
+
+function readZip(path: string): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      const out: Entry[] = [];
+      zip.on('entry', (e: yauzl.Entry) => {
+        zip.openReadStream(e, (err2, s) => {
+          if (err2) return reject(err2);
+          const chunks: Buffer[] = [];
+          s.on('data', (c: Buffer) => chunks.push(c));
+          s.on('end', () => {
+            out.push({ name: e.fileName, method: e.compressionMethod, data: Buffer.concat(chunks) });
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+const slices = phantomBySlice().slice(0, 6);
+const files = slices.map((path) => ({ path, size: statSync(path).size }));
+const total = files.reduce((n, f) => n + f.size, 0);
+
+describe('packageSeries compression', () => {
+  it('stores the slices unchanged when compression is off (the loopback engine)', async () => {
+    const pkg = await packageSeries(files, false, 'stored', {
+      deidentify: false,
+      compress: false,
+      outDir: join(dir, 'stored'),
+    });
+    const entries = await readZip(pkg.path);
+    expect(entries.map((e) => e.method)).toEqual(slices.map(() => 0));
+    entries.forEach((e, k) => expect(e.data.equals(readFileSync(slices[k]!))).toBe(true));
+    // Stored: the package is the slices plus zip headers, nothing smaller.
+    expect(pkg.bytes).toBeGreaterThan(total);
+  });
+
+  it('deflates the slices by default (remote services)', async () => {
+    const pkg = await packageSeries(files, false, 'deflated', {
+      deidentify: false,
+      outDir: join(dir, 'deflated'),
+    });
+    const entries = await readZip(pkg.path);
+    expect(entries.map((e) => e.method)).toEqual(slices.map(() => 8));
+    entries.forEach((e, k) => expect(e.data.equals(readFileSync(slices[k]!))).toBe(true));
+    expect(pkg.bytes).toBeLessThan(total);
+  });
+});

@@ -1,0 +1,166 @@
+import { dot, median, norm, normalize, sub } from './geometry.js';
+import type { Vec3 } from './header-fields.js';
+
+/** A gap between two neighbouring slices that is wider than the stack's usual spacing. */
+export interface StackGap {
+  /** 1-based number (in stack order) of the slice before the gap; the next one is `slice + 1`. */
+  slice: number;
+  /** Slice locations of the two slices along the slice normal (mm), as a scanner shows them. */
+  fromMm: number;
+  toMm: number;
+  /** True distance between the two slices along the stack (mm). */
+  sizeMm: number;
+}
+
+/** The words for a gap: which slices, where, how wide. */
+export function gapWords(g: StackGap): string {
+  const f = (v: number): string => v.toFixed(1);
+  return `between slice ${g.slice} and ${g.slice + 1} (${f(g.fromMm)} to ${f(g.toMm)} mm), a ${f(g.sizeMm)} mm gap`;
+}
+
+/** Where the slices of a stack lie, and the regular grid a volume is built on from them. */
+export interface StackGrid {
+  /**
+   * Unit direction of the stack: the line from the first slice position to the last. Under gantry
+   * tilt it leans away from the slice normal; building the volume along it keeps the shear.
+   */
+  dir: Vec3;
+  /** Each slice's distance from the first one along `dir` (mm), in stack order. */
+  offsets: number[];
+  /** Median distance between neighbouring slices along the stack (mm). */
+  spacing: number;
+  /** The regular grid: `count` planes, `step` mm apart along `dir`, the first at the first slice. */
+  step: number;
+  count: number;
+  /** True when the slices are unevenly spaced and the grid planes are interpolated between them. */
+  resampled: boolean;
+  /** Gaps of about one missing slice or more that interpolation bridges. */
+  bridged: StackGap[];
+  /** Gaps too wide to bridge honestly (see maxBridgeableGap). */
+  unbridgeable: StackGap[];
+  /** Largest distance of a slice position from the line through the first and last (mm). */
+  offLine: number;
+}
+
+/**
+ * The widest gap between neighbouring slices that the volume is filled across by linear
+ * interpolation. Across a gap, a surface that crosses it can only be placed by guessing; the guess is
+ * off by up to about half the gap. Up to 3 times the usual spacing (one or two missing slices) that
+ * error stays within about 1.5 slice spacings, the blur the scan has anyway at its own resolution. An
+ * absolute bound of 4 mm beyond the usual spacing keeps coarse scans honest: a root tip or the
+ * mandibular canal (2 to 3 mm across) can vanish entirely inside a wider hole.
+ */
+export function maxBridgeableGap(spacing: number): number {
+  return Math.min(3 * spacing, spacing + 4);
+}
+
+/** Slices farther than this from the line through the stack (mm) do not form one straight stack. */
+export const MAX_OFF_LINE_MM = 1;
+
+/**
+ * Lays a regular grid over slices at the given positions (in stack order, sorted along `normal`).
+ * Evenly spaced slices (every one within 5% of a step, and at most 0.1 mm, of its place on the
+ * grid) are used as they are; otherwise the grid takes the median spacing and its planes are
+ * interpolated between the two slices around them, each at its true position.
+ */
+export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: number): StackGrid {
+  const n = positions.length;
+  const first = positions[0]!;
+  const span = n > 1 ? sub(positions[n - 1]!, first) : ([0, 0, 0] as Vec3);
+  const dir = norm(span) > 1e-6 ? normalize(span) : normal;
+  const offsets = positions.map((p) => dot(sub(p, first), dir));
+  let offLine = 0;
+  for (const [k, p] of positions.entries()) {
+    const d = sub(sub(p, first), dir.map((c) => c * offsets[k]!) as Vec3);
+    offLine = Math.max(offLine, norm(d));
+  }
+  const gaps: number[] = [];
+  for (let k = 1; k < n; k++) gaps.push(offsets[k]! - offsets[k - 1]!);
+  const positive = gaps.filter((g) => g > 1e-3);
+  const spacing = positive.length > 0 ? median(positive) : fallbackSpacing;
+  const length = offsets[n - 1] ?? 0;
+
+  const bridged: StackGap[] = [];
+  const unbridgeable: StackGap[] = [];
+  const limit = maxBridgeableGap(spacing);
+  gaps.forEach((g, k) => {
+    if (g <= spacing * 1.5) return;
+    const gap: StackGap = {
+      slice: k + 1,
+      fromMm: dot(positions[k]!, normal),
+      toMm: dot(positions[k + 1]!, normal),
+      sizeMm: g,
+    };
+    (g > limit ? unbridgeable : bridged).push(gap);
+  });
+
+  if (n < 2 || length <= 1e-6) {
+    return {
+      dir,
+      offsets,
+      spacing,
+      step: spacing,
+      count: n,
+      resampled: false,
+      bridged,
+      unbridgeable,
+      offLine,
+    };
+  }
+  const meanStep = length / (n - 1);
+  const tolerance = Math.min(0.1, 0.05 * meanStep);
+  const even = offsets.every((t, k) => Math.abs(t - k * meanStep) <= tolerance);
+  if (even) {
+    return {
+      dir,
+      offsets,
+      spacing,
+      step: meanStep,
+      count: n,
+      resampled: false,
+      bridged,
+      unbridgeable,
+      offLine,
+    };
+  }
+  const count = Math.max(2, Math.round(length / spacing) + 1);
+  return {
+    dir,
+    offsets,
+    spacing,
+    step: length / (count - 1),
+    count,
+    resampled: true,
+    bridged,
+    unbridgeable,
+    offLine,
+  };
+}
+
+/** Which slices make grid plane m: slice `k` weighted 1 - w and slice `k + 1` weighted w. */
+export interface PlaneSource {
+  k: number;
+  w: number;
+}
+
+/** For each plane of the grid, the two slices around it and the interpolation weight. */
+export function planeSources(
+  grid: Pick<StackGrid, 'offsets' | 'step' | 'count' | 'resampled'>,
+): PlaneSource[] {
+  const { offsets, step, count } = grid;
+  if (!grid.resampled) return Array.from({ length: count }, (_, m) => ({ k: m, w: 0 }));
+  const out: PlaneSource[] = [];
+  let k = 0;
+  for (let m = 0; m < count; m++) {
+    const t = m * step;
+    while (k < offsets.length - 2 && offsets[k + 1]! <= t) k++;
+    const a = offsets[k]!;
+    const b = offsets[k + 1] ?? a;
+    const w = b > a ? Math.min(1, Math.max(0, (t - a) / (b - a))) : 0;
+    // Snap to a slice when the plane lies on it (within a micrometre): no needless blending.
+    if (w < 1e-6) out.push({ k, w: 0 });
+    else if (w > 1 - 1e-6) out.push({ k: k + 1, w: 0 });
+    else out.push({ k, w });
+  }
+  return out;
+}

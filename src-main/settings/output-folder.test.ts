@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkOutputFolder } from './output-folder.js';
+
+describe('output folder check', () => {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'home-')));
+
+  it('expands ~ to the home folder and says whether the folder exists', () => {
+    expect(checkOutputFolder('~/Documents/scan2mesh', { home })).toEqual({
+      path: join(home, 'Documents', 'scan2mesh'),
+      exists: false,
+    });
+    expect(checkOutputFolder(`${home}/`, { home })).toEqual({ path: home, exists: true });
+  });
+
+  it('refuses a folder outside the home folder that is no place for user files', () => {
+    expect(() => checkOutputFolder('/scan2mesh-nowhere/meshes', { home })).toThrow(
+      /outside your home folder and the places for your own files/,
+    );
+    expect(() => checkOutputFolder('/var/lib/scan2mesh', { home })).toThrow(/system folder/);
+  });
+
+  // Writing next to / needs root; elsewhere the folder would be refused as not writable first.
+  it.skipIf(process.getuid?.() !== 0)(
+    'lets the folder picker choose any folder that is not the system’s',
+    () => {
+      expect(checkOutputFolder('/scan2mesh-nowhere/meshes', { home, picked: true }).path).toBe(
+        '/scan2mesh-nowhere/meshes',
+      );
+      expect(() => checkOutputFolder('/usr/share/meshes', { home, picked: true })).toThrow(/system folder/);
+    },
+  );
+
+  // Only root may write in /root, where root's home is: the case exists only for that user.
+  it.skipIf(process.getuid?.() !== 0)('counts a home folder under a system root as the user’s own', () => {
+    expect(checkOutputFolder('/root/meshes', { home: '/root' }).path).toBe('/root/meshes');
+    expect(() => checkOutputFolder('/root/meshes', { home })).toThrow(/system folder/);
+  });
+});

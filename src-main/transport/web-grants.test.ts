@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startWebServer, type RunningWebServer } from './web-server.js';
+import { DEFAULT_STAGE_LIMITS, stageLimitsFromEnv, type StageLimits } from './web-stage.js';
+import { testCore } from '../app/test-support.js';
+import { invoke, pageHeaders, raw } from './web-request.test-support.js';
+
+const MULTIFRAME = resolve(
+  process.cwd(),
+  '..',
+  'shared',
+  'fixtures',
+  'dicom',
+  'multiframe',
+  'enhanced-ct-nema-ct0012-2frames.dcm',
+);
+const KiB = 1024;
+
+/** Lines of a system file long enough that finding one in an answer means the file was read. */
+function telltaleLines(path: string): string[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 8 && !l.startsWith('#'));
+}
+
+describe('web transport: the page names files only through grants', () => {
+  let server: RunningWebServer | undefined;
+  let stagingDir = '';
+  afterEach(async () => server?.close());
+
+  async function start(stageLimits?: StageLimits): Promise<RunningWebServer> {
+    const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
+    stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
+    server = await startWebServer({
+      core: testCore(),
+      rendererDir: dir,
+      stagingDir,
+      ...(stageLimits ? { stageLimits } : {}),
+    });
+    return server;
+  }
+
+  const stage = (s: RunningWebServer, drop: string, path: string, body: Buffer | string, chunked = false) =>
+    raw(s.port, `/api/stage?drop=${drop}&path=${encodeURIComponent(path)}`, {
+      method: 'POST',
+      headers: { ...pageHeaders(s), 'Content-Type': 'application/octet-stream' },
+      ...(chunked ? { chunks: [Buffer.from(body)] } : { body }),
+    });
+
+  it('refuses a path for scans.intake, and no byte of the file comes back', async () => {
+    const s = await start();
+    const targets = ['/etc/ssh/ssh_config', '/etc/passwd'].filter((p) => existsSync(p));
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) {
+      const asPath = await invoke(s, 'scans.intake', { paths: [target] });
+      expect(asPath.envelope).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+      expect(String(asPath.envelope.error?.message)).toMatch(/only files you chose.*grant/);
+      // A path where a grant id belongs is not a grant either.
+      const asGrant = await invoke(s, 'scans.intake', { grants: [target] });
+      expect(asGrant.envelope).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+      for (const answer of [asPath.text, asGrant.text])
+        for (const line of telltaleLines(target)) expect(answer).not.toContain(line);
+    }
+    // An id the transport never issued is refused in words.
+    const made = await invoke(s, 'scans.intake', { grants: ['AAAAAAAAAAAAAAAAAAAAAAAA'] });
+    expect(made.envelope).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(String(made.envelope.error?.message)).toMatch(/not given that file/);
+  });
+
+  it('reads a dropped scan through the grant its stage answered with', async () => {
+    const s = await start();
+    const drop = randomUUID();
+    const staged = await stage(s, drop, 'enhanced-ct.dcm', readFileSync(MULTIFRAME));
+    expect(staged.status).toBe(200);
+    const { grant } = JSON.parse(staged.body) as { grant: { id: string; name: string } };
+    expect(grant.name).toBe('enhanced-ct.dcm');
+    const read = await invoke(s, 'scans.intake', { grants: [grant.id] });
+    expect(read.envelope.ok).toBe(true);
+    const result = read.envelope.value as { series: unknown[] };
+    expect(result.series).toHaveLength(1);
+  });
+
+  it('caps the stage per file and per drop with a 413 in words, and keeps nothing of a refused file', async () => {
+    const s = await start({ maxFileBytes: 64 * KiB, maxDropBytes: 160 * KiB });
+    const limits = await raw(s.port, '/api/stage', { headers: pageHeaders(s) });
+    expect(JSON.parse(limits.body)).toEqual({ maxFileBytes: 64 * KiB, maxDropBytes: 160 * KiB });
+
+    const drop = randomUUID();
+    const big = Buffer.alloc(100 * KiB, 7);
+    // Declared too large: refused before a byte is written.
+    const declared = await stage(s, drop, 'big.dcm', big);
+    expect(declared.status).toBe(413);
+    expect(declared.body).toMatch(/larger than web mode accepts \(at most 64 KiB per file\)/);
+    expect(existsSync(join(stagingDir, drop, 'big.dcm'))).toBe(false);
+    // Streamed without a length: refused when the limit is crossed, the partial copy removed.
+    const streamed = await stage(s, drop, 'streamed.dcm', big, true);
+    expect(streamed.status).toBe(413);
+    expect(streamed.body).toMatch(/at most 64 KiB per file/);
+    expect(existsSync(join(stagingDir, drop, 'streamed.dcm'))).toBe(false);
+
+    // 60 + 60 KiB fit the drop; the third file would make it 180 KiB.
+    const part = Buffer.alloc(60 * KiB, 1);
+    expect((await stage(s, drop, 'series/I1', part)).status).toBe(200);
+    expect((await stage(s, drop, 'series/I2', part)).status).toBe(200);
+    const third = await stage(s, drop, 'series/I3', part);
+    expect(third.status).toBe(413);
+    expect(third.body).toMatch(/at most 160 KiB per drop/);
+    // Another drop has its own allowance.
+    expect((await stage(s, randomUUID(), 'I1', part)).status).toBe(200);
+  });
+
+  it('answers an oversized JSON call with a 413 that says what happened', async () => {
+    const s = await start();
+    const r = await raw(s.port, '/api/invoke/profiles.list', {
+      method: 'POST',
+      headers: { ...pageHeaders(s), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ padding: 'x'.repeat(5 * 1024 * KiB) }),
+    });
+    expect(r.status).toBe(413);
+    expect(r.body).toMatch(/larger than the app accepts \(at most 4 MiB\)/);
+  });
+
+  it('has generous default stage limits for CBCT that the environment can change', () => {
+    expect(DEFAULT_STAGE_LIMITS).toEqual({ maxFileBytes: 2 * 1024 ** 3, maxDropBytes: 20 * 1024 ** 3 });
+    expect(stageLimitsFromEnv({})).toEqual(DEFAULT_STAGE_LIMITS);
+    const warned: string[] = [];
+    const limits = stageLimitsFromEnv(
+      { SCAN2MESH_STAGE_MAX_FILE_MB: '4096', SCAN2MESH_STAGE_MAX_DROP_MB: 'lots' },
+      (m) => warned.push(m),
+    );
+    expect(limits).toEqual({ maxFileBytes: 4 * 1024 ** 3, maxDropBytes: DEFAULT_STAGE_LIMITS.maxDropBytes });
+    expect(warned).toEqual([
+      expect.stringMatching(/SCAN2MESH_STAGE_MAX_DROP_MB="lots" is not a positive number/),
+    ]);
+  });
+});

@@ -1,0 +1,140 @@
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join, sep, dirname } from 'node:path';
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ScanGrants } from '../app/scan-grants.js';
+
+/**
+ * Web mode's stage: a browser cannot hand the app a dropped file's path, so it uploads each file here.
+ * The body is streamed to a per-drop folder (keeping the file's path inside a dropped folder) and the
+ * answer is a grant for the dropped item's root, the only way the page can later name it to
+ * `scans.intake`. Sizes are capped per file and per drop so a page cannot fill the disk.
+ */
+
+export interface StageLimits {
+  maxFileBytes: number;
+  maxDropBytes: number;
+}
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/** Generous for CBCT: a large multi-frame file is a few hundred MiB, a whole study a few GiB. */
+export const DEFAULT_STAGE_LIMITS: StageLimits = { maxFileBytes: 2 * GiB, maxDropBytes: 20 * GiB };
+
+/** Environment variables that raise or lower the limits, in MiB (README, "Web mode"). */
+export const STAGE_LIMIT_ENV = {
+  file: 'SCAN2MESH_STAGE_MAX_FILE_MB',
+  drop: 'SCAN2MESH_STAGE_MAX_DROP_MB',
+} as const;
+
+/** The limits from the environment; a missing or unusable value keeps its default (reported to `warn`). */
+export function stageLimitsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = () => undefined,
+): StageLimits {
+  const read = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const mib = Number(raw);
+    if (Number.isFinite(mib) && mib > 0) return Math.floor(mib * MiB);
+    warn(`${name}="${raw}" is not a positive number of MiB; the default is used.`);
+    return fallback;
+  };
+  return {
+    maxFileBytes: read(STAGE_LIMIT_ENV.file, DEFAULT_STAGE_LIMITS.maxFileBytes),
+    maxDropBytes: read(STAGE_LIMIT_ENV.drop, DEFAULT_STAGE_LIMITS.maxDropBytes),
+  };
+}
+
+export function formatBytes(n: number): string {
+  const unit = (u: number, name: string): string => `${Number((n / u).toFixed(1))} ${name}`;
+  if (n >= GiB) return unit(GiB, 'GiB');
+  if (n >= MiB) return unit(MiB, 'MiB');
+  if (n >= 1024) return unit(1024, 'KiB');
+  return `${n} bytes`;
+}
+
+type Send = (res: ServerResponse, status: number, body: string, type?: string) => void;
+
+export function createStage(opts: { root: string; limits: StageLimits; grants: ScanGrants; send: Send }) {
+  const { root, limits, grants, send } = opts;
+  /** Bytes held per drop, counted as they arrive so parallel uploads of one drop share its limit. */
+  const used = new Map<string, number>();
+
+  const fileWords = (): string =>
+    `A file is larger than web mode accepts (at most ${formatBytes(limits.maxFileBytes)} per file). ` +
+    `Use the desktop app, or start web mode with ${STAGE_LIMIT_ENV.file} set higher.`;
+  const dropWords = (): string =>
+    `What was dropped is larger than web mode accepts (at most ${formatBytes(limits.maxDropBytes)} per drop). ` +
+    `Add fewer scans at a time, or start web mode with ${STAGE_LIMIT_ENV.drop} set higher.`;
+
+  // The answer goes out before the rest of an oversized body is read; closing the connection
+  // afterwards stops the browser from sending gigabytes nobody will keep.
+  const tooLarge = (res: ServerResponse, words: string): void => {
+    res.setHeader('Connection', 'close');
+    send(res, 413, words);
+  };
+
+  async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const drop = url.searchParams.get('drop') ?? '';
+    const rel = url.searchParams.get('path') ?? '';
+    if (!/^[0-9a-f-]{36}$/.test(drop)) return send(res, 400, 'drop must be a UUID');
+    const parts = rel.split('/').filter((p) => p && p !== '.' && p !== '..');
+    if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
+      return send(res, 400, 'path must be a relative file path');
+    const dropDir = join(root, drop);
+    const target = join(dropDir, ...parts);
+    if (!target.startsWith(dropDir + sep)) return send(res, 400, 'path escapes the drop folder');
+
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > limits.maxFileBytes) return tooLarge(res, fileWords());
+    if ((used.get(drop) ?? 0) + (Number.isFinite(declared) ? declared : 0) > limits.maxDropBytes)
+      return tooLarge(res, dropWords());
+
+    let written = 0;
+    let refusal: string | null = null;
+    // Copies of patient data: folders the user's alone, as the files are (0600 below).
+    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+    const file = createWriteStream(target, { mode: 0o600 });
+    const closed = once(file, 'close').catch(() => undefined);
+    // Nothing half-written stays behind, and it no longer counts against the drop.
+    const discard = async (): Promise<void> => {
+      file.destroy();
+      await closed;
+      rmSync(target, { force: true });
+      used.set(drop, Math.max(0, (used.get(drop) ?? 0) - written));
+    };
+    try {
+      // Not pipeline(): on a refusal it would destroy the request, and with it the socket the 413 goes out on.
+      for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        written += chunk.length;
+        const total = (used.get(drop) ?? 0) + chunk.length;
+        used.set(drop, total);
+        refusal =
+          written > limits.maxFileBytes ? fileWords() : total > limits.maxDropBytes ? dropWords() : null;
+        if (refusal) break;
+        if (!file.write(chunk)) await once(file, 'drain');
+      }
+      if (!refusal)
+        await new Promise<void>((ok, fail) => file.end((e?: Error | null) => (e ? fail(e) : ok())));
+    } catch (e) {
+      await discard();
+      throw e;
+    }
+    if (refusal) {
+      await discard();
+      return tooLarge(res, refusal);
+    }
+    const grant = grants.grant(join(dropDir, parts[0] as string));
+    return send(res, 200, JSON.stringify({ grant }), 'application/json');
+  }
+
+  return {
+    post,
+    /** The page checks sizes before it uploads anything, so the user hears at once, not after gigabytes. */
+    limits(res: ServerResponse): void {
+      send(res, 200, JSON.stringify(limits), 'application/json');
+    },
+  };
+}

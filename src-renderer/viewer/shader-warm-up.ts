@@ -1,0 +1,71 @@
+/**
+ * Compiles every shader the meshes use, and draws each material once, while the view is still
+ * empty. A software renderer (SwiftShader, behind ANGLE's Vulkan backend) builds a pipeline for
+ * each shader and state at its first draw: 100-250 ms that would otherwise fall into the first
+ * frame of the first mesh, after the user chose it.
+ */
+import { BufferAttribute, BufferGeometry, Group, Mesh } from 'three';
+import type { PerspectiveCamera, Plane, Scene, WebGLRenderer } from 'three';
+import { capMesh, stencilMaterial } from './clip-caps.js';
+import { depthMaterial, surfaceMaterial } from './mesh-object.js';
+
+/**
+ * Tiny meshes with every material variant the viewer draws (opaque or see-through, clipped or
+ * not), so their shaders compile before the first mesh arrives and not in its first frame.
+ * Keep the group until the viewer closes: disposing its materials would free the shared programs.
+ */
+export function warmUpObjects(plane: Plane): Group {
+  const g = new Group();
+  const geometry = new BufferGeometry();
+  // A speck at the origin, never culled: drawing it builds the pipelines.
+  geometry.setAttribute(
+    'position',
+    new BufferAttribute(new Float32Array([0, 0, 0, 1e-3, 0, 0, 0, 0, 1e-3]), 3),
+  );
+  geometry.setAttribute('normal', new BufferAttribute(new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1]), 3));
+  // Indexed like the meshes: an indexed draw is another pipeline state (primitive restart) to a Vulkan-based GL.
+  geometry.setIndex(new BufferAttribute(new Uint16Array([0, 1, 2]), 1));
+  for (const clip of [false, true]) {
+    for (const transparent of [false, true]) {
+      const planes = clip ? [plane] : [];
+      const materials = [surfaceMaterial(), depthMaterial(), stencilMaterial(), capMesh().material];
+      materials.forEach((m, i) => {
+        m.transparent = transparent || i === 1;
+        // The cap is never clipped: it lies on the plane.
+        if (i < 3) m.clippingPlanes = planes;
+        const speck = new Mesh(geometry, m);
+        speck.frustumCulled = false;
+        g.add(speck);
+      });
+    }
+  }
+  return g;
+}
+
+/** Compiles, then draws the warm-up objects a few per animation frame; resolves when done. */
+export async function warmUpShaders(
+  renderer: WebGLRenderer,
+  scene: Scene,
+  camera: PerspectiveCamera,
+  objects: Group,
+  stopped: () => boolean,
+): Promise<void> {
+  try {
+    await renderer.compileAsync(objects, camera, scene);
+  } catch {
+    // Compiling ahead is an optimisation: without it the first frame compiles as usual.
+  }
+  const pending = [...objects.children];
+  while (pending.length > 0 && !stopped()) {
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    const group = new Group();
+    // Clones share the materials, so the programs and pipelines are those of the originals.
+    for (const o of pending.splice(0, 4)) group.add(o.clone());
+    scene.add(group);
+    try {
+      renderer.render(scene, camera);
+    } finally {
+      scene.remove(group);
+    }
+  }
+}
