@@ -7,8 +7,7 @@
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { classifyBytes, type Classified } from '../src-main/scans/classify-file.js';
-import { MUTATIONS, fuzzSources, fuzzVerdict, mutate, prng } from '../src-main/scans/header-fuzz.js';
+import { fuzzSources, runFuzz } from '../src-main/scans/header-fuzz.test-support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(here, '..', '..', 'shared', 'fixtures', 'dicom');
@@ -19,46 +18,15 @@ const HANG_MS = 2000;
 
 function main(): void {
   const sources = fuzzSources(FIXTURES);
-  const rand = prng(SEED);
-  const byOutcome: Record<string, number> = {};
-  const byMutation: Record<string, number> = {};
-  const failures: string[] = [];
-  let crashes = 0;
   let hangs = 0;
-  let rejected = 0;
   let slowest = { ms: 0, name: '' };
   const started = performance.now();
-  for (let i = 0; i < COUNT; i++) {
-    const src = sources[rand(sources.length)]!;
-    const kind = MUTATIONS[rand(MUTATIONS.length)]!;
-    const bytes = mutate(src, kind, rand);
-    const name = `${src.name}#${i}:${kind}`;
-    byMutation[kind] = (byMutation[kind] ?? 0) + 1;
-    const t0 = performance.now();
-    let r: Classified;
-    try {
-      r = classifyBytes(bytes, { path: `file${i}`, display: `file${i}` });
-    } catch (e) {
-      crashes++;
-      if (failures.length < 10) failures.push(`${name}: threw ${String(e)}`);
-      continue;
-    }
-    const ms = performance.now() - t0;
+  // The same loop as the unit suite's fuzz test, with each file's classification time.
+  const tally = runFuzz(sources, COUNT, SEED, (name, ms) => {
     if (ms > slowest.ms) slowest = { ms, name };
     if (ms > HANG_MS) hangs++;
-    const outcome =
-      r.kind === 'problem'
-        ? `problem:${r.problem.code}`
-        : r.kind === 'archive'
-          ? `archive:${r.archive}`
-          : r.kind;
-    byOutcome[outcome] = (byOutcome[outcome] ?? 0) + 1;
-    const verdict = fuzzVerdict(r);
-    if (verdict) {
-      rejected++;
-      if (failures.length < 10) failures.push(`${name}: ${verdict}`);
-    }
-  }
+  });
+  const { crashes, rejected, byOutcome, byMutation, firstFailures: failures } = tally;
   const totalMs = performance.now() - started;
   console.log(`sources: ${sources.length} fixture files; seed ${SEED}`);
   console.log(

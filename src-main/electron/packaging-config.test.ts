@@ -200,6 +200,13 @@ describe('electron-builder.yml', () => {
 });
 
 describe('package.json', () => {
+  it('names a homepage and an author with an email, without which electron-builder refuses the deb', () => {
+    // FpmTarget.computeFpmMetaInfoOptions: "Please specify project homepage" / author email missing.
+    const meta = pkg as { homepage?: string; author?: { email?: string } };
+    expect(meta.homepage).toMatch(/^https:\/\//);
+    expect(meta.author?.email).toMatch(/@/);
+  });
+
   it('keeps the renderer-only libraries out of the runtime dependencies (Vite bundles them)', () => {
     for (const lib of ['react', 'react-dom', 'three', 'zustand']) {
       expect(pkg.dependencies).not.toHaveProperty(lib);

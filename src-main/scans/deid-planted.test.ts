@@ -1,30 +1,22 @@
 // De-identification against the standard's own table: a real CT slice with a distinct value planted
 // in every attribute of PS3.15 Table E.1-1 goes through the app's packaging (packageSeries), and not
 // one planted value may survive, while the image stays valid DICOM with its pixels intact.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yauzl from 'yauzl';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../src-shared/errors.js';
 import { decideAction, deidDecision } from './deid-profile.js';
 import { BASIC_PROFILE } from './deid-table.generated.js';
 import { DEIDENTIFICATION_METHOD } from './deidentify.js';
 import { packageSeries } from './package-series.js';
 import { ScanService } from './scan-service.js';
-import { FIXTURES, phantomBySlice, pydicomMissing, python } from './test-support.js';
+import { FIXTURES, phantomBySlice, pydicomMissing, python, tempFolders } from './test-support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PLANT_SCRIPT = join(here, 'plant-identifiers.test-support.py');
-const root = mkdtempSync(join(tmpdir(), 's2m-deid-planted-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${n++}-${name}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const { root, fresh } = tempFolders('s2m-deid-planted-');
 
 const tableJson = join(root, 'table.json');
 writeFileSync(tableJson, JSON.stringify(BASIC_PROFILE));

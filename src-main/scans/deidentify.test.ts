@@ -1,24 +1,16 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import dicomParser from 'dicom-parser';
 import yauzl from 'yauzl';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readDicomFile } from './dicom-file.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { ScanService } from './scan-service.js';
-import { FIXTURES, phantomFiles, pydicomMissing, python } from './test-support.js';
+import { FIXTURES, phantomFiles, pydicomMissing, python, tempFolders } from './test-support.js';
 import { readVolume } from './volume-reader.js';
 
-const root = mkdtempSync(join(tmpdir(), 's2m-deid-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${n++}-${name}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const { fresh } = tempFolders('s2m-deid-');
 
 /** Every entry of a zip, uncompressed, by name. */
 function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {

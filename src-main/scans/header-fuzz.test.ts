@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyBytes } from './classify-file.js';
-import { fuzzSources, fuzzVerdict, mutate, prng, runFuzz, MUTATIONS } from './header-fuzz.js';
+import { fuzzSources, fuzzVerdict, mutate, prng, runFuzz, MUTATIONS } from './header-fuzz.test-support.js';
 import { FIXTURES } from './test-support.js';
 
 const sources = fuzzSources(FIXTURES);

@@ -1,23 +1,15 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import dicomParser from 'dicom-parser';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deflateRawSync } from 'node:zlib';
 import { classifyBytes } from './classify-file.js';
 import { maxInflated } from './dicom-file.js';
-import { fuzzSources, mutate, prng } from './header-fuzz.js';
+import { fuzzSources, mutate, prng } from './header-fuzz.test-support.js';
 import { intake } from './intake.js';
-import { FIXTURES, phantomFiles } from './test-support.js';
+import { FIXTURES, phantomFiles, tempFolders } from './test-support.js';
 
-const root = mkdtempSync(join(tmpdir(), 's2m-hostile-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${n++}-${name}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const { fresh } = tempFolders('s2m-hostile-');
 
 const phantom = fuzzSources(FIXTURES).find(
   (s) => s.name === `ct-head-phantom-1mm/${basename(phantomFiles()[0]!)}`,
@@ -89,14 +81,14 @@ describe('intake that never stalls', () => {
       return o;
     });
     setImmediate(ticker);
-    // The other call: a small drop, started after the big one, must come back first.
+    // The other call: a small drop, started after the big one, is served meanwhile. Which of the two
+    // ends first depends on how the machine shares its cores, so only the loop's turning is asserted.
     const small = await intake([smallDir], { tempDir: fresh('work') });
     expect(small.result.series[0]!.slices).toBe(1);
-    expect(bigDone).toBe(false);
-    const ticksWhileBigWasRead = ticks;
     const { result } = await big;
-    // The event loop kept turning while the big header was parsed (on a worker thread).
-    expect(ticksWhileBigWasRead).toBeGreaterThan(10);
+    // The event loop kept turning while the big header was parsed (on a worker thread): a parse on
+    // this thread would have held it for the whole 12 MB, leaving a handful of turns at most.
+    expect(ticks).toBeGreaterThan(10);
     expect(result.series.map((s) => s.slices)).toEqual([1]);
     expect(result.problems.map((p) => [p.file && basename(p.file), p.code])).toContainEqual([
       'frames-3000000.dcm',

@@ -1,18 +1,16 @@
 import {
   copyFileSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IntakeResult, SeriesSummary } from '../../src-shared/scans.js';
 import { AppError } from '../../src-shared/errors.js';
 import { intake } from './intake.js';
@@ -27,17 +25,11 @@ import {
   pydicomMissing,
   python,
   sameLength,
+  tempFolders,
 } from './test-support.js';
 import { declareSizes, renameEntry, writeZip } from './zip-test-support.js';
 
-const root = mkdtempSync(join(tmpdir(), 's2m-intake-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${n++}-${name}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const { fresh } = tempFolders('s2m-intake-');
 
 async function run(paths: string[]): Promise<IntakeResult> {
   return (await intake(paths, { tempDir: fresh('work') })).result;

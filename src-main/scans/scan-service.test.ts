@@ -1,7 +1,5 @@
 import {
   existsSync,
-  mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   realpathSync,
@@ -9,7 +7,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import yauzl from 'yauzl';
@@ -19,18 +16,20 @@ import { SlicePreviewSchema, type SeriesSummary } from '../../src-shared/scans.j
 import { createLogger } from '../logging/logger.js';
 import { histogramWindow } from './preview.js';
 import { ScanService } from './scan-service.js';
-import { FIXTURES, PHANTOM_DIR, copyClaimingSyntax, phantomBySlice, phantomFiles } from './test-support.js';
+import {
+  FIXTURES,
+  PHANTOM_DIR,
+  copyClaimingSyntax,
+  phantomBySlice,
+  phantomFiles,
+  tempFolders,
+} from './test-support.js';
 import { writeZip } from './zip-test-support.js';
 import { readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 
-const root = mkdtempSync(join(tmpdir(), 's2m-service-'));
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${n++}-${name}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+// Removed after the service is disposed: vitest runs after-all hooks last-registered first.
+const { root, fresh } = tempFolders('s2m-service-');
 const logFile = join(root, 'scans.log');
 const service = new ScanService({
   tempDir: fresh('temp'),
@@ -57,7 +56,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await service.dispose();
-  rmSync(root, { recursive: true, force: true });
 });
 
 function zipEntries(bytes: Buffer): Promise<{ name: string; data: Buffer; compressed: boolean }[]> {

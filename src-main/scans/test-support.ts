@@ -1,9 +1,11 @@
 // Helpers for the scans tests: where the real fixtures are, the pydicom reference, and derived inputs.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import dicomParser from 'dicom-parser';
+import { afterAll } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = resolve(here, '..', '..', '..', 'shared', 'fixtures', 'dicom');
@@ -80,4 +82,20 @@ export function copyClaimingSyntax(src: string, dst: string, uid = '1.2.840.1000
   patchElement(bytes, 'x00020010', Buffer.from(uid.padEnd(el.length, '\0'), 'latin1'));
   writeFileSync(dst, bytes);
   return dst;
+}
+
+/**
+ * A private temporary folder for one test file, removed after its tests, and a maker of fresh,
+ * numbered sub-folders in it. `root` is there for files the tests share.
+ */
+export function tempFolders(prefix: string): { root: string; fresh: (name: string) => string } {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let n = 0;
+  const fresh = (name: string): string => {
+    const dir = join(root, `${n++}-${name}`);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  return { root, fresh };
 }

@@ -91,6 +91,8 @@ export type PollState =
       state: 'processing';
       retryAfterMs?: number;
       /** 0..1, when the service tells (the local engine does). */ progress?: number;
+      /** What it is doing, in its words, when it tells (X-Stage; the local engine does). */
+      stage?: string;
     }
   | { state: 'finished'; result: PollResult };
 
@@ -326,6 +328,8 @@ export class ServiceClient {
         const progress = Number(res.headers['x-progress']);
         if (res.headers['x-progress'] !== undefined && progress >= 0 && progress <= 1)
           state.progress = progress;
+        const stage = stageHeader(res.headers['x-stage']);
+        if (stage) state.stage = stage;
         return state;
       }
       if (res.status === 404) {
@@ -715,4 +719,21 @@ async function fileSize(path: string): Promise<number> {
       cause: e,
     });
   }
+}
+
+/**
+ * The X-Stage header as shown to the user: decoded, one short line of printable text, or nothing. A
+ * service's header is untrusted text, so anything odd is dropped rather than shown.
+ */
+export function stageHeader(raw: string | string[] | undefined): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  let text: string;
+  try {
+    text = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  // eslint-disable-next-line no-control-regex
+  text = text.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return text.length > 0 && text.length <= 120 ? text : undefined;
 }

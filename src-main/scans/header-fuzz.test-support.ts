@@ -1,4 +1,4 @@
-// Mutated DICOM headers for the fuzz test (header-fuzz.test.ts) and bench (bench/fuzz.bench.ts):
+// Mutated DICOM headers for the fuzz test (header-fuzz.test.ts) and bench (bench/fuzz.bench.ts), never shipped:
 // real fixture files with flipped bytes, zeroed runs, cut ends, absurd lengths and counts, wrong
 // VRs. Test support only; nothing in the app imports it.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -232,13 +232,14 @@ export interface FuzzTally {
 
 /**
  * Classifies `count` mutated headers and tallies what came of them. A crash is a throw out of the
- * classifier; a rejection is a result that breaks the rules of fuzzVerdict. `each` sees every file.
+ * classifier; a rejection is a result that breaks the rules of fuzzVerdict. `each` sees every file
+ * that came back, with how long its classification took (the bench counts slow ones as hangs).
  */
 export function runFuzz(
   sources: FuzzSource[],
   count: number,
   seed: number,
-  each?: (i: number, name: string) => void,
+  each?: (name: string, ms: number) => void,
 ): FuzzTally {
   const rand = prng(seed);
   const t: FuzzTally = {
@@ -255,10 +256,10 @@ export function runFuzz(
     const bytes = mutate(src, kind, rand);
     const name = `${src.name}#${i}:${kind}`;
     const display = `file${i}`; // the reason is checked for technical words, not the fixture's name
-    each?.(i, name);
     t.tried++;
     t.byMutation[kind] = (t.byMutation[kind] ?? 0) + 1;
     let r: Classified;
+    const started = performance.now();
     try {
       r = classifyBytes(bytes, { path: display, display });
     } catch (e) {
@@ -266,6 +267,7 @@ export function runFuzz(
       if (t.firstFailures.length < 10) t.firstFailures.push(`${name}: threw ${String(e)}`);
       continue;
     }
+    each?.(name, performance.now() - started);
     const outcome =
       r.kind === 'problem'
         ? `problem:${r.problem.code}`
