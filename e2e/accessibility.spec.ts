@@ -22,7 +22,8 @@ async function focusIsVisible(page: Page): Promise<{ ok: boolean; what: string }
     const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0;
     const ring = s.boxShadow !== 'none';
     const name = el.getAttribute('aria-label') ?? el.labels?.[0]?.textContent ?? el.textContent ?? '';
-    const what = `${el.tagName.toLowerCase()}:${name.trim().slice(0, 40)}`;
+    // Long enough to tell the three slice views of one scan apart (their names differ only at the end).
+    const what = `${el.tagName.toLowerCase()}:${name.trim().slice(0, 80)}`;
     return { ok: outline || ring, what };
   });
 }
@@ -46,7 +47,8 @@ test('every screen passes axe without serious or critical findings', async ({ ap
   await snap(page, testInfo, 'scans with a card');
 
   await page.getByRole('button', { name: 'Choose single teeth…' }).click();
-  await page.getByRole('button', { name: /^Tooth 36/ }).click();
+  // The local engine cannot make single teeth: the chart shows them, each saying so.
+  await expect(page.getByRole('button', { name: /^Tooth 36/ })).toHaveAccessibleName(/not available/);
   await page.getByRole('button', { name: 'Implant planning' }).click();
   await expectAccessible(page, testInfo, 'structure picker with the tooth chart');
   await snap(page, testInfo, 'structure picker');

@@ -31,7 +31,7 @@ test('a file that is not DICOM, dropped on the window, gets a clear message', as
   await dropFiles(page, [fixtureFile(`${FIXTURES}/mesh/sphere-ascii.stl`)]);
   const notice = page.getByTestId('intake-notice');
   await expect(notice).toBeVisible({ timeout: 30_000 });
-  await expect(notice).toContainText('No CT scan found in sphere-ascii.stl');
+  await expect(notice).toContainText('No usable CT scan in sphere-ascii.stl');
   await expect(notice).toContainText(/DICOM/);
   await expect(notice).toHaveAttribute('role', 'alert');
   await expect(page.getByTestId('series-card')).toHaveCount(0);

@@ -94,8 +94,19 @@ export async function launchApp(
     async close() {
       await context.close();
       child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+      // A server that stays up after SIGTERM is a bug (something it opened keeps it alive): say so
+      // instead of letting the teardown hang until the test's timeout.
+      const exited = await new Promise<boolean>((r) => {
+        if (child.exitCode !== null || child.signalCode !== null) return r(true);
+        const timer = setTimeout(() => r(false), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          r(true);
+        });
+      });
+      if (!exited) child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
+      if (!exited) throw new Error('web mode did not exit within 15 s of SIGTERM');
     },
   };
 }
