@@ -70,6 +70,11 @@ export const SeriesSummarySchema = z.object({
    * capture...), which de-identification cannot remove; absent when nothing says so.
    */
   burnedInAnnotation: z.string().optional(),
+  /**
+   * A short hash of the series' images (their SOP Instance UIDs; a file without one by its name and
+   * size): the same series dropped twice, as a folder and as its zip, shares it though its id differs.
+   */
+  instancesKey: z.string().optional(),
 });
 export type SeriesSummary = z.infer<typeof SeriesSummarySchema>;
 

@@ -365,7 +365,10 @@ export class JobManager {
   }
 
   private batchJobIds(batchId: string): string[] {
-    const ids = this.store.list().filter((j) => j.batchId === batchId).map((j) => j.id);
+    const ids = this.store
+      .list()
+      .filter((j) => j.batchId === batchId)
+      .map((j) => j.id);
     if (ids.length === 0) throw new AppError('not-found', 'That batch no longer exists.');
     return ids;
   }
@@ -598,7 +601,7 @@ export class JobManager {
     if (batchHeld && !isTerminal(r.state)) v.batchPaused = true;
     // Only a job that has not started is held; one under way goes on, and its row says so.
     if ((this.gate.isPaused || batchHeld) && r.state === 'queued')
-      v.progress = { ...v.progress, stage: 'held: paused' };
+      v.progress = { ...v.progress, stage: 'paused' };
     return v;
   }
 

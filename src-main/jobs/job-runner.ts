@@ -19,7 +19,7 @@ import { makePrivate, packageDirOf, privateDir, removePackage } from './job-left
 import { packageCompression, pollPolicyFor } from './loopback-tuning.js';
 import { jobOutputPath } from './output-naming.js';
 import { adoptPlaced, checkSize, exists, placeStaged, removePartials, stagingPath } from './output-place.js';
-import type { PauseGate, PrioritySlots } from './slots.js';
+import type { JobGate, PrioritySlots } from './slots.js';
 
 /** What the runner needs of the scans side (ScanService): find a series again and package it. */
 export interface ScanSource {
@@ -69,7 +69,7 @@ export interface RunnerDeps {
   scans: ScanSource;
   connections: Connections;
   slots: { prepare: PrioritySlots; upload: PrioritySlots; download: PrioritySlots };
-  gate: Pick<PauseGate, 'wait'>;
+  gate: JobGate;
   packagesDir: string;
   policy: QueuePolicy;
   logger: Logger;
@@ -234,7 +234,14 @@ export class JobRunner {
     let job = this.forgetUnreachableRemote(start, conn);
     if (!job.remoteJobId && job.createSentAt) job = this.afterUnknownCreate(job, conn);
 
-    const releasePrepare = await this.d.slots.prepare.acquire(job.id, this.priority(), this.signal);
+    let releasePrepare = await this.d.slots.prepare.acquire(job.id, this.priority(), this.signal);
+    // Paused while it waited for its turn: it gives the turn back and stays waiting, as the user is
+    // told ("waiting jobs do not start"), instead of starting to package.
+    while (job.state === 'queued' && this.d.gate.blocks()) {
+      releasePrepare();
+      await this.d.gate.wait(this.signal);
+      releasePrepare = await this.d.slots.prepare.acquire(job.id, this.priority(), this.signal);
+    }
     let releaseUpload: () => void;
     let pkg: { path: string; extension: string; bytes: number };
     try {
@@ -514,7 +521,12 @@ export class JobRunner {
         this.transition(job, 'downloading', { progress: { fraction: 0, stage: 'downloading' } });
         return;
       }
-      this.d.onProgress(job.id, { fraction: state.progress ?? 0, stage: 'processing' });
+      // Percent and stage as the service tells them (the local engine does); without them the bar
+      // shows work under way rather than a made-up 0 %.
+      this.d.onProgress(job.id, {
+        ...(state.progress !== undefined ? { fraction: state.progress } : {}),
+        stage: state.stage ?? 'processing',
+      });
       const wait =
         state.retryAfterMs !== undefined
           ? Math.min(state.retryAfterMs, 10 * 60_000)

@@ -108,6 +108,13 @@ export class PrioritySlots {
   }
 }
 
+/** The pause as one job sees it: the queue's and its own batch's. */
+export interface JobGate {
+  wait(signal?: AbortSignal): Promise<void>;
+  /** True while a new step would have to wait. */
+  blocks(): boolean;
+}
+
 /**
  * Pause for the queue: steps wait here before they start; work already under way goes on. A key (a
  * batch id) can be held on its own, so one batch waits while the others go on.
@@ -144,8 +151,8 @@ export class PauseGate {
   }
 
   /** The gate as one job sees it: the queue's pause and its own batch's. */
-  forKey(key: string | undefined): Pick<PauseGate, 'wait'> {
-    return { wait: (signal?: AbortSignal) => this.wait(signal, key) };
+  forKey(key: string | undefined): JobGate {
+    return { wait: (signal?: AbortSignal) => this.wait(signal, key), blocks: () => this.blocks(key) };
   }
 
   wait(signal?: AbortSignal, key?: string): Promise<void> {
@@ -168,7 +175,7 @@ export class PauseGate {
     });
   }
 
-  private blocks(key: string | undefined): boolean {
+  blocks(key?: string): boolean {
     return this.paused || this.isHeld(key);
   }
 

@@ -56,6 +56,10 @@ export function nonDicomReason(name: string, head: Uint8Array, size: number): st
   if (starts(0x37, 0x7a, 0xbc, 0xaf) || starts(0x52, 0x61, 0x72, 0x21))
     return 'a 7-Zip or RAR archive, which scan2mesh cannot open (use zip)';
   if (starts(0xd0, 0xcf, 0x11, 0xe0)) return 'an Office document, not DICOM';
+  // Meshes are what the app makes, not what it reads in a drop: said by name, so the user knows where
+  // they go (an ASCII STL or OBJ would otherwise read as "a text file").
+  const mesh = /\.(stl|ply|obj|off|3mf|drc|glb|gltf)$/i.exec(lower);
+  if (mesh) return `a 3D mesh (${mesh[1]!.toUpperCase()}), not a scan: open meshes in the Viewer`;
   if (/\.(html?|xml|txt|csv|json|inf|ini|log|md)$/i.test(lower) || looksLikeText(head))
     return 'a text file, not DICOM';
   return 'not a DICOM file (its content is not DICOM, whatever its name)';

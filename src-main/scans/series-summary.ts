@@ -144,7 +144,20 @@ export function summarizeSeries(
     .map((h) => burnedInReason({ ...h, burnedInAnnotation: h.burnedInAnnotation ?? '' }))
     .find((reason) => reason !== undefined);
   if (burnedIn) summary.burnedInAnnotation = burnedIn;
+  summary.instancesKey = instancesKey(headers, display);
   return { summary, layout };
+}
+
+/** What the images are, wherever they lie: for telling the same series dropped twice. */
+export function instancesKey(headers: DicomHeader[], display: (path: string) => string): string {
+  const keys = headers.map((h) => {
+    if (h.sopInstanceUid) return `uid:${h.sopInstanceUid}`;
+    const name = display(h.path).split(/[\\/]/).pop() ?? '';
+    return `file:${name}:${h.fileSize}`;
+  });
+  const h = createHash('sha256');
+  for (const k of keys.sort()) h.update(k).update('\n');
+  return h.digest('hex').slice(0, 16);
 }
 
 const RANK = { error: 0, warning: 1, info: 2 } as const;

@@ -3,7 +3,14 @@ import { JOB_STATE_LABELS, isTerminal, type JobView } from '../../src-shared/job
 import { baseName, formatBytes, formatDuration } from '../common/format';
 import { ErrorNote, ProgressBar } from '../common/ui';
 import { useShell } from '../shell/screens';
-import { describeMeshes, elapsedMs, errorActions, progressFraction, stateTone } from './job-format';
+import {
+  describeMeshes,
+  elapsedMs,
+  errorActions,
+  progressFraction,
+  progressText,
+  stateTone,
+} from './job-format';
 import { useJobs } from './jobs-store';
 
 /** One job: what it is, where it stands, how long it has taken, and what can be done with it. */
@@ -27,7 +34,7 @@ export const JobRow = memo(function JobRow({
     job.progress.bytesTotal !== undefined
       ? `${formatBytes(job.progress.bytesDone ?? 0)} of ${formatBytes(job.progress.bytesTotal)}`
       : undefined;
-  const stage = job.progress.stage ?? JOB_STATE_LABELS[job.state];
+  const stage = progressText(job);
 
   return (
     <li
@@ -100,7 +107,7 @@ export const JobRow = memo(function JobRow({
             label={`${JOB_STATE_LABELS[job.state]}: ${label}`}
             {...(bytesText ? { text: bytesText } : {})}
           />
-          <span className="muted small-text">
+          <span className="muted small-text" data-testid="job-stage">
             {stage}
             {transfer && bytesText ? ` · ${bytesText}` : ''}
           </span>

@@ -6,8 +6,26 @@ import { ScreenTitle } from '../shell/ScreenTitle';
 import { useShell } from '../shell/screens';
 import { useApp } from '../app/app-store';
 import { summarizeJobs } from './job-format';
+import { BatchRow } from './BatchRow';
 import { JobRow } from './JobRow';
 import { useJobs } from './jobs-store';
+import {
+  groupByBatch,
+  matchesFilter,
+  STATE_FILTERS,
+  summarizeBatch,
+  type StateFilter,
+} from './batch-summary';
+import './batches.css';
+
+const FILTER_LABELS: Record<StateFilter, string> = {
+  all: 'All',
+  waiting: 'Waiting',
+  running: 'Running',
+  done: 'Done',
+  failed: 'Failed',
+  canceled: 'Canceled',
+};
 
 /** Ticks once a second while something runs, so elapsed times move without a render per job event. */
 function useNow(active: boolean): number {
@@ -30,6 +48,19 @@ export function JobsScreen() {
   const summary = summarizeJobs(jobs);
   const now = useNow(summary.active > 0);
   const localIds = new Set(profiles.filter((p) => p.kind === 'local-engine').map((p) => p.id));
+  const [filter, setFilter] = useState<StateFilter>('all');
+  const groups = groupByBatch(jobs);
+  // Batches are numbered oldest first, so a batch keeps its number as new ones arrive on top.
+  const batchNumber = new Map(
+    groups
+      .filter((g) => g.jobs.length > 1)
+      .reverse()
+      .map((g, i) => [g.batchId, i + 1]),
+  );
+  const countOf = (f: StateFilter) => jobs.filter((j) => matchesFilter(j, f)).length;
+  const row = (j: (typeof jobs)[number]) => (
+    <JobRow key={j.id} job={j} now={isTerminal(j.state) ? 0 : now} local={localIds.has(j.profileId)} />
+  );
 
   return (
     <section className="jobs-screen" aria-labelledby="screen-title">
@@ -60,7 +91,8 @@ export function JobsScreen() {
       )}
       {paused && (
         <p className="note note-info" role="status">
-          The queue is paused: waiting jobs do not start until you resume it.
+          The queue is paused: waiting jobs do not start until you resume it. Jobs already under way go on,
+          and their clocks keep running.
         </p>
       )}
       {error && <ErrorNote error={error} />}
@@ -75,16 +107,35 @@ export function JobsScreen() {
         </div>
       )}
       {jobs.length > 0 && (
-        <ul className="jobs" aria-label="Jobs">
-          {jobs.map((j) => (
-            <JobRow
-              key={j.id}
-              job={j}
-              now={isTerminal(j.state) ? 0 : now}
-              local={localIds.has(j.profileId)}
-            />
+        <fieldset className="job-filter" data-testid="job-filter">
+          <legend>Show</legend>
+          {STATE_FILTERS.map((f) => (
+            <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
+              {FILTER_LABELS[f]} ({countOf(f)})
+            </button>
           ))}
+        </fieldset>
+      )}
+      {jobs.length > 0 && (
+        <ul className="jobs" aria-label="Jobs">
+          {groups.map((g) => {
+            const shown = g.jobs.filter((j) => matchesFilter(j, filter));
+            if (shown.length === 0) return null;
+            const number = batchNumber.get(g.batchId);
+            if (number === undefined) return shown.map(row);
+            return (
+              <li key={g.batchId} className="batch" data-testid="batch">
+                <BatchRow batch={summarizeBatch(g.batchId, g.jobs, now)} index={number} />
+                <ul className="jobs batch-jobs" aria-label={`Jobs of batch ${number}`}>
+                  {shown.map(row)}
+                </ul>
+              </li>
+            );
+          })}
         </ul>
+      )}
+      {jobs.length > 0 && filter !== 'all' && countOf(filter) === 0 && (
+        <p className="muted">No {FILTER_LABELS[filter].toLowerCase()} jobs.</p>
       )}
     </section>
   );

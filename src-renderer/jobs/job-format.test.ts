@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { JobView } from '../../src-shared/jobs';
-import { describeMeshes, elapsedMs, errorActions, progressFraction, summarizeJobs } from './job-format';
+import {
+  describeMeshes,
+  elapsedMs,
+  errorActions,
+  progressFraction,
+  progressText,
+  stageName,
+  summarizeJobs,
+} from './job-format';
 
 const job = (over: Partial<JobView> = {}): JobView => ({
   id: 'j1',
@@ -75,5 +83,36 @@ describe('job formatting', () => {
     expect(
       summarizeJobs([job(), job({ state: 'done' }), job({ state: 'failed' }), job({ state: 'canceled' })]),
     ).toEqual({ active: 1, done: 1, failed: 1 });
+  });
+});
+
+describe('stage names', () => {
+  const at = (stage: string | undefined, fraction?: number, state: JobView['state'] = 'processing') =>
+    job({
+      state,
+      progress: {
+        ...(stage !== undefined ? { stage } : {}),
+        ...(fraction !== undefined ? { fraction } : {}),
+      },
+    });
+
+  it('names the local engine steps as the five stages, with the percent', () => {
+    expect(progressText(at('reading 250 DICOM files', 0.05))).toBe('Reading the scan · 5 %');
+    expect(progressText(at('deriving thresholds from the histogram', 0.35))).toBe('Reading the scan · 35 %');
+    expect(progressText(at('segmenting skull', 0.4))).toBe('Segmenting · 40 %');
+    expect(progressText(at('extracting the surface of skull', 0.58))).toBe('Making the surface · 58 %');
+    expect(progressText(at('smoothing and simplifying skull', 0.76))).toBe('Simplifying · 76 %');
+    expect(progressText(at('writing skull.stl', 0.91))).toBe('Writing the mesh · 91 %');
+  });
+
+  it('shows a service’s own words, and the state when there are none', () => {
+    expect(stageName(at('aligning teeth'))).toBe('Aligning teeth');
+    expect(progressText(at(undefined))).toBe('Processing');
+    expect(progressText(at('waiting for the service', 0))).toBe('Processing · 0 %');
+  });
+
+  it('says a waiting job is held while paused, and a running one goes on', () => {
+    expect(stageName(at('paused', undefined, 'queued'))).toBe('Held: paused');
+    expect(stageName(at('paused', undefined, 'uploading'))).toBe('Uploading');
   });
 });

@@ -1,4 +1,4 @@
-import { isTerminal, type JobState, type JobView } from '../../src-shared/jobs';
+import { isTerminal, JOB_STATE_LABELS, type JobState, type JobView } from '../../src-shared/jobs';
 import { structureLabel } from '../structures/structure-selection';
 
 export type Tone = 'neutral' | 'active' | 'ok' | 'danger' | 'muted';
@@ -78,4 +78,31 @@ export function summarizeJobs(jobs: readonly JobView[]): { active: number; done:
     else if (!isTerminal(j.state)) active++;
   }
   return { active, done, failed };
+}
+
+/**
+ * The step a job is at, by name: the local engine's own words ("reading 250 DICOM files",
+ * "extracting the surface of mandible") become the five stages a person follows; other services' text
+ * is shown as they give it, and a job without any shows its state.
+ */
+export function stageName(job: JobView): string {
+  const raw = job.progress.stage?.trim();
+  if (!raw) return JOB_STATE_LABELS[job.state];
+  if (raw === 'paused') return job.state === 'queued' ? 'Held: paused' : JOB_STATE_LABELS[job.state];
+  const s = raw.toLowerCase();
+  if (/^(unpacking|reading|deriving thresholds)/.test(s)) return 'Reading the scan';
+  if (s.startsWith('segmenting')) return 'Segmenting';
+  if (s.startsWith('extracting the surface')) return 'Making the surface';
+  if (/^(smoothing|simplifying)/.test(s)) return 'Simplifying';
+  if (s.startsWith('writing')) return 'Writing the mesh';
+  if (s === 'waiting for the service' || s === 'processing') return JOB_STATE_LABELS[job.state];
+  return raw.charAt(0).toUpperCase() + raw.slice(1);
+}
+
+/** "Segmenting · 42 %": the stage, and the percent when the step tells how far it is. */
+export function progressText(job: JobView): string {
+  const name = stageName(job);
+  const f = progressFraction(job);
+  const bytes = job.progress.bytesTotal !== undefined;
+  return f !== null && !bytes ? `${name} · ${Math.round(f * 100)} %` : name;
 }

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { JobView, SubmitJobsRequest } from '../../src-shared/jobs';
+import { isTerminal, type JobView, type SubmitJobsRequest } from '../../src-shared/jobs';
 import { api, errorText, type ErrorText } from '../bridge/api';
 
 interface JobsState {
@@ -16,6 +16,8 @@ interface JobsState {
   act(id: string, what: 'cancel' | 'retry' | 'resubmit' | 'remove' | 'prioritize'): Promise<void>;
   reveal(id: string, index: number): Promise<void>;
   setPaused(paused: boolean): Promise<void>;
+  /** One action for every job of a batch that it fits; the batch's failure shows on its row. */
+  actBatch(batchId: string, what: 'pause' | 'resume' | 'cancel' | 'retry'): Promise<void>;
 }
 
 /** Newest first, as a person looks for what they just did. */
@@ -76,6 +78,32 @@ export const useJobs = create<JobsState>((set, get) => ({
       await api.jobs.reveal({ id, index });
     } catch (e) {
       set((s) => ({ actionErrors: { ...s.actionErrors, [id]: errorText(e) } }));
+    }
+  },
+
+  async actBatch(batchId, what) {
+    const key = `batch:${batchId}`;
+    set((s) => {
+      const actionErrors = { ...s.actionErrors };
+      delete actionErrors[key];
+      return { actionErrors };
+    });
+    try {
+      if (what === 'pause') await api.jobs.pause({ batchId });
+      else if (what === 'resume') await api.jobs.resume({ batchId });
+      else {
+        const jobs = get().jobs.filter((j) => j.batchId === batchId);
+        // Cancel stops what has not ended; retry starts again what failed or was canceled, except a
+        // job that may exist on the service: that one the user resubmits knowingly, from its own row.
+        const targets = jobs.filter((j) =>
+          what === 'cancel'
+            ? !isTerminal(j.state)
+            : (j.state === 'failed' && j.error?.code !== 'job-may-exist') || j.state === 'canceled',
+        );
+        for (const j of targets) await api.jobs[what]({ id: j.id });
+      }
+    } catch (e) {
+      set((s) => ({ actionErrors: { ...s.actionErrors, [key]: errorText(e) } }));
     }
   },
 

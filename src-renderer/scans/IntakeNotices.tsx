@@ -1,32 +1,49 @@
 import { baseName, formatBytes, plural } from '../common/format';
 import { ErrorNote, ProgressBar } from '../common/ui';
+import { groupByReason } from './intake-groups';
 import { useScans, type IntakeNotice } from './scans-store';
+import './intake-notices.css';
 
-const SHOWN = 6;
-
+/**
+ * One summary per drop: what was found, then each reason once with every file it covers (open the
+ * group to see them all), and what to do about it.
+ */
 function NoticeView({ notice }: { notice: IntakeNotice }) {
   const dismiss = useScans((s) => s.dismissNotice);
-  const lines = [
-    ...notice.problems.map((p) => ({ key: `p-${p.code}-${p.file ?? ''}`, text: p.message, file: p.file })),
-    ...notice.skipped.map((s) => ({ key: `s-${s.path}`, text: s.reason, file: s.path })),
-  ];
+  const groups = groupByReason(notice.problems, notice.skipped);
+  const kind = notice.severity === 'error' ? 'error' : notice.severity === 'warning' ? 'warning' : 'info';
   return (
     <div
-      className={`note note-${notice.severity === 'error' ? 'error' : notice.severity === 'warning' ? 'warning' : 'info'}`}
+      className={`note note-${kind} intake-notice`}
       role={notice.severity === 'error' ? 'alert' : 'status'}
       data-testid="intake-notice"
     >
       <div className="note-body">
         <p className="note-title">{notice.title}</p>
-        {lines.length > 0 && (
-          <ul>
-            {lines.slice(0, SHOWN).map((l) => (
-              <li key={l.key}>
-                {l.file ? <strong>{baseName(l.file)}: </strong> : null}
-                {l.text}
+        {groups.length > 0 && (
+          <ul className="reason-groups" aria-label="Reasons">
+            {groups.map((g) => (
+              <li key={g.reason} data-testid="reason-group">
+                {g.items.length > 0 && g.items.some((i) => i.file) ? (
+                  <details>
+                    <summary>
+                      <strong>{g.reason}</strong>: {plural(g.items.length, 'file')}
+                    </summary>
+                    <ul className="reason-items">
+                      {g.items.map((i, n) => (
+                        <li key={`${i.file ?? ''}-${n}`} title={i.file}>
+                          <span className="reason-file">{i.file ? baseName(i.file) : ''}</span>
+                          {i.detail ? <span className="muted"> · {i.detail}</span> : null}
+                        </li>
+                      ))}
+                    </ul>
+                  </details>
+                ) : (
+                  <strong>{g.reason}</strong>
+                )}
+                {g.action && <p className="reason-action muted">{g.action}</p>}
               </li>
             ))}
-            {lines.length > SHOWN && <li>and {plural(lines.length - SHOWN, 'more file')}.</li>}
           </ul>
         )}
         {notice.severity === 'error' && (

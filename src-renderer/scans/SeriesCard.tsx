@@ -3,8 +3,10 @@ import type { SeriesSummary } from '../../src-shared/scans';
 import { formatBytes, formatDicomDate, formatMm, formatPersonName } from '../common/format';
 import { Switch } from '../common/ui';
 import { SlicePreview } from './SlicePreview';
+import { duplicateOf } from './duplicates';
 import { isUsable, useScans } from './scans-store';
 import './series-fitness.css';
+import './series-duplicate.css';
 
 const SEVERITY_WORD = { error: 'Cannot be used', warning: 'Check', info: 'Note' } as const;
 
@@ -18,7 +20,11 @@ export function seriesTitle(s: SeriesSummary): string {
 export function SeriesCard({ series }: { series: SeriesSummary }) {
   const selected = useScans((s) => s.selected.includes(series.id));
   const deid = useScans((s) => s.deidentify[series.id] ?? true);
-  const { toggleSelected, setDeidentify, remove } = useScans.getState();
+  const { toggleSelected, setDeidentify, remove, setInsist } = useScans.getState();
+  // The same images already on the list (a folder and its zip): flagged, sent once unless insisted.
+  const first = useScans((s) => duplicateOf(series, s.series));
+  const firstSource = useScans((s) => (first ? s.sources[first.id] : undefined));
+  const insisted = useScans((s) => s.insisted.includes(series.id));
   const usable = isUsable(series);
   const patient = formatPersonName(series.patient.name);
   const title = seriesTitle(series);
@@ -45,7 +51,7 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
           id={`${idBase}-select`}
           type="checkbox"
           checked={selected}
-          disabled={!usable}
+          disabled={!usable || (!!first && !insisted)}
           onChange={() => toggleSelected(series.id)}
           aria-label={`Include ${label} in the next submission`}
           aria-describedby={usable ? undefined : whyId}
@@ -67,6 +73,26 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
           ×
         </button>
       </header>
+
+      {first && (
+        <div className="note note-warning series-duplicate" data-testid="series-duplicate" role="note">
+          <div className="note-body">
+            <p>
+              <strong>Also dropped as {firstSource ?? seriesTitle(first)}</strong>: the same series with the
+              same images. It is sent once, from that card.
+            </p>
+            <label className="row">
+              <input
+                type="checkbox"
+                checked={insisted}
+                disabled={!usable}
+                onChange={(e) => setInsist(series.id, e.target.checked)}
+              />
+              Send this copy too
+            </label>
+          </div>
+        </div>
+      )}
 
       {!usable && (
         <div className="series-refused">

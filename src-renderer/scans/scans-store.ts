@@ -6,6 +6,7 @@ import type { DroppedItem } from '../bridge/dropped-item';
 import { useApp } from '../app/app-store';
 import { announce } from '../shell/announce';
 import { plural } from '../common/format';
+import { duplicateOf } from './duplicates';
 
 export interface IntakeProgress {
   phase: 'copying' | 'reading';
@@ -30,6 +31,10 @@ interface ScansState {
   /** Series chosen for the next submission. */
   selected: string[];
   deidentify: Record<string, boolean>;
+  /** What each card came from, as the drop was named ("scan-2024" or "scan-2024.zip"). */
+  sources: Record<string, string>;
+  /** Cards that repeat an earlier one (duplicates.ts) which the user chose to send anyway. */
+  insisted: string[];
   progress: IntakeProgress | null;
   notices: IntakeNotice[];
   error: ErrorText | null;
@@ -39,6 +44,8 @@ interface ScansState {
   toggleSelected(id: string): void;
   setSelected(ids: string[]): void;
   setDeidentify(id: string, on: boolean): void;
+  /** Send a repeated series anyway (on), or only its first copy (off). */
+  setInsist(id: string, on: boolean): void;
   dismissNotice(id: number): void;
   clearError(): void;
 }
@@ -50,21 +57,38 @@ interface ScansState {
 export const isUsable = (s: SeriesSummary): boolean =>
   !s.problems.some((p) => p.severity === 'error') && s.fitness.fit;
 
+/** Can be ticked: usable, and not a repeat of an earlier card unless the user insists. */
+const tickable = (s: ScansState, id: string): boolean => {
+  const x = s.series.find((y) => y.id === id);
+  return !!x && isUsable(x) && (!duplicateOf(x, s.series) || s.insisted.includes(id));
+};
+
 let noticeSeq = 0;
 // Drops are read one after another so two quick drops never interleave their results.
 let chain: Promise<void> = Promise.resolve();
 
 function noticeFor(
-  found: number,
+  found: SeriesSummary[],
   problems: ScanProblem[],
   skipped: SkippedFile[],
   what: string,
 ): IntakeNotice | null {
-  if (found === 0)
+  // Series that cannot be used say why on their own cards; the summary counts them so every item
+  // of the drop is accounted for in one place.
+  const unusable = found.filter((x) => !isUsable(x)).length;
+  const cards =
+    unusable > 0
+      ? ` ${plural(unusable, 'series', 'series')} found cannot be used: ${unusable === 1 ? 'its card says' : 'their cards say'} why.`
+      : '';
+  const left =
+    skipped.length > 0
+      ? `${plural(skipped.length, 'file')} in ${what} ${skipped.length === 1 ? 'was' : 'were'} left out.`
+      : '';
+  if (found.length === 0 || found.length === unusable)
     return {
       id: ++noticeSeq,
       severity: 'error',
-      title: `No CT scan found in ${what}.`,
+      title: `No usable CT scan in ${what}.${skipped.length > 0 ? ` ${plural(skipped.length, 'file')} ${skipped.length === 1 ? 'was' : 'were'} left out.` : ''}${cards}`,
       problems,
       skipped,
     };
@@ -72,10 +96,7 @@ function noticeFor(
   return {
     id: ++noticeSeq,
     severity: problems.some((p) => p.severity !== 'info') ? 'warning' : 'info',
-    title:
-      skipped.length > 0
-        ? `${plural(skipped.length, 'file')} in ${what} ${skipped.length === 1 ? 'was' : 'were'} left out.`
-        : `Notes on ${what}.`,
+    title: left ? `${left}${cards}` : `Notes on ${what}.${cards}`,
     problems,
     skipped,
   };
@@ -83,7 +104,9 @@ function noticeFor(
 
 function describeDrop(items: { name: string }[]): string {
   const first = items[0]?.name ?? 'what you added';
-  return items.length === 1 ? first : `${first} and ${plural(items.length - 1, 'other item')}`;
+  if (items.length === 1) return first;
+  if (items.length === 2) return `${first} and ${items[1]?.name ?? ''}`;
+  return `the ${items.length} items you added`;
 }
 
 async function intake(grants: ScanGrant[], what: string): Promise<void> {
@@ -97,13 +120,21 @@ async function intake(grants: ScanGrant[], what: string): Promise<void> {
     set((s) => {
       const known = new Set(s.series.map((x) => x.id));
       const fresh = result.series.filter((x) => !known.has(x.id));
-      const notice = noticeFor(result.series.length, problems, result.skipped, what);
+      const notice = noticeFor(result.series, problems, result.skipped, what);
       const deidentify = { ...s.deidentify };
-      for (const x of fresh) deidentify[x.id] = deidDefault;
+      const sources = { ...s.sources };
+      for (const x of fresh) {
+        deidentify[x.id] = deidDefault;
+        sources[x.id] = what;
+      }
+      const series = [...s.series, ...fresh];
+      // A repeat of a series already on the list is shown, flagged, but not ticked: sent once.
+      const ticked = fresh.filter((x) => isUsable(x) && !duplicateOf(x, series)).map((x) => x.id);
       return {
-        series: [...s.series, ...fresh],
-        selected: [...s.selected, ...fresh.filter(isUsable).map((x) => x.id)],
+        series,
+        selected: [...s.selected, ...ticked],
         deidentify,
+        sources,
         notices: notice ? [notice, ...s.notices] : s.notices,
         progress: null,
       };
@@ -120,6 +151,8 @@ export const useScans = create<ScansState>((set) => ({
   series: [],
   selected: [],
   deidentify: {},
+  sources: {},
+  insisted: [],
   progress: null,
   notices: [],
   error: null,
@@ -156,18 +189,29 @@ export const useScans = create<ScansState>((set) => ({
     set((s) => ({
       series: s.series.filter((x) => x.id !== id),
       selected: s.selected.filter((x) => x !== id),
+      insisted: s.insisted.filter((x) => x !== id),
     })),
   toggleSelected: (id) =>
     set((s) => ({
       selected: s.selected.includes(id)
         ? s.selected.filter((x) => x !== id)
-        : s.series.some((x) => x.id === id && isUsable(x))
+        : tickable(s, id)
           ? [...s.selected, id]
           : s.selected,
     })),
   // Only series that can be sent are ever ticked, whoever asks.
-  setSelected: (ids) =>
-    set((s) => ({ selected: ids.filter((id) => s.series.some((x) => x.id === id && isUsable(x))) })),
+  setSelected: (ids) => set((s) => ({ selected: ids.filter((id) => tickable(s, id)) })),
+  setInsist: (id, on) =>
+    set((s) => {
+      const insisted = on ? [...new Set([...s.insisted, id])] : s.insisted.filter((x) => x !== id);
+      const next = { ...s, insisted };
+      const selected = on
+        ? tickable(next, id) && !s.selected.includes(id)
+          ? [...s.selected, id]
+          : s.selected
+        : s.selected.filter((x) => x !== id);
+      return { insisted, selected };
+    }),
   setDeidentify: (id, on) => set((s) => ({ deidentify: { ...s.deidentify, [id]: on } })),
   dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
   clearError: () => set({ error: null }),

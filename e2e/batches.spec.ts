@@ -1,0 +1,175 @@
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, expect, snap, FIXTURES } from './fixtures';
+import { addFolder, CRANIUM, CT_SERIES, dropFiles, fixtureFile, nav, setOutputFolder } from './ui-helpers';
+
+/**
+ * Batches as one thing (issue 17, parts 4 to 6): a submit of several scans has its own row, the same
+ * series dropped twice is flagged and sent once, a bad drop is summed up by reason, and the local
+ * engine's progress shows its stage and percent. Screenshots at 1440 x 900.
+ */
+test.use({ viewport: { width: 1440, height: 900 } });
+
+/** Slabs of 35 consecutive slices of the 1 mm head phantom: 35 mm along the stack, fit to segment. */
+function phantomSlabs(root: string, count: number, size: number): string[] {
+  // The files are named I10, I20... in slice order (InstanceNumber 1, 2...).
+  const files = readdirSync(CT_SERIES).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const dirs: string[] = [];
+  for (let s = 0; s < count; s++) {
+    const dir = join(root, `phantom-slab-${s + 1}`);
+    mkdirSync(dir, { recursive: true });
+    for (const f of files.slice(s * size, (s + 1) * size)) cpSync(join(CT_SERIES, f), join(dir, f));
+    dirs.push(dir);
+  }
+  return dirs;
+}
+
+test('a batch of five scans has its own row: counts, progress, times, folder, pause', async ({
+  app,
+}, testInfo) => {
+  test.setTimeout(420_000);
+  const { page } = app;
+  const out = join(app.dataDir, 'batch-out');
+  await setOutputFolder(page, out);
+
+  const cranium = join(app.dataDir, 'exports', 'cranium');
+  cpSync(CRANIUM, cranium, { recursive: true });
+  const dirs = [cranium, ...phantomSlabs(join(app.dataDir, 'exports'), 4, 35)];
+  for (const [i, dir] of dirs.entries()) {
+    await addFolder(page, dir);
+    await expect(page.getByTestId('series-card')).toHaveCount(i + 1, { timeout: 60_000 });
+  }
+  // Four slabs of one series are four different sets of images: none is flagged as a repeat.
+  await expect(page.getByTestId('series-duplicate')).toHaveCount(0);
+  await expect(page.getByTestId('selected-count')).toHaveText('5 scans of 5 ticked.');
+
+  await page.getByRole('checkbox', { name: 'Skull' }).check();
+  await page.getByRole('radio', { name: 'All structures merged in one mesh' }).check();
+  await page.getByRole('button', { name: 'Submit 5 scans' }).click();
+
+  await expect(page.getByRole('heading', { level: 1, name: 'Jobs' })).toBeVisible();
+  const batch = page.getByTestId('batch');
+  await expect(batch).toHaveCount(1);
+  const row = batch.getByTestId('batch-row');
+  await expect(row).toContainText('Batch 1 (5 scans)');
+  await expect(batch.getByTestId('job-row')).toHaveCount(5);
+  await expect(row.getByTestId('batch-counts')).toContainText(/running|waiting/);
+
+  // Pausing the batch at once holds its waiting jobs and says so; jobs under way go on, clocks running.
+  await row.getByRole('button', { name: 'Pause batch' }).click();
+  await expect(row.getByRole('status')).toContainText('This batch is paused');
+  await expect(row.getByRole('button', { name: 'Resume batch' })).toBeVisible();
+  const going = batch.locator('[data-testid="job-row"]:not([data-state="queued"])').first();
+  const clock = going.locator('.job-elapsed');
+  const before = await clock.textContent();
+  await expect(clock).not.toHaveText(before ?? '', { timeout: 5000 });
+  await expect(going.getByTestId('job-stage')).not.toHaveText(/paused/i);
+  // Jobs that had not started when it was paused (how many depends on how far packaging got) say
+  // they are held, and a few seconds on they still have not started.
+  const held = batch.locator('[data-testid="job-row"][data-state="queued"]');
+  const waiting = await held.count();
+  for (let i = 0; i < waiting; i++)
+    await expect(held.nth(i).getByTestId('job-stage')).toHaveText('Held: paused');
+  await snap(page, testInfo, 'batch of 5: paused, waiting jobs held, running ones go on');
+  await page.waitForTimeout(3000);
+  await expect(held).toHaveCount(waiting);
+  await row.getByRole('button', { name: 'Resume batch' }).click();
+  await expect(row.getByRole('button', { name: 'Pause batch' })).toBeVisible();
+
+  // The local engine tells its stage and percent while it works.
+  await expect(
+    batch
+      .getByTestId('job-stage')
+      .filter({
+        hasText: /(Reading the scan|Segmenting|Making the surface|Simplifying|Writing the mesh) · \d+ %/,
+      })
+      .first(),
+  ).toBeVisible({ timeout: 120_000 });
+  await snap(page, testInfo, 'batch of 5: its row while it runs, with stages in percent');
+
+  await expect(batch.locator('[data-testid="job-row"][data-state="done"]')).toHaveCount(5, {
+    timeout: 360_000,
+  });
+  await expect(row.getByTestId('batch-counts')).toHaveText('5 done');
+  await expect(row.getByTestId('batch-percent')).toHaveText('100 %');
+  await expect(row.getByTestId('batch-output-dir')).toHaveText(out);
+  await expect(row.getByRole('button', { name: /Show the meshes of Batch 1/ })).toBeVisible();
+  await snap(page, testInfo, 'batch of 5: all done, its folder');
+
+  // Filtered by state: five done, none failed.
+  const filter = page.getByTestId('job-filter');
+  await filter.getByRole('button', { name: 'Failed (0)' }).click();
+  await expect(page.getByTestId('job-row')).toHaveCount(0);
+  await filter.getByRole('button', { name: 'Done (5)' }).click();
+  await expect(page.getByTestId('job-row')).toHaveCount(5);
+});
+
+test('the same series dropped twice is flagged and sent once unless the user insists', async ({
+  app,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const { page } = app;
+  // Two copies of one real series, different only by the folder they lie in.
+  const a = join(app.dataDir, 'copies', 'cranium-from-pacs');
+  const b = join(app.dataDir, 'copies', 'cranium-from-cd');
+  cpSync(CRANIUM, a, { recursive: true });
+  cpSync(CRANIUM, b, { recursive: true });
+  await addFolder(page, a);
+  await expect(page.getByTestId('series-card')).toHaveCount(1, { timeout: 60_000 });
+  await addFolder(page, b);
+  await expect(page.getByTestId('series-card')).toHaveCount(2, { timeout: 60_000 });
+
+  const cards = page.getByTestId('series-card');
+  await expect(cards.nth(0).getByTestId('series-duplicate')).toHaveCount(0);
+  const repeat = cards.nth(1).getByTestId('series-duplicate');
+  await expect(repeat).toContainText('Also dropped as cranium-from-pacs');
+  await expect(cards.nth(1).getByRole('checkbox', { name: /^Include/ })).not.toBeChecked();
+  await expect(cards.nth(1).getByRole('checkbox', { name: /^Include/ })).toBeDisabled();
+  await expect(page.getByTestId('selected-count')).toHaveText('1 scan of 2 ticked.');
+  await repeat.scrollIntoViewIfNeeded();
+  await snap(page, testInfo, 'duplicate: the second copy flagged, sent once');
+
+  await repeat.getByRole('checkbox', { name: 'Send this copy too' }).check();
+  await expect(cards.nth(1).getByRole('checkbox', { name: /^Include/ })).toBeChecked();
+  await expect(page.getByTestId('selected-count')).toHaveText('2 scans of 2 ticked.');
+  await repeat.getByRole('checkbox', { name: 'Send this copy too' }).uncheck();
+  await expect(page.getByTestId('selected-count')).toHaveText('1 scan of 2 ticked.');
+});
+
+test('a bad drop is summed up by reason, every file listed, with what to do', async ({ app }, testInfo) => {
+  test.setTimeout(120_000);
+  const { page } = app;
+  const badDir = join(FIXTURES, 'dicom', 'bad');
+  const bad = readdirSync(badDir).map((f) => fixtureFile(join(badDir, f)));
+  const notes = join(app.dataDir, 'notes.txt');
+  writeFileSync(notes, 'Patient called, scan on CD follows.\n');
+  const files = [...bad, fixtureFile(notes), fixtureFile(join(FIXTURES, 'mesh', 'spider-binary.stl'))];
+  await nav(page, 'Scans');
+  await dropFiles(page, files);
+
+  const notice = page.getByTestId('intake-notice');
+  await expect(notice).toHaveCount(1, { timeout: 60_000 });
+  await expect(notice).toContainText(`the ${files.length} items you added`);
+  // Unrelated files are accounted for, by what they are.
+  await expect(notice).toContainText('A text file, not DICOM');
+  await expect(notice).toContainText('A 3D mesh (STL), not a scan');
+  // Every left-out file is listed under its reason; the groups open to show them.
+  const groups = notice.getByTestId('reason-group');
+  const n = await groups.count();
+  expect(n).toBeGreaterThan(2);
+  for (let i = 0; i < n; i++) {
+    const summary = groups.nth(i).locator('summary');
+    if ((await summary.count()) > 0) await summary.click();
+  }
+  for (const name of [
+    'notes.txt',
+    'spider-binary.stl',
+    'rtplan-no-pixeldata.dcm',
+    'structured-report-no-pixeldata.dcm',
+  ])
+    await expect(notice.getByText(name, { exact: true })).toBeVisible();
+  await expect(notice).toContainText('open meshes in the Viewer');
+  // Words, never an errno.
+  await expect(notice).not.toContainText(/\bE[A-Z]{3,}\b/);
+  await snap(page, testInfo, 'bad drop: one summary grouped by reason');
+});

@@ -1,0 +1,28 @@
+import type { SeriesSummary } from '../../src-shared/scans';
+
+/**
+ * The series already on the list that holds the same images as `series` (same SeriesInstanceUID and
+ * the same set of SOP instances): a folder and its zip, or one folder dropped twice from two places.
+ * Only earlier cards count, so the first copy stays the one that is sent.
+ */
+export function duplicateOf(
+  series: SeriesSummary,
+  list: readonly SeriesSummary[],
+): SeriesSummary | undefined {
+  if (!series.instancesKey) return undefined;
+  for (const other of list) {
+    if (other.id === series.id) return undefined;
+    if (other.seriesUid === series.seriesUid && other.instancesKey === series.instancesKey) return other;
+  }
+  return undefined;
+}
+
+/** Ids of the cards that repeat an earlier one, mapped to the earlier one's id. */
+export function duplicateIds(list: readonly SeriesSummary[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of list) {
+    const first = duplicateOf(s, list);
+    if (first) out.set(s.id, first.id);
+  }
+  return out;
+}
