@@ -178,30 +178,17 @@ export function StructurePicker({
       <h2 id={`${uid}-title`}>What to segment</h2>
 
       <div className="presets" role="group" aria-label="Presets">
-        {PRESETS.map((p) => {
-          // A preset with a structure the connection refuses would only fill the panel with refusals.
-          const blocked = p.structures.filter((s) => refusedMap.has(s));
-          const whyId = `${uid}-preset-${p.id}-why`;
-          return (
-            <span key={p.id} className="preset">
-              <button
-                type="button"
-                className="chip-button"
-                title={p.structures.map(structureLabel).join(', ')}
-                disabled={blocked.length > 0}
-                aria-describedby={blocked.length > 0 ? whyId : undefined}
-                onClick={() => sel.applyPreset(p.id)}
-              >
-                {p.label}
-              </button>
-              {blocked.length > 0 && (
-                <span id={whyId} className="why refused-why">
-                  {connectionName} cannot make {listLabels(blocked)}
-                </span>
-              )}
-            </span>
-          );
-        })}
+        {PRESETS.map((p) => (
+          <button
+            key={p.id}
+            type="button"
+            className="chip-button"
+            title={p.structures.map(structureLabel).join(', ')}
+            onClick={() => sel.applyPreset(p.id)}
+          >
+            {p.label}
+          </button>
+        ))}
       </div>
 
       {GROUP_LIST.map((g) => {
