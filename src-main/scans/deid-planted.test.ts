@@ -1,10 +1,10 @@
+import { unzip } from './zip-test-support.js';
 // De-identification against the standard's own table: a real CT slice with a distinct value planted
 // in every attribute of PS3.15 Table E.1-1 goes through the app's packaging (packageSeries), and not
 // one planted value may survive, while the image stays valid DICOM with its pixels intact.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import yauzl from 'yauzl';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../src-shared/errors.js';
 import { decideAction, deidDecision } from './deid-profile.js';
@@ -34,29 +34,6 @@ function plantInto(slice: string, out: string, extra: string[] = []): Planted {
     `import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')`,
     [PLANT_SCRIPT, tableJson, slice, out, ...extra],
   );
-}
-
-function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err ?? new Error('no zip'));
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e ?? new Error('no stream'));
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
 }
 
 function found(bytes: Buffer, values: string[]): string[] {

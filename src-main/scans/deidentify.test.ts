@@ -1,8 +1,8 @@
+import { unzip } from './zip-test-support.js';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import dicomParser from 'dicom-parser';
-import yauzl from 'yauzl';
 import { describe, expect, it } from 'vitest';
 import { readDicomFile } from './dicom-file.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
@@ -11,30 +11,6 @@ import { FIXTURES, phantomFiles, pydicomMissing, python, tempFolders } from './t
 import { readVolume } from './volume-reader.js';
 
 const { fresh } = tempFolders('s2m-deid-');
-
-/** Every entry of a zip, uncompressed, by name. */
-function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err ?? new Error('no zip'));
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e ?? new Error('no stream'));
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 /** Asserts that none of the values occurs in the bytes, as Latin-1 or UTF-8 text. */
 function expectAbsent(bytes: Buffer, values: string[], where: string): void {

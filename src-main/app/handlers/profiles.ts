@@ -11,21 +11,10 @@ export function secretBindingChanged(before: ConnectionProfile, after: Connectio
   return SECRET_BOUND_FIELDS.some((f) => before[f] !== after[f]);
 }
 
-const inputOf = ({
-  id,
-  name,
-  baseUrl,
-  authUrl,
-  audience,
-  clientId,
-}: ConnectionProfile): RemoteProfileInput => ({
-  id,
-  name,
-  baseUrl,
-  authUrl,
-  audience,
-  clientId,
-});
+const inputOf = (p: ConnectionProfile): RemoteProfileInput => {
+  const { id, name, baseUrl, authUrl, audience, clientId } = p;
+  return { id, name, baseUrl, authUrl, audience, clientId };
+};
 
 type ProfileHandlers = Pick<
   Handlers,
