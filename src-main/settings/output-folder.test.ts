@@ -24,7 +24,7 @@ describe('output folder check', () => {
 
   // Writing next to / needs root; elsewhere the folder would be refused as not writable first.
   it.skipIf(process.getuid?.() !== 0)(
-    'lets the folder picker choose any folder that is not the system’s',
+    'lets the folder picker choose any folder that is not the system’s (root only: it writes next to /)',
     () => {
       expect(checkOutputFolder('/scan2mesh-nowhere/meshes', { home, picked: true }).path).toBe(
         '/scan2mesh-nowhere/meshes',
@@ -34,8 +34,11 @@ describe('output folder check', () => {
   );
 
   // Only root may write in /root, where root's home is: the case exists only for that user.
-  it.skipIf(process.getuid?.() !== 0)('counts a home folder under a system root as the user’s own', () => {
-    expect(checkOutputFolder('/root/meshes', { home: '/root' }).path).toBe('/root/meshes');
-    expect(() => checkOutputFolder('/root/meshes', { home })).toThrow(/system folder/);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'counts a home folder under a system root as the user’s own (root only: /root)',
+    () => {
+      expect(checkOutputFolder('/root/meshes', { home: '/root' }).path).toBe('/root/meshes');
+      expect(() => checkOutputFolder('/root/meshes', { home })).toThrow(/system folder/);
+    },
+  );
 });
