@@ -1,7 +1,7 @@
 // One cold header scan, as the first drop of a session meets it: bundled (like dist/main) and run in a
 // fresh process by bench/dicom-headers.bench.ts. The time runs from just before intake() to its end, so
-// it includes starting the header-scan worker threads; loading the code is left out, as pydicom's
-// import is on the other side.
+// it includes starting header-scan worker threads whenever intake starts them (for a drop worth them,
+// or a file only a worker reads); loading the code is left out, as pydicom's import is on the other side.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

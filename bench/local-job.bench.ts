@@ -55,7 +55,9 @@ function run(
 }
 
 interface LogLine {
-  t: string;
+  /** The logger's timestamp ("time"; "t" in older builds). */
+  time?: string;
+  t?: string;
   msg: string;
   to?: string;
   ms?: number | Record<string, number>;
@@ -74,12 +76,12 @@ async function scan2mesh(): Promise<Run> {
     );
     const lines: LogLine[] = (r.out + '\n' + r.err)
       .split('\n')
-      .filter((l) => l.startsWith('{"t":'))
+      .filter((l) => l.startsWith('{') && l.includes('"msg":'))
       .map((l) => JSON.parse(l) as LogLine);
     const at = (pred: (l: LogLine) => boolean, what: string): number => {
       const l = lines.find(pred);
       if (!l) throw new Error(`no log line for ${what}; is dist/ built?`);
-      return Date.parse(l.t) - r.t0;
+      return Date.parse(l.time ?? l.t ?? '') - r.t0;
     };
     const state = (to: string): number => at((l) => l.msg === 'state' && l.to === to, `state ${to}`);
     const intakeLine = lines.find((l) => l.msg === 'intake done');

@@ -1,17 +1,22 @@
 /**
- * Transfer benchmark: a 1 GiB file uploaded to and downloaded from the local engine's pre-signed
- * addresses, through ServiceClient and through curl, against the same server in the same run.
+ * Transfer benchmark: a 1 GiB file uploaded to and downloaded from pre-signed https addresses on
+ * loopback, as real services hand them out, through ServiceClient.upload/download (what the job runner
+ * calls) and through curl, interleaved, against the same server in the same run. The certificate is
+ * self-signed and made at run time; both sides verify it: the client trusts it through
+ * NODE_EXTRA_CA_CERTS (as a user trusts their organisation's authority), curl through --cacert.
  * The server runs in a child process so that the client's memory is measured alone.
  *
  *   npm run bench -- transfer [--size-mib N] [--rounds N]
  *
- * Goal: client throughput at least 0.8 x curl's, client memory growth under 64 MiB.
+ * Goals: client throughput at least 0.95 x curl's for uploads and for downloads; client memory growth
+ * under 64 MiB.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import {
   closeSync,
   existsSync,
+  linkSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -19,15 +24,16 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { link } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
-import type { Processor } from '../src-main/engine/processor.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const self = fileURLToPath(import.meta.url);
 const OUT = join(here, '.out');
+const TLS_DIR = join(OUT, 'transfer-tls');
+const STORAGE_DIR = join(OUT, 'transfer-storage');
 const FIXTURE = resolve(
   here,
   '..',
@@ -38,40 +44,27 @@ const FIXTURE = resolve(
   'skull-invesalius-cranium-400k-binary.stl',
 );
 const CURL = '/usr/bin/curl';
+const RATIO_GOAL = 0.95;
+const RSS_GOAL_MIB = 64;
 
-interface EngineInfo {
-  baseUrl: string;
-  authUrl: string;
-  audience: string;
-  clientId: string;
-  clientSecret: string;
+interface StorageInfo {
+  uploadUrl: string;
+  downloadUrl: string;
 }
 
-/** FOR THIS BENCHMARK ONLY: the "mesh" is the uploaded file itself, so the download is as big as the upload. */
-const passThrough: Processor = {
-  validate: () => null,
-  async process(job) {
-    const input = job.inputs[0];
-    if (!input) throw new Error('no input');
-    const out = join(job.workDir, 'out.bin');
-    await link(input.path, out);
-    return { meshes: job.meshes.map(() => ({ path: out })) };
-  },
-};
+const tlsFiles = { keyPath: join(TLS_DIR, 'storage-key.pem'), certPath: join(TLS_DIR, 'storage-cert.pem') };
 
+/** The child: pre-signed storage over https (https-storage.test-support.ts, as in the unit tests); the upload goes to upload.bin, downloads read download.bin. */
 async function serve(): Promise<void> {
-  const { startLocalEngine } = await import('../src-main/engine/local-engine.js');
-  const engine = await startLocalEngine({ processor: passThrough });
-  const info: EngineInfo = {
-    baseUrl: engine.baseUrl,
-    authUrl: engine.authUrl,
-    audience: engine.audience,
-    clientId: engine.clientId,
-    clientSecret: engine.clientSecret,
+  const { startHttpsStorage } = await import('../src-main/service/https-storage.test-support.js');
+  const storage = await startHttpsStorage({ dir: STORAGE_DIR, tls: tlsFiles });
+  const info: StorageInfo = {
+    uploadUrl: storage.uploadUrl('upload.bin'),
+    downloadUrl: storage.downloadUrl('download.bin'),
   };
   process.stdout.write(`${JSON.stringify(info)}\n`);
   const stop = (): void => {
-    void engine.close().then(() => process.exit(0));
+    void storage.close().then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.stdin.on('end', stop);
@@ -100,16 +93,16 @@ function makeInput(path: string, bytes: number): void {
   }
 }
 
-async function startServer(): Promise<{ child: ChildProcess; info: EngineInfo }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+async function startServer(): Promise<{ child: ChildProcess; info: StorageInfo }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', self, '--serve'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const first = await new Promise<string>((resolveLine, reject) => {
     lines.once('line', resolveLine);
-    child.once('exit', (code) => reject(new Error(`engine exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`the storage server exited with ${code}`)));
   });
-  return { child, info: JSON.parse(first) as EngineInfo };
+  return { child, info: JSON.parse(first) as StorageInfo };
 }
 
 /** Peak RSS above the level before `fn`, sampled every 5 ms. */
@@ -129,140 +122,197 @@ async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; growth:
   }
 }
 
-function curl(args: string[]): number {
-  const t = performance.now();
-  const r = spawnSync(CURL, ['-sS', '-f', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) throw new Error(`curl failed with ${r.status}`);
-  return performance.now() - t;
+/** CPU time of this process (threads included) and of its waited-for children, in ms (/proc, Linux). */
+function cpuMs(): { self: number; children: number } {
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ')
+    .map(Number);
+  // utime, stime, cutime, cstime are fields 14-17 of stat; the split starts at field 3. Clock ticks: 100/s.
+  const tick = 10;
+  return {
+    self: ((fields[11] ?? 0) + (fields[12] ?? 0)) * tick,
+    children: ((fields[13] ?? 0) + (fields[14] ?? 0)) * tick,
+  };
 }
+
+/** Wall time and CPU time of one curl transfer. */
+function curl(args: string[]): { ms: number; cpuMs: number } {
+  const c0 = cpuMs().children;
+  const t = performance.now();
+  const r = spawnSync(CURL, ['-sS', '-f', '--cacert', tlsFiles.certPath, ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (r.status !== 0) throw new Error(`curl failed with ${r.status}`);
+  return { ms: performance.now() - t, cpuMs: cpuMs().children - c0 };
+}
+
+/** Wall time and CPU time of one client transfer, with the peak RSS growth. */
+async function client<T>(fn: () => Promise<T>): Promise<{ ms: number; cpuMs: number; growth: number }> {
+  const c0 = cpuMs().self;
+  const t = performance.now();
+  const { growth } = await withPeakRss(fn);
+  return { ms: performance.now() - t, cpuMs: cpuMs().self - c0, growth };
+}
+
+interface Side {
+  ms: number;
+  cpuMs: number;
+}
+const best = (a: Side, b: Side): Side => ({ ms: Math.min(a.ms, b.ms), cpuMs: Math.min(a.cpuMs, b.cpuMs) });
+const NONE: Side = { ms: Infinity, cpuMs: Infinity };
 
 const mibs = (bytes: number, ms: number): number => bytes / 1024 / 1024 / (ms / 1000);
 
-async function main(): Promise<void> {
+/** Progress as the job runner takes it (src-main/jobs/phases): an object per report. */
+let lastProgress: { fraction: number; bytesDone: number } | undefined;
+const onProgress = (done: number, total: number | undefined): void => {
+  lastProgress = { fraction: total ? done / total : 0, bytesDone: done };
+};
+
+/** The parent: a fresh certificate, then the measuring process, which trusts it from its start. */
+async function orchestrate(): Promise<void> {
+  const { makeSelfSignedCertificate } = await import('../src-main/service/https-storage.test-support.js');
+  if (!existsSync(CURL)) throw new Error(`${CURL} is needed as the anchor`);
+  rmSync(TLS_DIR, { recursive: true, force: true });
+  mkdirSync(TLS_DIR, { recursive: true });
+  makeSelfSignedCertificate(TLS_DIR);
+  try {
+    const m = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', self, '--measure', ...process.argv.slice(2)],
+      { stdio: 'inherit', env: { ...process.env, NODE_EXTRA_CA_CERTS: tlsFiles.certPath } },
+    );
+    process.exitCode = m.status ?? 1;
+  } finally {
+    rmSync(TLS_DIR, { recursive: true, force: true });
+  }
+}
+
+async function measure(): Promise<void> {
   const sizeMiB = arg('--size-mib', 1024);
   const rounds = arg('--rounds', 3);
   const bytes = sizeMiB * 1024 * 1024;
-  if (!existsSync(CURL)) throw new Error(`${CURL} is needed as the anchor`);
-  mkdirSync(OUT, { recursive: true });
   const input = join(OUT, `transfer-${sizeMiB}MiB.bin`);
   const dlClient = join(OUT, 'transfer-download-client.bin');
   const dlCurl = join(OUT, 'transfer-download-curl.bin');
   const loadBefore = loadavg()[0] ?? 0;
   console.log(`making a ${sizeMiB} MiB input from ${FIXTURE.replace(/^.*\//, '')} ...`);
   makeInput(input, bytes);
+  rmSync(STORAGE_DIR, { recursive: true, force: true });
+  mkdirSync(STORAGE_DIR, { recursive: true });
+  linkSync(input, join(STORAGE_DIR, 'download.bin'));
 
   const { ServiceClient } = await import('../src-main/service/service-client.js');
   const { child, info } = await startServer();
-  const client = new ServiceClient({ ...info, poll: { initialMs: 100, maxMs: 500 } });
+  const origin = new URL(info.uploadUrl).origin;
+  // Only the transfer methods are measured; they never use the service or sign-in addresses.
+  const service = new ServiceClient({
+    baseUrl: `${origin}/24.06`,
+    authUrl: `${origin}/auth`,
+    audience: 'bench',
+    clientId: 'bench',
+    clientSecret: 'bench',
+  });
   try {
-    const job = await client.createJob({
-      inputs: { cbct: { extension: '.zip' } },
-      meshes: [{ extension: '.stl', structures: ['skull'] }],
-    });
-    const upload = job.uploads[0];
-    if (!upload) throw new Error('no upload address');
-
-    // Alternating order, best of each: neither side gets the warmer page cache for free.
-    const up = { client: Infinity, curl: Infinity, rss: 0 };
+    // Interleaved, alternating order, best of each: neither side gets the warmer page cache for free.
+    const up = { client: NONE, curl: NONE, rss: 0 };
     for (let r = 0; r < rounds; r++) {
-      const order = r % 2 === 0 ? ['client', 'curl'] : ['curl', 'client'];
-      for (const who of order) {
+      for (const who of r % 2 === 0 ? ['client', 'curl'] : ['curl', 'client']) {
         if (who === 'client') {
-          const t = performance.now();
-          const { growth } = await withPeakRss(() => client.upload(upload.uploadUrl, input));
-          up.client = Math.min(up.client, performance.now() - t);
-          up.rss = Math.max(up.rss, growth);
+          const run = await client(() => service.upload(info.uploadUrl, input, { onProgress }));
+          up.client = best(up.client, run);
+          up.rss = Math.max(up.rss, run.growth);
         } else {
-          up.curl = Math.min(
-            up.curl,
-            curl([
-              '-T',
-              input,
-              '-H',
-              'Content-Type: application/octet-stream',
-              '-o',
-              '/dev/null',
-              upload.uploadUrl,
-            ]),
-          );
+          const args = ['-T', input, '-H', 'Content-Type: application/octet-stream', '-o', '/dev/null'];
+          up.curl = best(up.curl, curl([...args, info.uploadUrl]));
         }
+        if (statSync(join(STORAGE_DIR, 'upload.bin')).size !== bytes)
+          throw new Error(`the ${who} upload stored the wrong size`);
       }
     }
-    await client.notify(upload.notifyUrl);
-    const result = await client.waitForResult(job.jobId);
-    const mesh = result.outputFiles?.meshes?.[0];
-    if (!mesh?.url || mesh.size !== bytes) throw new Error(`unexpected result: ${JSON.stringify(mesh)}`);
 
-    const down = { client: Infinity, curl: Infinity, rss: 0 };
+    const down = { client: NONE, curl: NONE, rss: 0 };
     for (let r = 0; r < rounds; r++) {
-      const order = r % 2 === 0 ? ['client', 'curl'] : ['curl', 'client'];
-      for (const who of order) {
+      for (const who of r % 2 === 0 ? ['client', 'curl'] : ['curl', 'client']) {
         rmSync(who === 'client' ? dlClient : dlCurl, { force: true });
         if (who === 'client') {
-          const t = performance.now();
-          const { growth } = await withPeakRss(() =>
-            client.download(mesh.url as string, dlClient, { expectedSize: bytes, onExists: 'overwrite' }),
+          const run = await client(() =>
+            service.download(info.downloadUrl, dlClient, {
+              expectedSize: bytes,
+              onExists: 'overwrite',
+              onProgress,
+            }),
           );
-          down.client = Math.min(down.client, performance.now() - t);
-          down.rss = Math.max(down.rss, growth);
+          down.client = best(down.client, run);
+          down.rss = Math.max(down.rss, run.growth);
         } else {
-          down.curl = Math.min(down.curl, curl(['-o', dlCurl, mesh.url]));
+          down.curl = best(down.curl, curl(['-o', dlCurl, info.downloadUrl]));
         }
       }
     }
     if (statSync(dlClient).size !== bytes || statSync(dlCurl).size !== bytes)
       throw new Error('download sizes differ');
+    if (lastProgress?.bytesDone !== bytes) throw new Error('the last progress report is not the whole file');
 
-    const upRatio = up.curl / up.client;
-    const downRatio = down.curl / down.client;
-    const ratio = (up.curl + down.curl) / (up.client + down.client);
+    const upRatio = up.curl.ms / up.client.ms;
+    const downRatio = down.curl.ms / down.client.ms;
     const rssMiB = Math.max(up.rss, down.rss) / 1024 / 1024;
-    console.log(
-      `upload    client ${mibs(bytes, up.client).toFixed(0)} MiB/s   curl ${mibs(bytes, up.curl).toFixed(0)} MiB/s   ratio ${upRatio.toFixed(2)}`,
-    );
-    console.log(
-      `download  client ${mibs(bytes, down.client).toFixed(0)} MiB/s   curl ${mibs(bytes, down.curl).toFixed(0)} MiB/s   ratio ${downRatio.toFixed(2)}`,
-    );
-    console.log(`overall ratio (client / curl throughput) ${ratio.toFixed(2)}  (goal >= 0.8)`);
+    const gib = bytes / 1024 ** 3;
+    const line = (name: string, s: { client: Side; curl: Side }, ratio: number): string =>
+      `${name.padEnd(9)} client ${mibs(bytes, s.client.ms).toFixed(0)} MiB/s   curl ${mibs(bytes, s.curl.ms).toFixed(0)} MiB/s   ratio ${ratio.toFixed(2)}  (goal >= ${RATIO_GOAL})` +
+      `   CPU per GiB: client ${(s.client.cpuMs / gib).toFixed(0)} ms, curl ${(s.curl.cpuMs / gib).toFixed(0)} ms`;
+    console.log(line('upload', up, upRatio));
+    console.log(line('download', down, downRatio));
     const loadAfter = loadavg()[0] ?? 0;
     console.log(
       `machine load average ${loadBefore.toFixed(1)} -> ${loadAfter.toFixed(1)} on ${cpus().length} cores` +
         (Math.max(loadBefore, loadAfter) > cpus().length ? ' (busy: throughputs are noisy)' : ''),
     );
-    console.log(`client peak RSS growth ${rssMiB.toFixed(1)} MiB  (goal < 64 MiB)`);
+    console.log(`client peak RSS growth ${rssMiB.toFixed(1)} MiB  (goal < ${RSS_GOAL_MIB} MiB)`);
     console.log(
       JSON.stringify({
         bench: 'transfer',
+        protocol: 'https',
         bytes,
         rounds,
-        uploadClientMs: Math.round(up.client),
-        uploadCurlMs: Math.round(up.curl),
-        downloadClientMs: Math.round(down.client),
-        downloadCurlMs: Math.round(down.curl),
-        uploadClientMiBs: +mibs(bytes, up.client).toFixed(1),
-        uploadCurlMiBs: +mibs(bytes, up.curl).toFixed(1),
-        downloadClientMiBs: +mibs(bytes, down.client).toFixed(1),
-        downloadCurlMiBs: +mibs(bytes, down.curl).toFixed(1),
+        uploadClientMs: Math.round(up.client.ms),
+        uploadCurlMs: Math.round(up.curl.ms),
+        downloadClientMs: Math.round(down.client.ms),
+        downloadCurlMs: Math.round(down.curl.ms),
+        uploadClientMiBs: +mibs(bytes, up.client.ms).toFixed(1),
+        uploadCurlMiBs: +mibs(bytes, up.curl.ms).toFixed(1),
+        downloadClientMiBs: +mibs(bytes, down.client.ms).toFixed(1),
+        downloadCurlMiBs: +mibs(bytes, down.curl.ms).toFixed(1),
         uploadRatio: +upRatio.toFixed(3),
         downloadRatio: +downRatio.toFixed(3),
-        ratio: +ratio.toFixed(3),
+        cpuMsPerGiB: {
+          uploadClient: Math.round(up.client.cpuMs / gib),
+          uploadCurl: Math.round(up.curl.cpuMs / gib),
+          downloadClient: Math.round(down.client.cpuMs / gib),
+          downloadCurl: Math.round(down.curl.cpuMs / gib),
+        },
         peakRssGrowthMiB: +rssMiB.toFixed(1),
         uploadRssGrowthMiB: +(up.rss / 1024 / 1024).toFixed(1),
         downloadRssGrowthMiB: +(down.rss / 1024 / 1024).toFixed(1),
         loadAverage: [+loadBefore.toFixed(2), +loadAfter.toFixed(2)],
-        goalsMet: ratio >= 0.8 && rssMiB < 64,
+        goals: { ratio: RATIO_GOAL, peakRssGrowthMiB: RSS_GOAL_MIB },
+        goalsMet: upRatio >= RATIO_GOAL && downRatio >= RATIO_GOAL && rssMiB < RSS_GOAL_MIB,
       }),
     );
   } finally {
-    client.close();
+    service.close();
     child.stdin?.end();
     await new Promise((r) => child.once('exit', r));
     for (const f of [input, dlClient, dlCurl]) rmSync(f, { force: true });
+    rmSync(STORAGE_DIR, { recursive: true, force: true });
   }
 }
 
 if (process.argv.includes('--serve')) {
   await serve();
+} else if (process.argv.includes('--measure')) {
+  await measure();
 } else {
-  await main();
+  await orchestrate();
 }

@@ -1,12 +1,23 @@
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect, snap, FIXTURES } from './fixtures';
-import { addFolder, CRANIUM, CT_SERIES, dropFiles, fixtureFile, nav, setOutputFolder } from './ui-helpers';
+import {
+  addFolder,
+  CRANIUM,
+  CT_SERIES,
+  dropFiles,
+  fixtureFile,
+  lookAt,
+  nav,
+  setOutputFolder,
+  SMALL_WINDOW,
+} from './ui-helpers';
 
 /**
  * Batches as one thing (issue 17, parts 4 to 6): a submit of several scans has its own row, the same
  * series dropped twice is flagged and sent once, a bad drop is summed up by reason, and the local
- * engine's progress shows its stage and percent. Screenshots at 1440 x 900.
+ * engine's progress shows its stage and percent. Screenshots at 1440 x 900 and at 1024 x 700, the
+ * settled states checked by axe in light and dark.
  */
 test.use({ viewport: { width: 1440, height: 900 } });
 
@@ -70,7 +81,7 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
   const waiting = await held.count();
   for (let i = 0; i < waiting; i++)
     await expect(held.nth(i).getByTestId('job-stage')).toHaveText('Held: paused');
-  await snap(page, testInfo, 'batch of 5: paused, waiting jobs held, running ones go on');
+  await lookAt(page, testInfo, 'batch of 5: paused, waiting jobs held, running ones go on');
   await page.waitForTimeout(3000);
   await expect(held).toHaveCount(waiting);
   await row.getByRole('button', { name: 'Resume batch' }).click();
@@ -86,6 +97,9 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
       .first(),
   ).toBeVisible({ timeout: 120_000 });
   await snap(page, testInfo, 'batch of 5: its row while it runs, with stages in percent');
+  await page.setViewportSize(SMALL_WINDOW);
+  await snap(page, testInfo, 'batch of 5: its row while it runs (1024 x 700)');
+  await page.setViewportSize({ width: 1440, height: 900 });
 
   await expect(batch.locator('[data-testid="job-row"][data-state="done"]')).toHaveCount(5, {
     timeout: 360_000,
@@ -94,7 +108,7 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
   await expect(row.getByTestId('batch-percent')).toHaveText('100 %');
   await expect(row.getByTestId('batch-output-dir')).toHaveText(out);
   await expect(row.getByRole('button', { name: /Show the meshes of Batch 1/ })).toBeVisible();
-  await snap(page, testInfo, 'batch of 5: all done, its folder');
+  await lookAt(page, testInfo, 'batch of 5: all done, its folder');
 
   // Filtered by state: five done, none failed.
   const filter = page.getByTestId('job-filter');
@@ -102,6 +116,27 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
   await expect(page.getByTestId('job-row')).toHaveCount(0);
   await filter.getByRole('button', { name: 'Done (5)' }).click();
   await expect(page.getByTestId('job-row')).toHaveCount(5);
+
+  // One job's meshes in the viewer, checked against its scan. At 1024 x 700 that check would leave the
+  // 3D view a strip: it folds away to its title from the keyboard, and the 3D view takes the height.
+  await page.getByTestId('job-row').first().getByRole('button', { name: 'Open in viewer' }).click();
+  const check = page.getByTestId('scan-check');
+  await expect(check.getByTestId('slice-review').first()).toBeVisible({ timeout: 60_000 });
+  await page.setViewportSize(SMALL_WINDOW);
+  const toggle = check.getByRole('button', { name: /^Checked against the scan/ });
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  const view = page.locator('.viewer-body');
+  const openHeight = (await view.boundingBox())?.height ?? 0;
+  await lookAt(page, testInfo, 'viewer with the scan check open (1024 x 700)');
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  await expect(check.locator(`#${await toggle.getAttribute('aria-controls')}`)).toBeHidden();
+  await expect.poll(async () => (await view.boundingBox())?.height ?? 0).toBeGreaterThan(openHeight + 150);
+  await lookAt(page, testInfo, 'viewer with the scan check folded (1024 x 700)');
+  await page.keyboard.press('Space');
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  await expect(check.getByTestId('slice-review').first()).toBeVisible();
 });
 
 test('the same series dropped twice is flagged and sent once unless the user insists', async ({
@@ -127,7 +162,7 @@ test('the same series dropped twice is flagged and sent once unless the user ins
   await expect(cards.nth(1).getByRole('checkbox', { name: /^Include/ })).toBeDisabled();
   await expect(page.getByTestId('selected-count')).toHaveText('1 scan of 2 ticked.');
   await repeat.scrollIntoViewIfNeeded();
-  await snap(page, testInfo, 'duplicate: the second copy flagged, sent once');
+  await lookAt(page, testInfo, 'duplicate: the second copy flagged, sent once');
 
   await repeat.getByRole('checkbox', { name: 'Send this copy too' }).check();
   await expect(cards.nth(1).getByRole('checkbox', { name: /^Include/ })).toBeChecked();
@@ -171,5 +206,5 @@ test('a bad drop is summed up by reason, every file listed, with what to do', as
   await expect(notice).toContainText('open meshes in the Viewer');
   // Words, never an errno.
   await expect(notice).not.toContainText(/\bE[A-Z]{3,}\b/);
-  await snap(page, testInfo, 'bad drop: one summary grouped by reason');
+  await lookAt(page, testInfo, 'bad drop: one summary grouped by reason');
 });

@@ -1,5 +1,5 @@
 import { test as appTest } from './fixtures';
-import { startPrivateKeyring, type PrivateKeyring } from '../src-main/secrets/private-keyring';
+import { startPrivateKeyring, type PrivateKeyring } from '../src-main/secrets/private-keyring.test-support';
 
 export { expect, snap, FIXTURES } from './fixtures';
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, type TestInfo } from '@playwright/test';
+import { snap } from './fixtures';
 import { FIXTURES } from './launch-app';
 
 export const CT_SERIES = `${FIXTURES}/dicom/ct-head-phantom-1mm`;
@@ -107,4 +108,26 @@ export async function setOutputFolder(page: Page, dir: string): Promise<void> {
   await question.getByRole('button', { name: 'Use this folder' }).click();
   await expect(page.getByTestId('output-folder')).toHaveText(dir);
   await nav(page, 'Scans');
+}
+
+/** The smallest window the app is laid out for (issue 17): screens worth a screenshot are also shot there. */
+export const SMALL_WINDOW = { width: 1024, height: 700 };
+
+/**
+ * One state worth keeping: a screenshot at the test's window size and one at 1024 x 700, and axe on it
+ * in the light and the dark scheme. The window size and scheme are put back afterwards.
+ */
+export async function lookAt(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await snap(page, testInfo, name);
+  await expectAccessible(page, testInfo, `${name}, light`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectAccessible(page, testInfo, `${name}, dark`);
+  await snap(page, testInfo, `${name}, dark`);
+  await page.emulateMedia({ colorScheme: null });
+  const size = page.viewportSize();
+  if (size && (size.width !== SMALL_WINDOW.width || size.height !== SMALL_WINDOW.height)) {
+    await page.setViewportSize(SMALL_WINDOW);
+    await snap(page, testInfo, `${name} (1024 x 700)`);
+    await page.setViewportSize(size);
+  }
 }

@@ -43,10 +43,18 @@ await build({
   packages: 'external',
   banner: { js: '#!/usr/bin/env node\n' + common.banner.js },
 });
-await build({
+const preload = await build({
   ...common,
   entryPoints: { preload: 'src-main/electron/preload.entry.ts' },
   outdir: 'dist/main',
   outExtension: { '.js': '.cjs' },
   external: ['electron'],
+  metafile: true,
 });
+// The preload carries channel names only (src-shared/channels.ts); a library in it (zod through the
+// contract, say) means a main-process concern leaked into the renderer's process.
+const bundled = Object.keys(preload.metafile.inputs).filter((p) => p.includes('node_modules'));
+if (bundled.length > 0) {
+  console.error(`The preload must not bundle libraries; it pulled in:\n  ${bundled.join('\n  ')}`);
+  process.exit(1);
+}

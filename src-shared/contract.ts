@@ -14,6 +14,12 @@ import { AppSettingsSchema } from './settings.js';
 const Empty = z.object({}).strict();
 const ByBatch = z.object({ batchId: z.string().min(1).max(64).optional() }).strict();
 const ById = z.object({ id: z.string().min(1).max(128) }).strict();
+/**
+ * A job named by its full local id, as jobs.list gives it. People may type a prefix or the service's id
+ * at the command line, which resolves it itself; over the contract only the exact id names a job.
+ */
+const JobId = z.uuid('Not a job id: name the job by the id jobs.list gave.');
+const ByJobId = z.object({ id: JobId }).strict();
 
 /** An unguessable id the transport issued for a file or folder the user chose (dialog, drop, web stage). */
 export const GrantIdSchema = z.string().regex(/^[\w-]{16,64}$/, 'not a grant id');
@@ -142,23 +148,23 @@ export const channels = {
     response: z.object({ jobs: z.array(JobViewSchema) }),
   },
   'jobs.list': { request: Empty, response: JobList },
-  'jobs.cancel': { request: ById, response: Empty },
+  'jobs.cancel': { request: ByJobId, response: Empty },
   /** resubmit: create again a job whose creation may have reached the service ('job-may-exist'). */
   'jobs.retry': {
-    request: z.object({ id: z.string().min(1).max(128), resubmit: z.boolean().optional() }).strict(),
+    request: z.object({ id: JobId, resubmit: z.boolean().optional() }).strict(),
     response: Empty,
   },
-  'jobs.remove': { request: ById, response: Empty },
-  'jobs.prioritize': { request: ById, response: Empty },
+  'jobs.remove': { request: ByJobId, response: Empty },
+  'jobs.prioritize': { request: ByJobId, response: Empty },
   // With a batchId: that batch only; without: the whole queue.
   'jobs.pause': { request: ByBatch, response: Empty },
   'jobs.resume': { request: ByBatch, response: Empty },
   'jobs.reveal': {
-    request: z.object({ id: z.string().min(1), index: z.number().int().nonnegative() }).strict(),
+    request: z.object({ id: JobId, index: z.number().int().nonnegative() }).strict(),
     response: Empty,
   },
   'jobs.openOutput': {
-    request: z.object({ id: z.string().min(1), index: z.number().int().nonnegative() }).strict(),
+    request: z.object({ id: JobId, index: z.number().int().nonnegative() }).strict(),
     response: OutputFileSchema,
   },
 
@@ -192,7 +198,6 @@ export type Channel = keyof typeof channels;
 export type RequestOf<C extends Channel> = z.input<(typeof channels)[C]['request']>;
 export type ResponseOf<C extends Channel> = z.output<(typeof channels)[C]['response']>;
 
-export const CHANNEL_NAMES = Object.keys(channels) as Channel[];
 
 /** Events flow from the main process to the renderer only. */
 export const events = {
@@ -203,7 +208,6 @@ export const events = {
 
 export type EventName = keyof typeof events;
 export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
-export const EVENT_NAMES = Object.keys(events) as EventName[];
 
 export const ErrorShapeSchema = z.object({
   code: z.enum(ERROR_CODES),
@@ -242,14 +246,4 @@ export interface RendererBridge<F = unknown> {
    * process grants them; web mode: the files are uploaded to the stage, which grants the copies).
    */
   grantsForFiles(files: F[]): Promise<ScanGrant[]>;
-}
-
-/** Builds the grouped API object from a per-channel caller; used by the preload and the web bridge. */
-export function buildApi<R>(call: (channel: Channel, req: unknown) => Promise<R>): ContractApi<'envelope'> {
-  const api: Record<string, Record<string, (req: unknown) => Promise<R>>> = {};
-  for (const channel of CHANNEL_NAMES) {
-    const [group, method] = channel.split('.') as [string, string];
-    (api[group] ??= {})[method] = (req: unknown) => call(channel, req ?? {});
-  }
-  return api as unknown as ContractApi<'envelope'>;
 }

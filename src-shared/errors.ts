@@ -12,6 +12,8 @@ export const ERROR_CODES = [
   'service', // the service answered with an error
   'job-may-exist', // POST /job was sent and no answer came: the job may exist on the service
   'job-failed', // the service reports the job as failed
+  'job-unknown', // the service does not know the job (404 on a poll): it expired there or was never kept
+  'disk-full', // a file cannot be written for want of space
   'secret-store', // the OS keychain is unavailable
   'canceled',
   'internal',

@@ -7,11 +7,12 @@ import { AppSettingsStore } from '../settings/app-settings.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ScanService } from '../scans/scan-service.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
-import { startLocalEngine, type RunningEngine } from '../engine/local-engine.js';
-import type { Processor } from '../engine/processor.js';
+import { startLocalEngine } from '../engine/local-engine.js';
 import { JobManager } from '../jobs/job-manager.js';
+import { attachDesktopSignals } from '../jobs/desktop-signals.js';
 import { FileGrants } from './file-grants.js';
 import { ScanGrants } from './scan-grants.js';
+import type { FileHandout } from './services.js';
 import { profileHandlers } from './handlers/profiles.js';
 import { appInfoHandlers } from './handlers/app-info.js';
 import { scanHandlers } from './handlers/scans.js';
@@ -19,27 +20,33 @@ import { connectionHandlers } from './handlers/connections.js';
 import { jobHandlers } from './handlers/jobs.js';
 import { settingsHandlers } from './handlers/settings.js';
 
-/** The app's core: the same for the Electron window, web mode and tests. Transports only carry it. */
+/**
+ * The app's core as a transport carries it: the same for the Electron window, web mode and tests. The
+ * services behind the handlers stay inside createCore; a transport gets the dispatcher, the events, and
+ * the grants it serves (files) or issues (scans the user chose).
+ */
 export interface Core {
   platform: Platform;
   logger: Logger;
   bus: EventBus;
-  profiles: ProfileStore;
-  settings: AppSettingsStore;
-  secrets: Platform['secrets'];
-  scans: ScanService;
+  /** Files the core handed to the renderer (finished meshes), served by the transport. */
   files: FileGrants;
   /** The files and folders the user chose (dialog, drop, web stage): the only paths scans.intake reads. */
   scanGrants: ScanGrants;
-  engineProcessor: Processor;
-  /** The embedded local engine, started on first need and kept for the app's lifetime. */
-  localEngine(): Promise<RunningEngine>;
-  /** The job queue, opened on first need (its database lives in the data folder). */
-  jobs(): Promise<JobManager>;
+  /** The contract's one entry: validates, runs the channel's handler, answers an envelope. */
   dispatch: Dispatch;
   /** Resumes unfinished jobs: called once when a window or web session starts, not by tests that do not need it. */
   start(): Promise<void>;
   dispose(): Promise<void>;
+}
+
+export interface CoreOptions {
+  logger?: Logger;
+  /**
+   * The address at which the transport carrying this core serves a granted file (web-server.ts,
+   * app-protocol.ts): the transport makes it, so the core never knows which one called.
+   */
+  fileUrl: (grantId: string) => string;
 }
 
 function once<T>(make: () => Promise<T>): { get: () => Promise<T>; peek: () => Promise<T> | undefined } {
@@ -57,7 +64,7 @@ function once<T>(make: () => Promise<T>): { get: () => Promise<T>; peek: () => P
   };
 }
 
-export function createCore(platform: Platform, opts: { logger?: Logger } = {}): Core {
+export function createCore(platform: Platform, opts: CoreOptions): Core {
   const { dataDir } = platform;
   const logger = opts.logger ?? createLogger({ file: join(dataDir, 'logs', 'scan2mesh.log') });
   const bus = new EventBus();
@@ -79,29 +86,46 @@ export function createCore(platform: Platform, opts: { logger?: Logger } = {}): 
       secrets: platform.secrets,
       scans,
       logger: logger.child('jobs'),
-      ...(platform.notify ? { notify: platform.notify.bind(platform) } : {}),
-      ...(platform.setProgress ? { setProgress: platform.setProgress.bind(platform) } : {}),
       ...(platform.revealInFolder ? { revealInFolder: platform.revealInFolder.bind(platform) } : {}),
       localEngine: engine.get,
     });
     manager.onChange((changed) => bus.emit('jobs.changed', { jobs: changed, paused: manager.isPaused() }));
+    // Notifications and taskbar progress listen to the queue from outside it.
+    attachDesktopSignals(manager, {
+      ...(platform.notify ? { notify: platform.notify.bind(platform) } : {}),
+      ...(platform.setProgress ? { setProgress: platform.setProgress.bind(platform) } : {}),
+    });
     return manager;
   });
 
-  const core: Core = {
+  const files = new FileGrants();
+  const handout: FileHandout = { urlFor: (path) => opts.fileUrl(files.grant(path)) };
+  const scanGrants = new ScanGrants();
+  const { secrets } = platform;
+  // One handler per channel: the Handlers type makes a missing one a compile error. Each is given only
+  // the services it names.
+  const handlers: Handlers = {
+    ...appInfoHandlers({ platform }),
+    ...profileHandlers({ profiles, secrets, events: bus }),
+    ...connectionHandlers({
+      profiles,
+      secrets,
+      localEngine: engine.get,
+      engine: engineProcessor,
+      logger,
+    }),
+    ...scanHandlers({ scans, scanGrants, platform }),
+    ...jobHandlers({ jobs: jobs.get, profiles, engine: engineProcessor, scans, files: handout }),
+    ...settingsHandlers({ settings, jobs: jobs.get, platform }),
+  };
+
+  return {
     platform,
     logger,
     bus,
-    profiles,
-    settings,
-    secrets: platform.secrets,
-    scans,
-    files: new FileGrants(),
-    scanGrants: new ScanGrants(),
-    engineProcessor,
-    localEngine: engine.get,
-    jobs: jobs.get,
-    dispatch: undefined as unknown as Dispatch,
+    files,
+    scanGrants,
+    dispatch: createDispatcher(handlers, logger.child('dispatch')),
     async start() {
       await (await jobs.get()).resumeUnfinished();
     },
@@ -111,15 +135,4 @@ export function createCore(platform: Platform, opts: { logger?: Logger } = {}): 
       await scans.dispose();
     },
   };
-  // One handler per channel: the Handlers type makes a missing one a compile error.
-  const handlers: Handlers = {
-    ...appInfoHandlers(core),
-    ...profileHandlers(core),
-    ...connectionHandlers(core),
-    ...scanHandlers(core),
-    ...jobHandlers(core),
-    ...settingsHandlers(core),
-  };
-  core.dispatch = createDispatcher(handlers, logger.child('dispatch'));
-  return core;
 }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testCore } from './test-support.js';
-import { CHANNEL_NAMES } from '../../src-shared/contract.js';
+import { testCore } from './core.test-support.js';
+import { CHANNEL_NAMES } from '../../src-shared/channels.js';
 import {
   keyringAvailable,
   NO_KEYRING_REASON,
   ensureKeyring,
   type PrivateKeyring,
-} from '../secrets/private-keyring.js';
+} from '../secrets/private-keyring.test-support.js';
 
 describe.skipIf(!keyringAvailable())(
   'dispatch (secrets in a real gnome-keyring)' + (keyringAvailable() ? '' : NO_KEYRING_REASON),

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * The renderer may read a file from disk only when the core handed it out (a finished job's mesh).
- * Each grant is an unguessable id that the transport serves (web: /api/file/ID, Electron: app://scan2mesh/files/ID).
+ * Each grant is an unguessable id; the transport serves it at an address of its own (web-server.ts,
+ * app-protocol.ts) and says which, so the core never names a transport's address.
  */
 export class FileGrants {
   private readonly byId = new Map<string, string>();
@@ -20,9 +21,4 @@ export class FileGrants {
   resolve(id: string): string | undefined {
     return this.byId.get(id);
   }
-}
-
-/** Same-origin address of a granted file for the renderer of the given transport. */
-export function grantUrl(transport: 'electron' | 'web', id: string): string {
-  return transport === 'electron' ? `app://scan2mesh/files/${id}` : `/api/file/${id}`;
 }

@@ -7,7 +7,9 @@ import { STRUCTURES } from '../../src-shared/structures.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
 import { PHANTOM_DIR, phantomFiles } from '../scans/test-support.js';
 import { checkMeshes, connectionCapabilities, refuseUnmakeable } from './structure-check.js';
-import { testCore } from './test-support.js';
+import { testCore } from './core.test-support.js';
+import type { Core } from './core.js';
+import type { IntakeResult } from '../../src-shared/scans.js';
 
 const engine = createSegmentationProcessor();
 const local = connectionCapabilities('local-engine', engine);
@@ -62,11 +64,18 @@ describe('what a connection can make', () => {
   });
 });
 
+/** Reads a folder as the renderer would: through a grant the transport issued for it. */
+async function intake(core: Core, dir: string): Promise<IntakeResult> {
+  const r = await core.dispatch('scans.intake', { grants: [core.scanGrants.grant(dir).id] });
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value as IntakeResult;
+}
+
 describe('jobs.submit, the last line of defence', () => {
   it('refuses what the local engine cannot make, and an unfit series, before any job or package', async () => {
     const core = testCore();
     try {
-      const { series } = await core.scans.intake([PHANTOM_DIR]);
+      const { series } = await intake(core, PHANTOM_DIR);
       const femur = await core.dispatch('jobs.submit', {
         seriesIds: [series[0]!.id],
         meshes: [{ structures: ['femur'], extension: '.stl' }],
@@ -78,7 +87,7 @@ describe('jobs.submit, the last line of defence', () => {
       const slab = join(work, 'two-slices');
       mkdirSync(slab);
       for (const f of phantomFiles().slice(0, 2)) copyFileSync(f, join(slab, basename(f)));
-      const two = (await core.scans.intake([slab])).series[0]!;
+      const two = (await intake(core, slab)).series[0]!;
       expect(two.fitness.fit).toBe(false);
       const unfit = await core.dispatch('jobs.submit', {
         seriesIds: [two.id],

@@ -1,4 +1,5 @@
 import { isAppError } from '../../src-shared/errors.js';
+import type { JobView } from '../../src-shared/jobs.js';
 
 /** The command line's exit codes, documented in the README ("Command line"); each says one thing. */
 export const EXIT = {
@@ -44,4 +45,18 @@ export function exitCodeOfError(e: unknown): number {
     default:
       return EXIT.jobFailed;
   }
+}
+
+/**
+ * 0 when every job is done; else the most telling failure among them: 3 one failed to sign in, 4 one
+ * could not reach its service, 5 one's creation may have reached the service; 1 otherwise.
+ */
+export function exitCodeOf(views: JobView[]): number {
+  if (views.every((v) => v.state === 'done')) return EXIT.ok;
+  const failedWith = (code: string): boolean =>
+    views.some((v) => v.state === 'failed' && v.error?.code === code);
+  if (failedWith('auth-failed')) return EXIT.authFailed;
+  if (failedWith('network')) return EXIT.unreachable;
+  if (failedWith('job-may-exist')) return EXIT.mayExist;
+  return EXIT.jobFailed;
 }

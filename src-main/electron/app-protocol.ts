@@ -1,7 +1,7 @@
 import { net, protocol } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { APP_SCHEME } from './security.js';
+import { APP_ORIGIN, APP_SCHEME } from './security.js';
 import { SECURITY_HEADERS } from '../transport/security-headers.js';
 import type { FileGrants } from '../app/file-grants.js';
 
@@ -12,11 +12,14 @@ export function registerAppScheme(): void {
   ]);
 }
 
+/** Where the window fetches a file the core granted to it (a finished mesh): see serveRenderer. */
+export const appFileUrl = (grantId: string): string => `${APP_ORIGIN}/files/${grantId}`;
+
 /**
  * Serves the built renderer from app://scan2mesh/ with the same CSP and headers as web mode, and the
  * files the core granted to the renderer (finished meshes) under /files/ID.
  */
-export function serveRenderer(rendererDir: string, grants: FileGrants): void {
+export function serveRenderer(rendererDir: string, grants: Pick<FileGrants, 'resolve'>): void {
   const root = normalize(rendererDir);
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);

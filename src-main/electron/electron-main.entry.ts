@@ -7,7 +7,7 @@ import { runCli } from '../cli/run-cli.js';
 import { attachIpc } from './ipc-transport.js';
 import { electronPlatform } from './electron-platform.js';
 import { APP_ORIGIN, hardenApp } from './security.js';
-import { registerAppScheme, serveRenderer } from './app-protocol.js';
+import { appFileUrl, registerAppScheme, serveRenderer } from './app-protocol.js';
 import { rendererDir } from '../platform/app-paths.js';
 import {
   APP_USER_MODEL_ID,
@@ -61,7 +61,7 @@ function runDesktopApp(): void {
     if (quitsWhenAllWindowsClosed(process.platform)) app.quit();
   });
   void app.whenReady().then(() => {
-    const core = createCore(electronPlatform(dataDir, getWindow));
+    const core = createCore(electronPlatform(dataDir, getWindow), { fileUrl: appFileUrl });
     serveRenderer(rendererDir(), core.files);
     attachIpc(core, getWindow);
     keepAwakeWhileJobsRun(core);
@@ -107,7 +107,7 @@ function runDesktopApp(): void {
   }
 }
 
-function keepAwakeWhileJobsRun(core: Core): void {
+function keepAwakeWhileJobsRun(core: Pick<Core, 'bus'>): void {
   const guard = new PowerSaveGuard(powerSaveBlocker);
   core.bus.subscribe((event, payload) => {
     if (event === 'jobs.changed') guard.onJobsChanged(payload as EventPayload<'jobs.changed'>);

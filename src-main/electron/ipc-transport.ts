@@ -1,21 +1,22 @@
 import { ipcMain, type BrowserWindow } from 'electron';
 import { isAbsolute } from 'node:path';
 import { existsSync } from 'node:fs';
-import { CHANNEL_NAMES } from '../../src-shared/contract.js';
+import { CHANNEL_NAMES } from '../../src-shared/channels.js';
 import { checkEvent } from '../app/dispatch.js';
 import type { Core } from '../app/core.js';
 import { isTrustedSender } from './security.js';
 
-export const EVENT_CHANNEL = 'scan2mesh:event';
-/**
- * Not a contract channel: only the preload calls it, with the paths Electron itself gave for File objects
- * the user dropped or picked (webUtils.getPathForFile). The page cannot reach ipcRenderer (context
- * isolation), and a File the page made up has no path, so whatever arrives here was chosen by a person.
- */
-export const GRANT_DROPPED_CHANNEL = 'scan2mesh:grant-dropped';
+// One place for the IPC names, shared with the preload (src-shared/channels.ts says what each carries).
+import {
+  IPC_EVENT_CHANNEL as EVENT_CHANNEL,
+  IPC_GRANT_DROPPED_CHANNEL as GRANT_DROPPED_CHANNEL,
+} from '../../src-shared/channels.js';
 
 /** Carries the contract over Electron IPC: one ipcMain handler per channel, sender checked on every call. */
-export function attachIpc(core: Core, getWindow: () => BrowserWindow | null): () => void {
+export function attachIpc(
+  core: Pick<Core, 'dispatch' | 'bus' | 'logger' | 'scanGrants'>,
+  getWindow: () => BrowserWindow | null,
+): () => void {
   const trusted = (event: Electron.IpcMainInvokeEvent, channel: string): boolean => {
     const win = getWindow();
     if (!win || event.sender !== win.webContents || !isTrustedSender(event.senderFrame, event.sender)) {

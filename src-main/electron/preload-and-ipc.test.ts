@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CHANNEL_NAMES, EVENT_NAMES, type RendererBridge } from '../../src-shared/contract.js';
+import { CHANNEL_NAMES, EVENT_NAMES } from '../../src-shared/channels.js';
+import type { RendererBridge } from '../../src-shared/contract.js';
 import { EventBus } from '../app/event-bus.js';
 import type { Core } from '../app/core.js';
 
@@ -32,7 +33,8 @@ vi.mock('electron', () => ({
   webUtils: { getPathForFile: (f: { path?: string }) => f.path ?? '' },
 }));
 
-const { attachIpc, EVENT_CHANNEL } = await import('./ipc-transport.js');
+const { attachIpc } = await import('./ipc-transport.js');
+const { IPC_EVENT_CHANNEL: EVENT_CHANNEL } = await import('../../src-shared/channels.js');
 const { APP_ORIGIN } = await import('./security.js');
 await import('./preload.entry.js');
 const bridge = fake.exposed.get('scan2mesh') as RendererBridge<{ path?: string }>;

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runWebMode } from '../cli/commands/web.js';
 import { nativeBuildFailedLine, runtimeMissingLine } from './start-messages.js';
 
 /**
@@ -31,10 +30,13 @@ function buildNativeModules(appRoot: string): boolean {
 }
 
 function startWebMode(): void {
-  runWebMode({}).catch((e: unknown) => {
-    process.stderr.write(`scan2mesh: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 1;
-  });
+  // Loaded only here: with Electron installed this process just starts it, and needs none of the app.
+  import('../transport/web-mode.js')
+    .then(({ runWebMode }) => runWebMode({}))
+    .catch((e: unknown) => {
+      process.stderr.write(`scan2mesh: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    });
 }
 
 const binary = electronBinary();

@@ -2,7 +2,7 @@ import type { Logger } from '../logging/logger.js';
 import { startLocalEngine, type RunningEngine } from './local-engine.js';
 import { createSegmentationProcessor } from './segmentation/index.js';
 
-export interface DefaultEngineOptions {
+interface DefaultEngineOptions {
   /**
    * Where the engine keeps jobs (and finds them again after a restart). Absent: a temporary folder
    * removed on close. Two engines must never share one folder: each would resume the other's jobs.

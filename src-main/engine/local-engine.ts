@@ -71,8 +71,8 @@ export function engineCredentials(e: RunningEngine): {
   };
 }
 
-export const LOCAL_ENGINE_CLIENT_ID = 'scan2mesh-local';
-export const LOCAL_ENGINE_AUDIENCE = 'scan2mesh-local-engine';
+const LOCAL_ENGINE_CLIENT_ID = 'scan2mesh-local';
+const LOCAL_ENGINE_AUDIENCE = 'scan2mesh-local-engine';
 
 /**
  * The local engine: the service interface on 127.0.0.1, so that the app works offline and before an

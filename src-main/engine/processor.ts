@@ -2,7 +2,7 @@
  * What the local engine's protocol server asks of whatever does the work, so that the HTTP side
  * (state machine, uploads, polling) and the segmentation are built and tested apart.
  */
-export interface ProcessorInput {
+interface ProcessorInput {
   /** Input name from the job body, e.g. 'cbct'. */
   name: string;
   /** Extension as declared in the job body, e.g. '.zip', '.dcm.gz'. */

@@ -1,9 +1,9 @@
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
-import { jobOutputPath } from './output-naming.js';
+import { jobOutputPath } from '../settings/output-naming.js';
 import { stagingPath } from './output-place.js';
-import type { JobRecord } from './job-store.js';
+import type { JobRecord } from './job-record.js';
 
 /**
  * What a job leaves on disk besides its meshes: the package of its scan (a copy of patient data, under
@@ -146,14 +146,21 @@ export function stagedDropOf(stagingDir: string, file: string): string | undefin
 export async function removeStagedDrops(
   stagingDir: string,
   job: JobRecord,
-  others: JobRecord[],
+  others: () => JobRecord[],
   needs: (other: JobRecord) => boolean,
 ): Promise<Leftover[]> {
   const dropsOf = (j: JobRecord): Set<string> =>
     new Set(j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter((d): d is string => !!d));
-  const kept = new Set(others.filter((o) => o.id !== job.id && needs(o)).flatMap((o) => [...dropsOf(o)]));
+  const own = dropsOf(job);
+  // Most jobs come from files the user chose, not from drops: the other jobs are not even read then.
+  if (own.size === 0) return [];
+  const kept = new Set(
+    others()
+      .filter((o) => o.id !== job.id && needs(o))
+      .flatMap((o) => [...dropsOf(o)]),
+  );
   const removed: Leftover[] = [];
-  for (const drop of dropsOf(job)) {
+  for (const drop of own) {
     if (kept.has(drop)) continue;
     const bytes = await sizeOf(drop);
     if (bytes === null) continue;

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { JobViewSchema } from '../../src-shared/jobs.js';
 import { openJobDatabase, SCHEMA_VERSION, type Db } from './job-db.js';
-import { JobStore, toView, TransitionRefused, type NewJob } from './job-store.js';
+import { JobStore, TransitionRefused, type NewJob } from './job-store.js';
+import { toView } from './job-view.js';
 
 let dir: string;
 let db: Db;
@@ -144,6 +145,6 @@ describe('JobStore', () => {
     other.insert([job('j2')]);
     expect(store.dataVersion()).not.toBe(v);
     expect(store.changedSince('1970-01-01T00:00:00.000Z').map((j) => j.id)).toEqual(['j2']);
-    other.db.close();
+    other.close();
   });
 });

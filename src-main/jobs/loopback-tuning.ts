@@ -1,5 +1,5 @@
 import type { PollPolicy } from '../service/retry.js';
-import type { ConnectionKind } from './connections.js';
+import type { ConnectionKind } from '../connections/connection-resolver.js';
 
 /**
  * How a job talks to its service, by kind of connection. The local engine runs on this machine, on

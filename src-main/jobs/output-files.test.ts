@@ -2,7 +2,7 @@ import { link, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkNamingTemplate, outputPath } from './output-naming.js';
+import { checkNamingTemplate, outputPath } from '../settings/output-naming.js';
 import { adoptPlaced, checkSize, placeStaged, removePartials, stagingPath } from './output-place.js';
 
 const values = {

@@ -1,7 +1,6 @@
 import { link, readdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
-import { numberedName } from '../service/output-files.js';
 
 /**
  * Downloads land in a hidden staging file beside their final name, then get the final name by a hard
@@ -28,6 +27,12 @@ export async function removePartials(staging: string): Promise<void> {
       .filter((n) => n.startsWith(prefix) && n.endsWith('.part'))
       .map((n) => rm(join(dir, n), { force: true })),
   );
+}
+
+/** "mandible.stl" -> "mandible (2).stl" */
+export function numberedName(path: string, n: number): string {
+  const ext = extname(path);
+  return `${path.slice(0, path.length - ext.length)} (${n})${ext}`;
 }
 
 async function statOrNull(path: string): Promise<{ ino: number; dev: number; size: number } | null> {

@@ -108,6 +108,18 @@ export class PrioritySlots {
   }
 }
 
+/** The queue's slots: packaging and uploads share one limit (a package waits for its upload). */
+export function queueSlots(
+  uploads: number,
+  downloads: number,
+): { prepare: PrioritySlots; upload: PrioritySlots; download: PrioritySlots } {
+  return {
+    prepare: new PrioritySlots(uploads, 'prepare'),
+    upload: new PrioritySlots(uploads, 'upload'),
+    download: new PrioritySlots(downloads, 'download'),
+  };
+}
+
 /** The pause as one job sees it: the queue's and its own batch's. */
 export interface JobGate {
   wait(signal?: AbortSignal): Promise<void>;

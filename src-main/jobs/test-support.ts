@@ -6,7 +6,7 @@ import type { RunningEngine } from '../engine/local-engine.js';
 import { ScanService } from '../scans/scan-service.js';
 import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
 import { ProfileStore } from '../settings/profile-store.js';
-import type { CustomConnection } from './connections.js';
+import type { CustomConnection } from '../connections/custom-connection.js';
 import { JobManager, type JobManagerOptions } from './job-manager.js';
 
 /** The shared fixtures, relative to the project root as every test reads them. */
@@ -46,7 +46,6 @@ export const FAST: Pick<JobManagerOptions, 'policy' | 'client' | 'watchMs'> = {
   },
   client: {
     retry: { baseDelayMs: 10, maxDelayMs: 80, maxAttempts: 6, maxRetryAfterMs: 5_000 },
-    poll: { initialMs: 30, maxMs: 120, factor: 1.5, jitter: 0.2 },
     idleTimeoutMs: 10_000,
   },
   watchMs: 100,

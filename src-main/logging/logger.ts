@@ -1,9 +1,11 @@
-import { appendFileSync, chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino';
 import { redact } from './redact.js';
+import { RollingFile } from './rolling-file.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'] satisfies LogLevel[];
 
 export interface Logger {
   debug(msg: string, data?: Record<string, unknown>): void;
@@ -14,41 +16,88 @@ export interface Logger {
 }
 
 export interface LoggerOptions {
-  /** Append JSON lines here; nothing is written to a file when absent. */
+  /**
+   * Base path of the log files (e.g. logs/scan2mesh.log, written as scan2mesh.1.log, .2.log, …);
+   * nothing is written to a file when absent.
+   */
   file?: string;
   level?: LogLevel;
   /** Also write to stderr (the CLI's --verbose, the web server's console). */
   stderr?: boolean;
+  /** Start the next file past this size (default 5 MiB). */
+  maxFileBytes?: number;
+  /** At most this many files are kept, the current one included (default 5). */
+  keepFiles?: number;
 }
 
-/** A JSON-lines logger whose every line goes through redact(): callers cannot forget it. */
-export function createLogger(opts: LoggerOptions = {}, scope = 'app'): Logger {
-  const min = ORDER[opts.level ?? (process.env.SCAN2MESH_LOG_LEVEL as LogLevel | undefined) ?? 'info'] ?? 20;
-  if (opts.file) makePrivate(opts.file);
-  const write = (level: LogLevel, msg: string, data?: Record<string, unknown>): void => {
-    if (ORDER[level] < min) return;
-    const line = redact(JSON.stringify({ t: new Date().toISOString(), level, scope, msg, ...data }));
-    if (opts.file) {
-      try {
-        appendFileSync(opts.file, line + '\n', { mode: 0o600 });
-      } catch {
-        // A full disk or a removed folder must not take the app down with it.
-      }
-    }
-    if (opts.stderr) process.stderr.write(line + '\n');
+/** A logger that owns files: its lines are written asynchronously, so a test or a shutdown can wait. */
+export interface FileLogger extends Logger {
+  /** Resolves once every line logged so far is in the file. */
+  flush(): Promise<void>;
+  /** Flushes and closes the file; later lines are dropped. A normal exit flushes without it. */
+  close(): Promise<void>;
+}
+
+/**
+ * A JSON-lines logger (pino) whose every line goes through redact() as the very last step, after pino has
+ * formatted it and before any byte leaves for a file or stderr: callers cannot forget it, and no field
+ * pino adds escapes it. Files roll over by size (pino-roll) and are private to the user.
+ */
+export function createLogger(opts: LoggerOptions = {}, scope = 'app'): FileLogger {
+  const level = opts.level ?? envLevel() ?? 'info';
+  const file = opts.file ? openLogFile(opts.file, opts) : undefined;
+  const sink = {
+    write(line: string): void {
+      const safe = redact(line);
+      file?.write(safe);
+      if (opts.stderr) process.stderr.write(safe);
+    },
   };
+  const root = pino(
+    {
+      level: file || opts.stderr ? level : 'silent',
+      base: undefined,
+      messageKey: 'msg',
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    sink,
+  );
   return {
-    debug: (m, d) => write('debug', m, d),
-    info: (m, d) => write('info', m, d),
-    warn: (m, d) => write('warn', m, d),
-    error: (m, d) => write('error', m, d),
-    child: (s) => createLogger(opts, `${scope}.${s}`),
+    ...wrap(root.child({ scope })),
+    flush: async () => file?.flush(),
+    close: async () => file?.close(),
   };
+}
+
+function wrap(log: PinoLogger): Logger {
+  return {
+    debug: (msg, data) => log.debug(data ?? {}, msg),
+    info: (msg, data) => log.info(data ?? {}, msg),
+    warn: (msg, data) => log.warn(data ?? {}, msg),
+    error: (msg, data) => log.error(data ?? {}, msg),
+    child: (s) => wrap(log.child({ scope: `${log.bindings().scope as string}.${s}` })),
+  };
+}
+
+function envLevel(): LogLevel | undefined {
+  const v = process.env.SCAN2MESH_LOG_LEVEL;
+  return v && LEVELS.includes(v) ? (v as LogLevel) : undefined;
+}
+
+function openLogFile(file: string, opts: LoggerOptions): RollingFile | undefined {
+  makePrivate(file);
+  try {
+    return new RollingFile({ file, maxBytes: opts.maxFileBytes ?? 5 * 1024 ** 2, keep: opts.keepFiles ?? 5 });
+  } catch {
+    // As for writing: logging never takes the app down.
+    return undefined;
+  }
 }
 
 /**
  * Logs say which scans were worked on and when: the folder is the user's alone (0700) and each file
- * (0600), also when an older version made them readable by others.
+ * (0600, also when an older version made them readable by others).
  */
 function makePrivate(file: string): void {
   try {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { redact } from './redact.js';
 import { createLogger } from './logger.js';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readLogs } from './log-files.test-support.js';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,13 +15,16 @@ describe('redact', () => {
     expect(line).toContain('https://bucket.s3.example/k/scan.zip?[redacted]');
   });
 
-  it('applies to every line the logger writes', () => {
+  it('applies to every line the logger writes', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'log-')), 'a.log');
-    createLogger({ file }).info('token fetched', {
+    const log = createLogger({ file });
+    log.info('token fetched', {
       header: 'Bearer abc.def.ghi',
       url: 'http://127.0.0.1:5/u?sig=1',
     });
-    const text = readFileSync(file, 'utf8');
+    await log.close();
+    const text = readLogs(file);
+    expect(text).toContain('token fetched');
     expect(text).not.toMatch(/abc\.def\.ghi|sig=1/);
   });
 });

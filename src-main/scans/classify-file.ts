@@ -7,11 +7,12 @@ import {
   DicomParseError,
   parseFailure,
   readDicomHeader,
-  readDicomHeaderSync,
+  type ByteSource,
   type HeaderRead,
   type NotDicom,
 } from './dicom-file.js';
-import { headerFields, type DicomHeader } from './header-fields.js';
+import { fixedText, headerFields, type DicomHeader } from './header-fields.js';
+import { readHeaderPrefix, withFile } from './header-prefix.js';
 
 /** A file to look at: its path and the name the user knows it by (zip entries as archive/entry). */
 export interface ClassifyItem {
@@ -27,20 +28,49 @@ export type Classified =
   | { kind: 'problem'; problem: ScanProblem; detail?: string }
   | { kind: 'archive'; archive: 'zip' | 'gzip' };
 
-/** Reads one file's header (only) and says what it is. Never throws. */
+/**
+ * Reads one file's header (only) and says what it is. Never throws. The tag-only reader reads the
+ * common case; whatever it leaves (see header-tag-reader.ts) dicom-parser reads, as before.
+ */
 export function classifyFile(c: ClassifyItem): Classified {
-  return classifyRead(c, () => readDicomHeaderSync(c.path));
+  return classifyRead(c, () => withFile(c.path, readAnyHeader));
 }
 
 /** classifyFile for bytes in memory (the fuzz test and bench feed mutated headers this way). */
 export function classifyBytes(bytes: Uint8Array, c: ClassifyItem): Classified {
-  return classifyRead(c, () => readDicomHeader(bufferSource(bytes)));
+  return classifyRead(c, () => readAnyHeader(bufferSource(bytes)));
 }
 
-function classifyRead(c: ClassifyItem, read: () => HeaderRead | NotDicom): Classified {
-  let r: HeaderRead | NotDicom;
+/**
+ * classifyFile with bounded work, for the thread that must stay responsive: at most `maxBytes` of
+ * the file are read and only the tag-only reader runs. Undefined when the file needs more (a long
+ * header, or one for dicom-parser): classifyFile, on a worker, reads it then.
+ */
+export function classifyQuickly(c: ClassifyItem, maxBytes: number): Classified | undefined {
+  let deferred = false;
+  const r = classifyRead(c, () => {
+    const read = withFile(c.path, (src) => readHeaderPrefix(src, maxBytes));
+    if (read !== 'defer') return read;
+    deferred = true;
+    return undefined;
+  });
+  return deferred ? undefined : r;
+}
+
+function readAnyHeader(src: ByteSource): HeaderRead | NotDicom {
+  const quick = readHeaderPrefix(src, Infinity);
+  return quick === 'defer' ? readDicomHeader(src) : quick;
+}
+
+/**
+ * What a header read says the file is; `read` returns undefined when it left the file to another
+ * reader (the result is then meaningless). Exported for the tests that compare readers.
+ */
+export function classifyRead(c: ClassifyItem, read: () => HeaderRead | NotDicom | undefined): Classified {
+  let r: HeaderRead | NotDicom | undefined;
   try {
     r = read();
+    if (r === undefined) return { kind: 'skip', reason: 'left to another reader' };
   } catch (e) {
     if (e instanceof DicomParseError) return damaged(c, e);
     return unreadable(c, e);
@@ -53,7 +83,7 @@ function classifyRead(c: ClassifyItem, read: () => HeaderRead | NotDicom): Class
     }
     const header = headerFields(c.path, r.fileSize, r.parsed);
     const ds = r.parsed.dataSet;
-    const metaClass = (ds.string('x00020002') ?? '').replace(/\0/g, '');
+    const metaClass = (fixedText(ds, 'x00020002') ?? '').replace(/\0/g, '');
     const reason = nonImageReason(header, ds.elements.x00041220 !== undefined, metaClass);
     if (reason) return { kind: 'skip', reason };
     return { kind: 'image', header };

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../src-shared/errors.js';
 import { decideAction, deidDecision } from './deid-profile.js';
-import { BASIC_PROFILE } from './deid-table.generated.js';
+import { BASIC_PROFILE } from './deid-tables.js';
 import { DEIDENTIFICATION_METHOD } from './deidentify.js';
 import { packageSeries } from './package-series.js';
 import { ScanService } from './scan-service.js';

@@ -18,8 +18,12 @@
  *   times, person names and any text the table does not list (LO SH ST LT UT UC UR AE AS PN...)
  *   are removed: a vendor's free text is where identifying values hide.
  */
-import { PUBLIC_REPEATING_TAGS, PUBLIC_TAGS_BY_VR } from './deid-dictionary.generated.js';
-import { BASIC_PROFILE, BASIC_PROFILE_REPEATING } from './deid-table.generated.js';
+import {
+  BASIC_PROFILE,
+  BASIC_PROFILE_REPEATING,
+  PUBLIC_REPEATING_TAGS,
+  PUBLIC_TAGS_BY_VR,
+} from './deid-tables.js';
 
 /**
  * remove: leave out; empty: keep with a zero-length value (an empty sequence for SQ);

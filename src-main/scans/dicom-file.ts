@@ -189,8 +189,8 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
  * DicomParseError when it is DICOM but cannot be parsed (corrupt or truncated).
  *
  * Synchronous on purpose: four direct system calls per file are several times faster than four
- * round trips through libuv's thread pool, which is what makes scanning a thousand slices quick.
- * Intake runs it on worker threads (header-scan-pool), never on the app's main thread.
+ * round trips through libuv's thread pool. Its work is bounded only by the file: intake runs it (via
+ * classifyFile) on worker threads, never on the app's main thread (see header-scan.ts).
  */
 export function readDicomHeaderSync(path: string): HeaderRead | NotDicom {
   const fd = openSync(path, 'r');
@@ -256,6 +256,11 @@ export async function readDicomFile(path: string): Promise<ParsedDicom & { buffe
   } finally {
     await fh.close();
   }
+  return parseDicomFile(buffer);
+}
+
+/** A whole file's bytes parsed, pixel data included (read from disk or held in memory). */
+export function parseDicomFile(buffer: Buffer): ParsedDicom & { buffer: Buffer } {
   const layout = sniffDicom(buffer.subarray(0, SNIFF_BYTES), buffer.length);
   if (!layout) throw new DicomParseError('it is not a DICOM file');
   try {

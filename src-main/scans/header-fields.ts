@@ -66,6 +66,59 @@ export interface DicomHeader {
 
 const CHARSET = 'x00080005';
 
+/**
+ * Every top-level tag read from a header: by headerFields below, by the classifier (classify-file.ts:
+ * Media Storage SOP Class, Directory Record Sequence) and for the transfer syntax (dicom-file.ts). The
+ * tag-only reader (header-tag-reader.ts) keeps these and no others; a test checks that headerFields
+ * asks for nothing else. The pixel data element is always kept.
+ */
+export const HEADER_TAGS: readonly string[] = [
+  'x00020002',
+  'x00020010',
+  'x00041220',
+  'x00080005',
+  'x00080008',
+  'x00080016',
+  'x00080018',
+  'x00080020',
+  'x00080060',
+  'x00080070',
+  'x00081030',
+  'x0008103e',
+  'x00100010',
+  'x00100020',
+  'x00100030',
+  'x00180050',
+  'x00180088',
+  'x00181164',
+  'x0020000d',
+  'x0020000e',
+  'x00200011',
+  'x00200013',
+  'x00200032',
+  'x00200037',
+  'x00200052',
+  'x00280002',
+  'x00280004',
+  'x00280006',
+  'x00280008',
+  'x00280010',
+  'x00280011',
+  'x00280030',
+  'x00280100',
+  'x00280101',
+  'x00280103',
+  'x00280301',
+  'x00281050',
+  'x00281051',
+  'x00281052',
+  'x00281053',
+  'x3004000c',
+  // Enhanced multi-frame functional groups: sequences, whose items only dicom-parser reads.
+  'x52009229',
+  'x52009230',
+];
+
 const utf8Decoder = new TextDecoder('utf-8');
 
 /** The raw text of an element (Latin-1 bytes as characters), decoded once with Node's native slice. */
@@ -102,8 +155,31 @@ function numbers(ds: DataSet, tag: string, count: number): number[] | undefined 
   return out;
 }
 
+/** The first number of a DS or IS element: parseFloat stops at the first backslash, as numbers() splits. */
 function num(ds: DataSet, tag: string): number | undefined {
-  return numbers(ds, tag, 1)?.[0];
+  const el = ds.elements[tag];
+  if (!el || el.length === 0 || el.length === 0xffffffff) return undefined;
+  const v = parseFloat(raw(ds, el));
+  return Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * A value as dicom-parser's DataSet.string gives it (up to the first NUL, trimmed, or undefined when
+ * empty), decoded by Node in one call rather than character by character; it fails as that does
+ * when the value runs past the bytes.
+ */
+export function fixedText(ds: DataSet, tag: string): string | undefined {
+  const el = ds.elements[tag] as (Element & { Value?: string }) | undefined;
+  if (el?.Value) return el.Value;
+  if (!el || !(el.length > 0)) return undefined;
+  if (el.dataOffset + el.length > ds.byteArray.length)
+    throw new DicomParseError(
+      'its header is cut off or has wrong lengths',
+      'dicomParser.readFixedString: attempt to read past end of buffer',
+    );
+  const s = raw(ds, el);
+  const nul = s.indexOf('\0');
+  return (nul >= 0 ? s.slice(0, nul) : s).trim();
 }
 
 function us(ds: DataSet, tag: string): number | undefined {
@@ -168,7 +244,7 @@ function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameI
 /** Extracts the fields scan2mesh uses. Values are plain strings/numbers; absent text is ''. */
 export function headerFields(path: string, fileSize: number, parsed: ParsedDicom): DicomHeader {
   const ds = parsed.dataSet;
-  const utf8 = /ISO_IR 192/i.test(ds.string(CHARSET) ?? '');
+  const utf8 = /ISO_IR 192/i.test(fixedText(ds, CHARSET) ?? '');
   const t = (tag: string): string => text(ds, tag, utf8);
   const uid = (tag: string): string => t(tag).replace(/\0/g, '');
   const numberOfFrames = boundedFrameCount(ds, parsed, fileSize);

@@ -1,191 +1,146 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../src-shared/errors.js';
 import { workerScript } from '../platform/worker-entry.js';
-import { classifyFile, type ClassifyItem, type Classified } from './classify-file.js';
-
-/** Files per message to a worker: large enough to amortise the message, small enough to share out. */
-const CHUNK = 50;
-const YIELD_EVERY = 16;
+import type { ClassifyItem, Classified } from './classify-file.js';
 
 /**
- * Classifies files by reading their headers, on worker threads: however few files a drop has, one
- * of them may carry a header of hundreds of megabytes, and parsing it here would stall every other
- * call the app's main thread serves. Only when no worker can start are the headers read here,
- * yielding to the event loop between files. Results keep the order of `items`.
+ * Work the pool's workers pull from: one drop being classified. The pool asks for the next chunk
+ * whenever a worker is free, so a worker never sits on a queue of its own while others idle.
  */
-export async function classifyMany(
-  items: ClassifyItem[],
-  opts: { signal?: AbortSignal | undefined; workers?: boolean } = {},
-): Promise<Classified[]> {
-  const { signal } = opts;
-  if (items.length === 0) return [];
-  if (opts.workers !== false) {
-    try {
-      return await pool().run(items, signal);
-    } catch (e) {
-      if (e instanceof AppError) throw e;
-      // A worker could not start or died: read the headers here instead.
-    }
-  }
-  return classifyHere(items, signal);
+export interface WorkSource {
+  /** Indices of the next files for a worker, or undefined when there is nothing for workers now. */
+  take(workers: number): number[] | undefined;
+  items: readonly ClassifyItem[];
+  /** Results for the indices taken. */
+  done(indices: number[], results: Classified[]): void;
+  /** The workers died or never started: these indices (taken, not done) come back. */
+  lost(indices: number[], error: unknown): void;
+  /** True when it holds files only a worker will read (its drop waits for a worker to start). */
+  waiting(): boolean;
 }
 
-async function classifyHere(items: ClassifyItem[], signal?: AbortSignal): Promise<Classified[]> {
-  const out: Classified[] = [];
-  for (let i = 0; i < items.length; i++) {
-    if (signal?.aborted) throw canceled();
-    out.push(classifyFile(items[i]!));
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise<void>((r) => setImmediate(r));
-  }
-  return out;
-}
-
-function canceled(): AppError {
-  return new AppError('canceled', 'Looking at the scan was canceled.');
-}
-
-interface Reply {
-  id: number;
-  results: Classified[];
-}
-
-/** One drop being classified: its chunks not yet sent, and how many are still out. */
-interface Run {
-  items: ClassifyItem[];
-  chunk: number;
-  out: Classified[];
-  pending: number[];
-  outstanding: number;
-  resolve: (r: Classified[]) => void;
-  reject: (e: unknown) => void;
-  signal: AbortSignal | undefined;
-  done: boolean;
-}
+/** A chunk's results, or the worker saying it is up (its first message). */
+type Reply = { id: number; results: Classified[] } | { ready: true };
 
 /**
- * Worker threads kept between drops; unreferenced while idle so they never keep the process alive.
- * Drops share the workers chunk by chunk in turn, so a small drop is not queued behind a huge one.
+ * Header-scan worker threads, kept between drops; unreferenced while idle so they never keep the
+ * process alive. Drops share the workers chunk by chunk in turn, so a small drop is not queued
+ * behind a huge one.
  */
 class HeaderScanPool {
-  private workers: Promise<Worker[]> | undefined;
   private all: Worker[] = [];
   private idle: Worker[] = [];
-  private runs: Run[] = [];
+  private readonly starting = new Set<Worker>();
+  private sources: WorkSource[] = [];
   private turn = 0;
   private nextId = 0;
-  private readonly busy = new Map<Worker, { run: Run; from: number }>();
+  private alive = true;
+  private readonly busy = new Map<Worker, { source: WorkSource; indices: number[] }>();
+  readonly ready: Promise<void>;
 
-  constructor(private readonly size: number) {}
-
-  private start(): Promise<Worker[]> {
-    this.workers ??= workerScript('scans/header-scan.entry.ts').then((script) => {
-      const all = Array.from({ length: this.size }, () => {
+  constructor(readonly size: number) {
+    this.ready = workerScript('scans/header-scan.entry.ts').then((script) => {
+      if (!this.alive) throw new Error('header workers stopped');
+      for (let k = 0; k < size; k++) {
         const w = new Worker(script);
         w.on('message', (m: Reply) => this.answered(w, m));
         // A worker that dies takes the pool with it; the next drop starts a new one.
         w.on('error', (e) => this.died(e));
         w.on('exit', () => this.died(new Error('header worker exited')));
         // Only after the listeners: adding a 'message' listener refs the worker's port again, and a
-        // worker no drop ever used would then keep the process alive after SIGTERM.
+        // worker no drop uses must not keep the process alive (web mode exits on SIGTERM only when
+        // its loop empties). A drop waiting for it refs it (see dispatch).
         w.unref();
-        return w;
-      });
-      this.all = all;
-      this.idle = [...all];
-      return all;
-    });
-    return this.workers;
-  }
-
-  async run(items: ClassifyItem[], signal?: AbortSignal): Promise<Classified[]> {
-    await this.start();
-    if (signal?.aborted) throw canceled();
-    return new Promise<Classified[]>((resolve, reject) => {
-      // Small drops are cut finer, so that every worker gets a share.
-      const chunk = Math.max(1, Math.min(CHUNK, Math.ceil(items.length / this.size)));
-      const pending: number[] = [];
-      for (let from = 0; from < items.length; from += chunk) pending.push(from);
-      const run: Run = {
-        items,
-        chunk,
-        out: new Array<Classified>(items.length),
-        pending,
-        outstanding: 0,
-        resolve,
-        reject,
-        signal,
-        done: false,
-      };
-      const onAbort = (): void => this.finish(run, canceled());
-      signal?.addEventListener('abort', onAbort, { once: true });
-      run.resolve = (r) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(r);
-      };
-      this.runs.push(run);
+        this.all.push(w);
+        this.starting.add(w);
+      }
       this.dispatch();
     });
+    this.ready.catch((e: unknown) => this.died(e));
+  }
+
+  /** Lets the workers pull from `source`: those up now, and the others once they are. */
+  add(source: WorkSource): void {
+    if (!this.alive) {
+      source.lost([], new Error('header workers stopped'));
+      return;
+    }
+    if (!this.sources.includes(source)) this.sources.push(source);
+    this.dispatch();
+  }
+
+  remove(source: WorkSource): void {
+    this.sources = this.sources.filter((s) => s !== source);
+    this.dispatch();
   }
 
   /** Gives each idle worker the next chunk, taking the drops in turn. */
-  private dispatch(): void {
-    while (this.idle.length > 0 && this.runs.length > 0) {
-      this.turn %= this.runs.length;
-      const run = this.runs[this.turn]!;
-      const from = run.pending.shift();
-      if (from === undefined) {
-        this.runs.splice(this.turn, 1);
-        continue;
+  dispatch(): void {
+    while (this.alive && this.idle.length > 0 && this.sources.length > 0) {
+      let given = false;
+      for (let tried = 0; tried < this.sources.length && !given; tried++) {
+        this.turn %= this.sources.length;
+        const source = this.sources[this.turn++]!;
+        const indices = source.take(this.all.length);
+        if (!indices || indices.length === 0) continue;
+        const w = this.idle.pop()!;
+        this.busy.set(w, { source, indices });
+        w.ref();
+        w.postMessage({ id: this.nextId++, items: indices.map((i) => source.items[i]!) });
+        given = true;
       }
-      this.turn++;
-      const w = this.idle.pop()!;
-      run.outstanding++;
-      this.busy.set(w, { run, from });
-      w.ref();
-      w.postMessage({ id: this.nextId++, items: run.items.slice(from, from + run.chunk) });
+      if (!given) break;
+    }
+    // Starting workers keep the process alive only while a drop waits for one.
+    const needed = this.alive && this.sources.some((s) => s.waiting());
+    for (const w of this.starting) {
+      if (needed) w.ref();
+      else w.unref();
     }
   }
 
   private answered(w: Worker, m: Reply): void {
+    if ('ready' in m) {
+      // A worker gets files only once it is up: files given to a starting worker would wait for
+      // its start while the calling thread could read them.
+      this.starting.delete(w);
+      w.unref();
+      this.idle.push(w);
+      this.dispatch();
+      return;
+    }
     const job = this.busy.get(w);
     this.busy.delete(w);
     w.unref();
     this.idle.push(w);
-    if (job && !job.run.done) {
-      const { run, from } = job;
-      for (let k = 0; k < m.results.length; k++) run.out[from + k] = m.results[k]!;
-      run.outstanding--;
-      if (run.pending.length === 0 && run.outstanding === 0) this.finish(run);
-    }
+    if (job) job.source.done(job.indices, m.results);
     this.dispatch();
   }
 
-  private finish(run: Run, error?: unknown): void {
-    if (run.done) return;
-    run.done = true;
-    this.runs = this.runs.filter((r) => r !== run);
-    if (error) run.reject(error);
-    else run.resolve(run.out);
-  }
-
   private died(e: unknown): void {
-    if (this.workers === undefined) return;
-    this.workers = undefined;
-    const runs = [...new Set([...this.runs, ...[...this.busy.values()].map((b) => b.run)])];
-    this.runs = [];
-    this.busy.clear();
-    this.idle = [];
+    if (!this.alive) return;
+    this.alive = false;
     if (shared === this) shared = undefined;
+    const jobs = [...this.busy.values()];
+    const sources = this.sources;
+    this.busy.clear();
+    this.sources = [];
+    this.idle = [];
     for (const w of this.all) void w.terminate();
-    for (const r of runs) this.finish(r, e);
+    for (const j of jobs) j.source.lost(j.indices, e);
+    for (const s of sources) if (!jobs.some((j) => j.source === s)) s.lost([], e);
   }
 }
 
 let shared: HeaderScanPool | undefined;
 
-/** At least two workers even on one core: one huge header must not hold up every other drop. */
-function pool(): HeaderScanPool {
+/** The pool, started on first use. At least two workers even on one core: one huge header must not hold up every other drop. */
+export function headerScanPool(): HeaderScanPool {
   shared ??= new HeaderScanPool(Math.max(2, Math.min(4, availableParallelism())));
   return shared;
+}
+
+/** True when the pool's workers were started by an earlier drop (they may still be starting). */
+export function headerScanPoolStarted(): boolean {
+  return shared !== undefined;
 }

@@ -3,7 +3,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { basename, join } from 'node:path';
 import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/scans.js';
 import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './archive-extract.js';
-import { classifyMany } from './header-scan-pool.js';
+import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { isUsable, sortProblems, summarizeSeries } from './series-summary.js';

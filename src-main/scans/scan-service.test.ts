@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { SlicePreviewSchema, type SeriesSummary } from '../../src-shared/scans.js';
 import { createLogger } from '../logging/logger.js';
+import { readLogs } from '../logging/log-files.test-support.js';
 import { histogramWindow } from './preview.js';
 import { ScanService } from './scan-service.js';
 import {
@@ -31,10 +32,8 @@ import type { Volume } from './volume.js';
 // Removed after the service is disposed: vitest runs after-all hooks last-registered first.
 const { root, fresh } = tempFolders('s2m-service-');
 const logFile = join(root, 'scans.log');
-const service = new ScanService({
-  tempDir: fresh('temp'),
-  logger: createLogger({ file: logFile, level: 'debug' }),
-});
+const logger = createLogger({ file: logFile, level: 'debug' });
+const service = new ScanService({ tempDir: fresh('temp'), logger });
 let phantom: SeriesSummary;
 /** 24 neighbouring phantom slices: real data, small enough to package quickly many times. */
 let slab: SeriesSummary;
@@ -95,8 +94,9 @@ describe('ScanService basics', () => {
     expect(service.filesOf('nope')).toEqual([]);
   });
 
-  it('never writes patient data to its log', () => {
-    const log = readFileSync(logFile, 'utf8');
+  it('never writes patient data to its log', async () => {
+    await logger.flush();
+    const log = readLogs(logFile);
     expect(log).toMatch(/intake done/);
     for (const v of ['HEAD', 'PLASTIC', 'ct-head-phantom', 'Perfusion']) expect(log).not.toContain(v);
   });

@@ -1,13 +1,14 @@
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { unreadableWords } from './classify.js';
-import { DicomParseError, readDicomFile, readDicomHeaderSync, type ParsedDicom } from './dicom-file.js';
+import { DicomParseError, type ParsedDicom } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
 import { headerFields, uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { transferSyntax } from './transfer-syntax.js';
 import { PixelDecodeError, frameStoredValues, storedValueMapper, checkPixelFormat } from './pixel-decode.js';
 import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
+import { diskSlices, type SliceSource } from './slice-source.js';
 import { planeSources } from './stack-grid.js';
 import type { Volume } from './volume.js';
 
@@ -19,7 +20,11 @@ function canceled(): AppError {
  * Reads the headers of the given files (one series, or one multi-frame file), refusing anything
  * that is not an image of that series. Shared by readVolume and the preview.
  */
-export async function readSeriesHeaders(files: string[], signal?: AbortSignal): Promise<DicomHeader[]> {
+export async function readSeriesHeaders(
+  files: string[],
+  signal?: AbortSignal,
+  source: SliceSource = diskSlices,
+): Promise<DicomHeader[]> {
   if (files.length === 0) {
     throw new AppError('bad-input', 'No scan files were given.', {
       action: 'Choose a DICOM series folder, zip or file.',
@@ -30,7 +35,7 @@ export async function readSeriesHeaders(files: string[], signal?: AbortSignal): 
     if (signal?.aborted) throw canceled();
     let read;
     try {
-      read = readDicomHeaderSync(path);
+      read = source.header(path);
     } catch (e) {
       throw fileError(path, e);
     }
@@ -89,16 +94,17 @@ export async function readVolume(files: string[], opts: { signal?: AbortSignal }
  */
 export async function readVolumeForSegmentation(
   files: string[],
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; source?: SliceSource } = {},
 ): Promise<Volume> {
-  const headers = await readSeriesHeaders(files, opts.signal);
-  return volumeFromHeaders(headers, opts.signal, { requireFit: true });
+  const headers = await readSeriesHeaders(files, opts.signal, opts.source);
+  const { source } = opts;
+  return volumeFromHeaders(headers, opts.signal, { requireFit: true, ...(source ? { source } : {}) });
 }
 
 export async function volumeFromHeaders(
   headers: DicomHeader[],
   signal?: AbortSignal,
-  opts: { requireFit?: boolean } = {},
+  opts: { requireFit?: boolean; source?: SliceSource } = {},
 ): Promise<Volume> {
   const seriesUids = new Set(headers.map((h) => h.seriesUid));
   if (seriesUids.size > 1) {
@@ -151,10 +157,10 @@ export async function volumeFromHeaders(
   }
   const wantInt16 = int16Fits(layout);
   try {
-    return await decodeVolume(layout, wantInt16, signal);
+    return await decodeVolume(layout, wantInt16, signal, opts.source);
   } catch (e) {
     // A value outside the int16 range after all (unusual headers): read again as floats.
-    if (e instanceof Int16Overflow) return decodeVolume(layout, false, signal);
+    if (e instanceof Int16Overflow) return decodeVolume(layout, false, signal, opts.source);
     throw e;
   }
 }
@@ -202,7 +208,12 @@ function int16Fits(layout: SliceLayout): boolean {
  * that slice, a plane between two slices is their linear blend by distance (rounded when int16).
  * Only the two slices around the current plane are kept decoded.
  */
-async function decodeVolume(layout: SliceLayout, asInt16: boolean, signal?: AbortSignal): Promise<Volume> {
+async function decodeVolume(
+  layout: SliceLayout,
+  asInt16: boolean,
+  signal?: AbortSignal,
+  source: SliceSource = diskSlices,
+): Promise<Volume> {
   const { columns, rows, frames, stack } = layout;
   const plane = columns * rows;
   const data = asInt16 ? new Int16Array(plane * stack.count) : new Float32Array(plane * stack.count);
@@ -215,7 +226,7 @@ async function decodeVolume(layout: SliceLayout, asInt16: boolean, signal?: Abor
     const ref = frames[k]!;
     if (cached?.path !== ref.header.path) {
       try {
-        cached = { path: ref.header.path, parsed: await readDicomFile(ref.header.path) };
+        cached = { path: ref.header.path, parsed: await source.file(ref.header.path) };
       } catch (e) {
         throw fileError(ref.header.path, e);
       }

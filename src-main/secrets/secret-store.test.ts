@@ -6,7 +6,7 @@ import {
   NO_KEYRING_REASON,
   ensureKeyring,
   type PrivateKeyring,
-} from './private-keyring.js';
+} from './private-keyring.test-support.js';
 
 // A real gnome-keyring on a private D-Bus bus: the same libsecret path the app takes on Linux.
 describe.skipIf(!keyringAvailable())(

@@ -9,7 +9,7 @@ export interface SecretStore {
   has(account: string): Promise<boolean>;
 }
 
-export const KEYCHAIN_SERVICE = 'scan2mesh';
+const KEYCHAIN_SERVICE = 'scan2mesh';
 
 type Keytar = typeof KeytarModule;
 

@@ -1,11 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 
 /**
- * A file sink for downloads, built for throughput. Socket reads arrive as 64 KiB buffers; written one
- * by one, each is a hand-off to libuv's thread pool, and each stays alive until its write ends, long
- * enough to reach V8's old generation. Here every chunk is copied at once into one of two fixed
- * buffers (the chunk can die young) and a full buffer is written in one call while the other fills.
+ * A file sink for downloads, built for throughput. Socket reads arrive as buffers of 16 KiB (a TLS
+ * record) to 64 KiB; written one by one, each is a hand-off to libuv's thread pool, and each stays
+ * alive until its write ends, long enough to reach V8's old generation. Here every chunk is copied
+ * at once into one of two fixed buffers (the chunk can die young) and a full buffer is written in one
+ * call while the other fills.
  * Memory: two buffers, whatever the size of the file.
  */
 export class FileBatcher {
@@ -86,39 +86,4 @@ export class FileBatcher {
       off += bytesWritten;
     }
   }
-}
-
-/** The same as a Writable, for bodies that arrive as a stream (the http module's responses). */
-export function createBatchedFileWriter(
-  path: string,
-  opts: { batchBytes?: number; onBytes?: (n: number) => void } = {},
-): Writable {
-  let batcher: FileBatcher | undefined;
-  return new Writable({
-    construct(done) {
-      FileBatcher.create(path, opts.batchBytes).then(
-        (b) => {
-          batcher = b;
-          done();
-        },
-        (e: Error) => done(e),
-      );
-    },
-    write(chunk: Buffer, _encoding, done) {
-      opts.onBytes?.(chunk.length);
-      const wait = (batcher as FileBatcher).add(chunk);
-      if (wait) wait.then(() => done(), done);
-      else done();
-    },
-    final(done) {
-      (batcher as FileBatcher).finish().then(() => done(), done);
-    },
-    destroy(err, done) {
-      if (!batcher) return done(err);
-      batcher.close().then(
-        () => done(err),
-        () => done(err),
-      );
-    },
-  });
 }

@@ -9,7 +9,7 @@ import { AppError } from '../../src-shared/errors.js';
  * in memory), Content-Length is ours to set (pre-signed storage refuses chunked uploads), and a failure
  * says whether the request had been sent completely, which decides if a POST may be repeated.
  */
-export interface SendOptions {
+interface SendOptions {
   method: string;
   url: URL;
   headers?: Record<string, string | number>;
@@ -118,7 +118,8 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
       source?.destroy();
       if (err instanceof AppError) return reject(err);
       if (err instanceof TransportError) return reject(err);
-      reject(new TransportError(err.message, sent, err.code, { cause: err }));
+      // The library's own text (an errno, a TLS alert) stays in `cause` for the log; the code says what happened.
+      reject(new TransportError('the connection was lost or refused', sent, err.code, { cause: err }));
     });
 
     if (opts.bodyStream) {
@@ -158,7 +159,7 @@ export async function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): P
   } catch (e) {
     if (e instanceof TransportError || e instanceof AppError) throw e;
     const err = e as Error & { code?: string };
-    throw new TransportError(`the answer was cut off (${err.message})`, true, err.code, { cause: e });
+    throw new TransportError('the answer was cut off', true, err.code, { cause: e });
   }
   if (!res.body.complete) throw new TransportError('the answer was cut off', true, 'ECONNRESET');
   return Buffer.concat(chunks);

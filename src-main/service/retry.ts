@@ -1,3 +1,5 @@
+import { AppError } from '../../src-shared/errors.js';
+import type { Logger } from '../logging/logger.js';
 import { canceledError } from './http-transport.js';
 
 export interface RetryPolicy {
@@ -39,6 +41,37 @@ export function pollInterval(policy: PollPolicy, n: number): number {
 
 export function withJitter(ms: number, jitter: number, random = Math.random): number {
   return Math.max(0, Math.round(ms * (1 - jitter + 2 * jitter * random())));
+}
+
+/**
+ * Between attempts of a call: throws `failure` when the attempts are used up, or when the server asks
+ * for a wait longer than the policy allows (then saying when to come back); else waits Retry-After, or
+ * the backoff delay, and logs the retry (tests read the delay from the log, not the clock).
+ */
+export async function waitBeforeRetry(
+  policy: RetryPolicy,
+  logger: Logger,
+  step: { label: string; attempt: number; failure: AppError; retryAfterMs: number | undefined },
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { label, attempt, failure, retryAfterMs } = step;
+  if (attempt >= policy.maxAttempts) throw failure;
+  if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs)
+    throw new AppError(
+      'service',
+      `${failure.message} It asks to wait ${describeDuration(retryAfterMs)} before trying again.`,
+      { action: `Try again after ${new Date(Date.now() + retryAfterMs).toISOString()}.`, retryable: true },
+    );
+  const delay = retryAfterMs ?? backoffDelay(policy, attempt);
+  logger.warn('retrying', { call: label, attempt, delayMs: delay, error: failure.message });
+  await sleep(delay, signal);
+}
+
+function describeDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
 }
 
 /** A timer that ends early, with a 'canceled' error, when the signal aborts. */

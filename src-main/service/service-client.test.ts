@@ -4,15 +4,19 @@ import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { createLogger } from '../logging/logger.js';
+import { readLogs } from '../logging/log-files.test-support.js';
 import { createMemoryLogger, type LogEntry } from '../logging/memory-logger.test-support.js';
 import { PresignedRefusedError, type ServiceClient, type PollState } from './service-client.js';
+import { waitForResult } from './run-job.test-support.js';
 import {
   BUNNY_PLY,
   clientFor,
+  runTestJob,
   SCAN,
   SPEC,
   SPIDER_STL,
   startTestEngine,
+  TEST_POLL,
   withTempDir,
   type TestEngine,
 } from './test-engine.test-support.js';
@@ -67,7 +71,7 @@ describe('ServiceClient against the local engine on loopback', () => {
       withTempDir(async (dir) => {
         const polls: PollState[] = [];
         const uploaded: number[] = [];
-        const res = await client.runJob(SPEC, { cbct: SCAN }, dir, {
+        const res = await runTestJob(client, SPEC, { cbct: SCAN }, dir, {
           onPoll: (s) => polls.push(s),
           onUploadProgress: (_input, sent) => uploaded.push(sent),
         });
@@ -108,7 +112,8 @@ describe('ServiceClient against the local engine on loopback', () => {
     await withEngine({}, async ({ engine, client }) =>
       withTempDir(async (dir) => {
         const runs = Array.from({ length: 6 }, (_, i) =>
-          client.runJob(
+          runTestJob(
+            client,
             { ...SPEC, meshes: [{ extension: '.stl', structures: ['mandible'] }] },
             { cbct: SCAN },
             join(dir, `s${i}`),
@@ -129,7 +134,7 @@ describe('ServiceClient against the local engine on loopback', () => {
       withTempDir(async (dir) => {
         const spec = { ...SPEC, meshes: [{ extension: '.stl' as const, structures: ['mandible'] }] };
         await writeFile(join(dir, 'mandible.stl'), 'mine');
-        const res = await client.runJob(spec, { cbct: SCAN }, dir);
+        const res = await runTestJob(client, spec, { cbct: SCAN }, dir);
         expect(res.outputs[0]?.path).toBe(join(dir, 'mandible (2).stl'));
         expect(await readFile(join(dir, 'mandible.stl'), 'utf8')).toBe('mine');
       }),
@@ -192,7 +197,7 @@ describe('ServiceClient against the local engine on loopback', () => {
       },
       async ({ engine, client }) =>
         withTempDir(async (dir) => {
-          const res = await client.runJob(SPEC, { cbct: SCAN }, dir);
+          const res = await runTestJob(client, SPEC, { cbct: SCAN }, dir);
           expect(res.outputs.every((o) => o.bytes && o.bytes > 0)).toBe(true);
           expect(engine.stats.jobsCreated).toBe(1);
           expect(engine.stats.requests).toBeGreaterThan(12);
@@ -245,7 +250,7 @@ describe('ServiceClient against the local engine on loopback', () => {
         if (!first) throw new Error('no upload');
         await client.upload(first.uploadUrl, SCAN);
         await client.notify(first.notifyUrl);
-        await client.waitForResult(job.jobId);
+        await waitForResult(client, job.jobId, { poll: TEST_POLL });
         expect(retries(log).slice(1)).toEqual([{ call: 'Result poll', delayMs: 1000 }]);
       },
     );
@@ -255,7 +260,7 @@ describe('ServiceClient against the local engine on loopback', () => {
     await withEngine({ processingDelayMs: 300, faults: { pollRetryAfterSeconds: 1 } }, async ({ client }) =>
       withTempDir(async (dir) => {
         const polls: PollState[] = [];
-        await client.runJob(SPEC, { cbct: SCAN }, dir, { onPoll: (p) => polls.push(p) });
+        await runTestJob(client, SPEC, { cbct: SCAN }, dir, { onPoll: (p) => polls.push(p) });
         // Without the header the client would poll every 20-80 ms, several times in 300 ms; with it,
         // the second poll comes a second later and finds the job finished.
         expect(polls[0]).toMatchObject({ state: 'processing', retryAfterMs: 1000 });
@@ -282,7 +287,7 @@ describe('ServiceClient against the local engine on loopback', () => {
       { faults: { dropConnection: { count: 4, on: ['upload', 'poll', 'download'] } } },
       async ({ engine, client }) =>
         withTempDir(async (dir) => {
-          const res = await client.runJob(SPEC, { cbct: SCAN }, dir);
+          const res = await runTestJob(client, SPEC, { cbct: SCAN }, dir);
           expect(await sameFile(res.outputs[0]?.path as string, SPIDER_STL)).toBe(true);
           expect(await sameFile(res.outputs[1]?.path as string, BUNNY_PLY)).toBe(true);
           expect(engine.stats.uploads).toBe(1);
@@ -313,7 +318,7 @@ describe('ServiceClient against the local engine on loopback', () => {
       engine.setFaults({ malformedJson: { count: 1, on: ['poll', 'token'] } });
       await withTempDir(async (dir) => {
         const fresh = clientFor(engine);
-        const res = await fresh.runJob(SPEC, { cbct: SCAN }, dir);
+        const res = await runTestJob(fresh, SPEC, { cbct: SCAN }, dir);
         expect(res.outputs).toHaveLength(2);
         fresh.close();
       });
@@ -326,7 +331,8 @@ describe('ServiceClient against the local engine on loopback', () => {
       async ({ client }) =>
         withTempDir(async (dir) => {
           const progress: number[] = [];
-          const res = await client.runJob(
+          const res = await runTestJob(
+            client,
             { ...SPEC, meshes: [{ extension: '.stl', structures: ['mandible'] }] },
             { cbct: SCAN },
             dir,
@@ -345,7 +351,7 @@ describe('ServiceClient against the local engine on loopback', () => {
       { faults: { failJobs: { message: 'the scan holds no mandible' } } },
       async ({ client }) =>
         withTempDir(async (dir) => {
-          const err = await expectAppError(client.runJob(SPEC, { cbct: SCAN }, dir), 'job-failed');
+          const err = await expectAppError(runTestJob(client, SPEC, { cbct: SCAN }, dir), 'job-failed');
           expect(err.message).toContain('the scan holds no mandible');
         }),
     );
@@ -354,7 +360,7 @@ describe('ServiceClient against the local engine on loopback', () => {
   it('reports a processor failure through success: false', async () => {
     await withEngine({ fail: 'no bone found in the volume' }, async ({ client }) =>
       withTempDir(async (dir) => {
-        const err = await expectAppError(client.runJob(SPEC, { cbct: SCAN }, dir), 'job-failed');
+        const err = await expectAppError(runTestJob(client, SPEC, { cbct: SCAN }, dir), 'job-failed');
         expect(err.message).toContain('no bone found in the volume');
       }),
     );
@@ -363,7 +369,7 @@ describe('ServiceClient against the local engine on loopback', () => {
   it('treats an output status other than Available as a failed job', async () => {
     await withEngine({ faults: { outputStatus: 'Failed' } }, async ({ client }) =>
       withTempDir(async (dir) => {
-        const err = await expectAppError(client.runJob(SPEC, { cbct: SCAN }, dir), 'job-failed');
+        const err = await expectAppError(runTestJob(client, SPEC, { cbct: SCAN }, dir), 'job-failed');
         expect(err.message).toContain('status "Failed"');
         expect(err.message).toContain('mandible.stl');
       }),
@@ -385,7 +391,7 @@ describe('ServiceClient against the local engine on loopback', () => {
     await withEngine({}, async ({ engine, client }) =>
       withTempDir(async (dir) => {
         let expiredOnce = false;
-        const res = await client.runJob(SPEC, { cbct: SCAN }, dir, {
+        const res = await runTestJob(client, SPEC, { cbct: SCAN }, dir, {
           onPoll: (s) => {
             // The result is read with expired addresses once; the next poll hands out good ones.
             if (s.state === 'processing' && !expiredOnce) {
@@ -405,7 +411,7 @@ describe('ServiceClient against the local engine on loopback', () => {
   it('falls back to POST once when the notify address answers 405 to PUT', async () => {
     await withEngine({ faults: { notifyPostOnly: true } }, async ({ engine, client }) =>
       withTempDir(async (dir) => {
-        await client.runJob(SPEC, { cbct: SCAN }, dir);
+        await runTestJob(client, SPEC, { cbct: SCAN }, dir);
         expect(engine.stats.notifies).toBe(1);
       }),
     );
@@ -415,7 +421,7 @@ describe('ServiceClient against the local engine on loopback', () => {
     await withEngine({ version: 'v2' }, async ({ engine, client }) =>
       withTempDir(async (dir) => {
         expect(engine.baseUrl).toMatch(/\/v2$/);
-        const res = await client.runJob(SPEC, { cbct: SCAN }, dir);
+        const res = await runTestJob(client, SPEC, { cbct: SCAN }, dir);
         expect(res.outputs).toHaveLength(2);
       }),
     );
@@ -445,7 +451,8 @@ describe('ServiceClient against the local engine on loopback', () => {
     try {
       await withEngine({}, async ({ engine, client, calls }) =>
         withTempDir(async (dir) => {
-          const res = await client.runJob(
+          const res = await runTestJob(
+            client,
             {
               inputs: { cbct: { extension: '.dcm', downloadUrl: `${origin}/scan.dcm` } },
               meshes: [
@@ -483,7 +490,10 @@ describe('ServiceClient against the local engine on loopback', () => {
       const abort = new AbortController();
       setTimeout(() => abort.abort(), 100);
       // Processing takes 20 s: only the abort can end the wait with 'canceled' (the test times out first).
-      await expectAppError(client.waitForResult(job.jobId, { signal: abort.signal }), 'canceled');
+      await expectAppError(
+        waitForResult(client, job.jobId, { signal: abort.signal, poll: TEST_POLL }),
+        'canceled',
+      );
     });
   });
 
@@ -491,10 +501,12 @@ describe('ServiceClient against the local engine on loopback', () => {
     await withTempDir(async (dir) => {
       const logFile = join(dir, 'client.log');
       const t = await startTestEngine({ faults: { dropConnection: { count: 1, on: ['download'] } } });
-      const client = clientFor(t.engine, { logger: createLogger({ file: logFile, level: 'debug' }) });
+      const logger = createLogger({ file: logFile, level: 'debug' });
+      const client = clientFor(t.engine, { logger });
       try {
-        const res = await client.runJob(SPEC, { cbct: SCAN }, join(dir, 'out'));
-        const log = await readFile(logFile, 'utf8');
+        const res = await runTestJob(client, SPEC, { cbct: SCAN }, join(dir, 'out'));
+        await logger.flush();
+        const log = readLogs(logFile);
         expect(log).toContain(res.jobId);
         expect(log).toContain('retrying');
         expect(log).not.toContain(t.engine.clientSecret);
@@ -508,10 +520,7 @@ describe('ServiceClient against the local engine on loopback', () => {
   });
 });
 
-describe.each([
-  ['the fast loopback path', true],
-  ['the http module', false],
-])('downloads through %s', (_name, fast) => {
+describe('downloads', () => {
   it('survives dropped and slow bodies and checks sizes', async () => {
     const t = await startTestEngine({
       faults: {
@@ -519,11 +528,11 @@ describe.each([
         slowBody: { bytesPerSecond: 2_000_000, on: ['download'] },
       },
     });
-    const client = clientFor(t.engine, { fastLoopbackDownloads: fast });
+    const client = clientFor(t.engine);
     try {
       await withTempDir(async (dir) => {
         const progress: number[] = [];
-        const res = await client.runJob(SPEC, { cbct: SCAN }, dir, {
+        const res = await runTestJob(client, SPEC, { cbct: SCAN }, dir, {
           onDownloadProgress: (i, got) => i === 1 && progress.push(got),
         });
         expect(await sameFile(res.outputs[0]?.path as string, SPIDER_STL)).toBe(true);

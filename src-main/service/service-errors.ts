@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { AppError } from '../../src-shared/errors.js';
 import { OUTPUT_AVAILABLE, type PollResult } from '../../src-shared/job-spec.js';
-import type { TransportError } from './http-transport.js';
+import { redact } from '../logging/redact.js';
+import { readBody, type HttpResponse, type TransportError } from './http-transport.js';
 
 /** The client's failures, each in words a user can act on. */
 
@@ -58,18 +59,31 @@ export function describeConnectionFailure(e: TransportError): string {
     case 'ENETUNREACH':
     case 'ENETDOWN':
       return 'the network does not reach that computer';
-    case 'CERT_HAS_EXPIRED':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return 'its certificate is not valid for this address';
     default:
-      // Our own messages (a cut answer, an idle socket) are words already; a library's are not shown.
-      return e.code && /^E[A-Z]+$/.test(e.code) && e.message.includes(e.code)
-        ? 'the connection failed'
-        : e.message;
+      if (e.code && CERTIFICATE_CODES.has(e.code)) return 'its certificate is not trusted for this address';
+      // A TransportError's message is ours, in words (a library's own text is only in its cause).
+      return e.message;
   }
+}
+
+/** OpenSSL's verdicts on a server certificate, as Node reports them in `code`. */
+const CERTIFICATE_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** What to do about a failed connection; a certificate the system does not trust has its own remedy. */
+export function connectionAction(e: TransportError, what: string): string {
+  if (e.code && CERTIFICATE_CODES.has(e.code))
+    return `If ${what} uses a certificate of your organisation's own authority, start scan2mesh with NODE_EXTRA_CA_CERTS set to that authority's certificate file (PEM); otherwise report it to the service operator.`;
+  return `Check the network connection and ${what}, then try again.`;
 }
 
 export function networkError(label: string, url: URL, e: TransportError): AppError {
@@ -77,7 +91,7 @@ export function networkError(label: string, url: URL, e: TransportError): AppErr
     'network',
     `${label}: the connection to ${url.host} failed: ${describeConnectionFailure(e)}.`,
     {
-      action: 'Check the network connection and the service address, then try again.',
+      action: connectionAction(e, 'the service address'),
       retryable: true,
       cause: e,
     },
@@ -130,9 +144,20 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-export function describeDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${Math.round(s / 3600)} h`;
+/** ": <message>" from an error answer's body, short and redacted, or ''. */
+export async function errorDetail(res: HttpResponse): Promise<string> {
+  return errorDetailOf((await readBody(res, 64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'));
+}
+
+/** ": <message>" from an error body already read, short and redacted, or ''. */
+function errorDetailOf(body: string): string {
+  const text = body.trim();
+  if (!text) return '';
+  let message = text;
+  try {
+    message = messageOf(JSON.parse(text) as unknown) ?? text;
+  } catch {
+    // plain text stays as it is
+  }
+  return `: ${redact(message.replace(/\s+/g, ' ')).slice(0, 300)}`;
 }

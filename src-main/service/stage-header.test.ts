@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stageHeader } from './service-client.js';
+import { stageHeader } from './poll-state.js';
 
 describe('X-Stage header', () => {
   it('decodes the stage the local engine sends', () => {

@@ -5,6 +5,8 @@ import { startLocalEngine, type LocalEngineOptions, type RunningEngine } from '.
 import { createFixtureProcessor, FIXTURES } from '../engine/server/fixture-processor.test-support.js';
 import type { ProcessorJob } from '../engine/processor.js';
 import type { JobSpec } from '../../src-shared/job-spec.js';
+import type { PollPolicy } from './retry.js';
+import { runJob, type RunJobHooks, type RunJobResult } from './run-job.test-support.js';
 import { ServiceClient, type ServiceClientOptions } from './service-client.js';
 
 /** A real DICOM file from the fixtures, uploaded as the cbct input (the fixture processor does not read it). */
@@ -50,10 +52,23 @@ export function clientFor(engine: RunningEngine, extra: Partial<ServiceClientOpt
     clientId: engine.clientId,
     clientSecret: engine.clientSecret,
     retry: { baseDelayMs: 10, maxDelayMs: 40, maxAttempts: 5, maxRetryAfterMs: 5_000 },
-    poll: { initialMs: 20, maxMs: 80, factor: 1.5, jitter: 0.2 },
     idleTimeoutMs: 10_000,
     ...extra,
   });
+}
+
+/** Polls 20-80 ms apart, so that tests of whole jobs stay fast. */
+export const TEST_POLL: PollPolicy = { initialMs: 20, maxMs: 80, factor: 1.5, jitter: 0.2 };
+
+/** runJob with TEST_POLL unless the hooks say otherwise. */
+export function runTestJob(
+  client: ServiceClient,
+  spec: JobSpec,
+  inputFiles: Record<string, string>,
+  outDir: string,
+  hooks: RunJobHooks = {},
+): Promise<RunJobResult> {
+  return runJob(client, spec, inputFiles, outDir, { poll: TEST_POLL, ...hooks });
 }
 
 export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { discard, readBody, retryAfterMs, send, TransportError, type Agents } from './http-transport.js';
 import { backoffDelay, raceAbort, sleep, type RetryPolicy } from './retry.js';
-import { describeConnectionFailure } from './service-errors.js';
+import { connectionAction, describeConnectionFailure } from './service-errors.js';
 import { safeUrl } from './url-policy.js';
 
 /** §2.4; extra fields (scope, ...) are tolerated. */
@@ -20,7 +20,7 @@ const TokenErrorSchema = z.looseObject({
   message: z.string().optional(),
 });
 
-export interface TokenManagerConfig {
+interface TokenManagerConfig {
   tokenUrl: URL;
   audience: string;
   clientId: string;
@@ -123,7 +123,7 @@ export class TokenManager {
           'network',
           `The sign-in address ${this.cfg.tokenUrl.host} could not be reached: ${describeConnectionFailure(e)}.`,
           {
-            action: 'Check the network connection and the sign-in address of the connection.',
+            action: connectionAction(e, 'the sign-in address of the connection'),
             retryable: true,
             cause: e,
           },

@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { DEFAULT_NAMING_TEMPLATE } from '../../src-shared/jobs.js';
 import { AppSettingsSchema, type AppSettings } from '../../src-shared/settings.js';
-import { checkNamingTemplate } from '../jobs/output-naming.js';
+import { checkNamingTemplate } from './output-naming.js';
 import type { Logger } from '../logging/logger.js';
 import { readJsonFile, writeJsonFileAtomic } from './json-file.js';
 

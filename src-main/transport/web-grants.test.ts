@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startWebServer, type RunningWebServer } from './web-server.js';
 import { DEFAULT_STAGE_LIMITS, stageLimitsFromEnv, type StageLimits } from './web-stage.js';
-import { testCore } from '../app/test-support.js';
+import { testCore } from '../app/core.test-support.js';
 import { invoke, pageHeaders, raw } from './web-request.test-support.js';
 
 const MULTIFRAME = resolve(

@@ -4,7 +4,7 @@ import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-sto
 import { dataDir as defaultDataDir } from '../platform/paths.js';
 import { rendererDir } from '../platform/app-paths.js';
 import { revealWithSystemTools } from '../platform/reveal.js';
-import { startWebServer, type RunningWebServer } from './web-server.js';
+import { startWebServer, webFileUrl, type RunningWebServer } from './web-server.js';
 import { createLogger } from '../logging/logger.js';
 import { stageLimitsFromEnv } from './web-stage.js';
 
@@ -32,7 +32,7 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
       secrets: opts.secrets ?? createKeytarSecretStore(),
       revealInFolder: revealWithSystemTools,
     },
-    { logger },
+    { logger, fileUrl: webFileUrl },
   );
   const server = await startWebServer({
     core,
@@ -52,4 +52,23 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
       await core.dispose();
     },
   };
+}
+
+/**
+ * Runs web mode until Ctrl+C (SIGINT or SIGTERM), telling the user where to open it; shared by
+ * `scan2mesh web` and `npm start` without Electron.
+ */
+export async function runWebMode(opts: { port?: number }): Promise<void> {
+  const web = await startWebMode(opts.port !== undefined ? { port: opts.port } : {});
+  process.stdout.write(
+    `scan2mesh is running in web mode. Open this address in your browser:\n\n  ${web.server.url}\n\n`,
+  );
+  process.stdout.write('It works only on this computer and only with this address. Press Ctrl+C to stop.\n');
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      void web.close().then(done);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWebServer, type RunningWebServer } from './web-server.js';
-import { testCore } from '../app/test-support.js';
+import { testCore } from '../app/core.test-support.js';
 import { raw } from './web-request.test-support.js';
 
 describe('web mode server', () => {

@@ -26,8 +26,12 @@ const MIME: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
+/** Where web mode serves a file the core granted to the page (a finished mesh): see api() below. */
+export const webFileUrl = (grantId: string): string => `/api/file/${grantId}`;
+
 export interface WebServerOptions {
-  core: Core;
+  /** What the server carries: the contract's dispatcher, the core's events, and its grants. */
+  core: Pick<Core, 'dispatch' | 'bus' | 'logger' | 'files' | 'scanGrants'>;
   /** The built renderer (dist/renderer). */
   rendererDir: string;
   port?: number;

@@ -3,15 +3,16 @@ import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWebServer, type RunningWebServer } from './web-server.js';
-import { testCore } from '../app/test-support.js';
+import { testCore } from '../app/core.test-support.js';
 import type { Core } from '../app/core.js';
 import { invoke } from './web-request.test-support.js';
+import { AppSettingsStore } from '../settings/app-settings.js';
 import {
   ensureKeyring,
   keyringAvailable,
   NO_KEYRING_REASON,
   type PrivateKeyring,
-} from '../secrets/private-keyring.js';
+} from '../secrets/private-keyring.test-support.js';
 
 async function start(core: Core): Promise<RunningWebServer> {
   const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
@@ -95,7 +96,8 @@ describe('web transport: the output folder changes only through the confirmed fl
     const set = await invoke(s, 'settings.setOutputDir', { path: wanted, confirmation: again.confirmation });
     expect(set.envelope).toMatchObject({ ok: true, value: { outputDir: wanted } });
     expect(existsSync(wanted)).toBe(true);
-    expect(core.settings.get().outputDir).toBe(wanted);
+    // Kept in the data folder, as a restarted app reads it.
+    expect(new AppSettingsStore(core.platform.dataDir).get().outputDir).toBe(wanted);
     expect(existsSync(other)).toBe(false);
   });
 });
@@ -129,7 +131,7 @@ describe.skipIf(!keyringAvailable())(
 
       const renamed = await invoke(s, 'profiles.save', { profile: { ...profile, id, name: 'Relu EU' } });
       expect(renamed.envelope.value).toMatchObject({ secretStored: true });
-      expect(await core.secrets.get(id)).toBe('typed-for-auth0');
+      expect(await core.platform.secrets.get(id)).toBe('typed-for-auth0');
 
       // A compromised page pointing the sign-in at its own host gets a profile without a secret.
       const moved = await invoke(s, 'profiles.save', {
@@ -139,7 +141,7 @@ describe.skipIf(!keyringAvailable())(
         secretStored: false,
         authUrl: 'https://attacker.example',
       });
-      expect(await core.secrets.get(id)).toBeNull();
+      expect(await core.platform.secrets.get(id)).toBeNull();
       expect(moved.text).not.toContain('typed-for-auth0');
 
       // A new secret typed with the change is the one kept.
@@ -148,18 +150,18 @@ describe.skipIf(!keyringAvailable())(
         clientSecret: 'typed-again',
       });
       expect(back.envelope.value).toMatchObject({ secretStored: true });
-      expect(await core.secrets.get(id)).toBe('typed-again');
+      expect(await core.platform.secrets.get(id)).toBe('typed-again');
 
       for (const change of [
         { baseUrl: 'https://us.virtualpatientengine.com/24.06' },
         { clientId: 'other' },
       ]) {
-        await core.secrets.set(id, 'typed-again');
+        await core.platform.secrets.set(id, 'typed-again');
         const r = await invoke(s, 'profiles.save', { profile: { ...profile, id, ...change } });
         expect(r.envelope.value, JSON.stringify(change)).toMatchObject({ secretStored: false });
-        expect(await core.secrets.has(id)).toBe(false);
+        expect(await core.platform.secrets.has(id)).toBe(false);
       }
-      await core.secrets.delete(id);
+      await core.platform.secrets.delete(id);
     });
   },
 );

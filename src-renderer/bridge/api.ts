@@ -1,12 +1,11 @@
-import {
-  CHANNEL_NAMES,
-  type Channel,
-  type ContractApi,
-  type Envelope,
-  type EventName,
-  type EventPayload,
-  type RendererBridge,
-  type ScanGrant,
+import { buildApi, callerOf } from '../../src-shared/channels';
+import type {
+  ContractApi,
+  Envelope,
+  EventName,
+  EventPayload,
+  RendererBridge,
+  ScanGrant,
 } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
@@ -33,20 +32,10 @@ function unwrap<T>(e: Envelope<T>): T {
 }
 
 /** The contract as the UI uses it: typed calls that resolve to results and throw AppError. */
-export const api: ContractApi = (() => {
-  const out: Record<string, Record<string, (req: unknown) => Promise<unknown>>> = {};
-  const raw = bridge.api as unknown as Record<
-    string,
-    Record<string, (req: unknown) => Promise<Envelope<unknown>>>
-  >;
-  for (const channel of CHANNEL_NAMES as Channel[]) {
-    const [group, method] = channel.split('.') as [string, string];
-    const call = raw[group]?.[method];
-    if (!call) continue;
-    (out[group] ??= {})[method] = async (req: unknown) => unwrap(await call(req ?? {}));
-  }
-  return out as unknown as ContractApi;
-})();
+const callBridge = callerOf(bridge.api);
+export const api: ContractApi = buildApi<'promise'>(async (channel, req) =>
+  unwrap(await callBridge(channel, req)),
+);
 
 export function onEvent<E extends EventName>(
   event: E,

@@ -1,10 +1,5 @@
-import {
-  buildApi,
-  EVENT_NAMES,
-  type EventName,
-  type RendererBridge,
-  type ScanGrant,
-} from '../../src-shared/contract';
+import { buildApi, eventListeners } from '../../src-shared/channels';
+import type { RendererBridge, ScanGrant } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
 
@@ -102,16 +97,15 @@ export async function stageFiles(
  * The session cookie set when the page was first opened authenticates every call.
  */
 export function createWebBridge(): RendererBridge<DroppedItem> {
-  type Listener = (payload: unknown) => void;
-  const listeners = new Map<EventName, Set<Listener>>();
+  const events = eventListeners();
   let source: EventSource | null = null;
 
   const connect = (): void => {
     if (source) return;
     source = new EventSource('/api/events');
     source.onmessage = (m: MessageEvent<string>) => {
-      const { event, payload } = JSON.parse(m.data) as { event: EventName; payload: unknown };
-      for (const l of listeners.get(event) ?? []) l(payload);
+      const { event, payload } = JSON.parse(m.data) as { event: string; payload: unknown };
+      events.emit(event, payload);
     };
   };
 
@@ -158,12 +152,9 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
       return res.json();
     }),
     on(event, listener) {
-      if (!EVENT_NAMES.includes(event)) throw new Error(`Unknown event ${String(event)}`);
+      const off = events.on(event, listener);
       connect();
-      const set = listeners.get(event) ?? new Set<Listener>();
-      listeners.set(event, set);
-      set.add(listener as Listener);
-      return () => set.delete(listener as Listener);
+      return off;
     },
     grantsForFiles: (items) => stageFiles(items),
   };

@@ -7,6 +7,7 @@ import { useShell } from '../shell/screens';
 import { useConnections } from './connections-store';
 import { ProfileForm } from './ProfileForm';
 import { EMPTY_FORM, fromProfile, fromTemplate } from './profile-form';
+import './connections.css';
 
 type Editing = { kind: 'new'; template: boolean } | { kind: 'edit'; id: string } | null;
 

@@ -17,6 +17,7 @@ import {
   type StateFilter,
 } from './batch-summary';
 import './batches.css';
+import './jobs.css';
 
 const FILTER_LABELS: Record<StateFilter, string> = {
   all: 'All',

@@ -1,7 +1,7 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import type { SlicePlane, SlicePreview } from '../../src-shared/scans';
 import { greyToRgba } from '../scans/preview-pixels';
-import { outlinesForView, type OutlineMesh } from './outline';
+import { useViewOutlines, type OutlineMesh } from './outline';
 import {
   edgeLetters,
   patientToPixel,
@@ -79,10 +79,7 @@ export function SliceView(props: SliceViewProps) {
   }, [preview]);
 
   // Outlines only change with the slice or the meshes; the crosshair moving in this view does not cut again.
-  const outlines = useMemo(
-    () => (preview && meshes.length > 0 ? outlinesForView(meshes, preview.geometry) : []),
-    [preview, meshes],
-  );
+  const outlines = useViewOutlines(meshes, preview?.geometry ?? null);
 
   useEffect(() => {
     const canvas = overlayRef.current;

@@ -1,4 +1,5 @@
-import { cutMesh, type CutMesh } from './plane-cut';
+import { useEffect, useState } from 'react';
+import { cutMeshInSlices, type CutMesh } from './plane-cut';
 import { patientToPixel, viewPlane, type SliceGeometry } from './slice-space';
 
 /** A mesh to outline on the slices: its geometry in patient coordinates (LPS, mm) and its colour. */
@@ -12,7 +13,7 @@ export interface OutlineMesh {
 }
 
 /** A mesh's cut through one view, in the view's pixel coordinates: [u1, v1, u2, v2, ...]. */
-export interface ViewOutline {
+interface ViewOutline {
   id: string;
   colour: string;
   dashed: boolean;
@@ -20,19 +21,54 @@ export interface ViewOutline {
   lines: Float32Array[];
 }
 
-/** Cuts each mesh by the view's plane and projects the segments onto the view's pixels. */
-export function outlinesForView(meshes: readonly OutlineMesh[], geometry: SliceGeometry): ViewOutline[] {
+/**
+ * Cuts each mesh by the view's plane and projects the segments onto the view's pixels. Large
+ * meshes are cut a few chunks at a time (cutMeshInSlices), so the window stays responsive;
+ * rejects once the signal aborts.
+ */
+export async function outlinesForView(
+  meshes: readonly OutlineMesh[],
+  geometry: SliceGeometry,
+  signal?: AbortSignal,
+): Promise<ViewOutline[]> {
   const plane = viewPlane(geometry);
-  return meshes.map((m) => {
-    const cut = cutMesh(m.mesh, plane);
+  const outlines: ViewOutline[] = [];
+  for (const m of meshes) {
+    const cut = await cutMeshInSlices(m.mesh, plane, signal);
     const segments = new Float32Array((cut.length / 3) * 2);
     for (let s = 0, o = 0; s < cut.length; s += 3, o += 2) {
       const [u, v] = patientToPixel(geometry, [cut[s]!, cut[s + 1]!, cut[s + 2]!]);
       segments[o] = u;
       segments[o + 1] = v;
     }
-    return { id: m.id, colour: m.colour, dashed: !m.sharesFrame, lines: chainSegments(segments) };
-  });
+    outlines.push({ id: m.id, colour: m.colour, dashed: !m.sharesFrame, lines: chainSegments(segments) });
+  }
+  return outlines;
+}
+
+/** One empty list, so a view without meshes keeps the same value from render to render. */
+const NO_OUTLINES: ViewOutline[] = [];
+
+/**
+ * The outlines of the meshes on one slice, for a slice view: cut off the critical path (see
+ * outlinesForView) whenever the slice or the meshes change; an older cut still under way is
+ * abandoned. Until the new cut is ready the view keeps the last outlines.
+ */
+export function useViewOutlines(
+  meshes: readonly OutlineMesh[],
+  geometry: SliceGeometry | null,
+): ViewOutline[] {
+  const [latest, setLatest] = useState<ViewOutline[]>(NO_OUTLINES);
+  const wanted = geometry !== null && meshes.length > 0;
+  useEffect(() => {
+    if (!geometry || meshes.length === 0) return;
+    const abort = new AbortController();
+    outlinesForView(meshes, geometry, abort.signal).then(setLatest, () => {
+      // Aborted: a newer slice or mesh list has its own cut under way.
+    });
+    return () => abort.abort();
+  }, [meshes, geometry]);
+  return wanted ? latest : NO_OUTLINES;
 }
 
 /**

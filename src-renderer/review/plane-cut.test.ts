@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureMesh } from '../viewer/test-fixtures';
-import { cutMesh } from './plane-cut';
+import { fixtureMesh } from '../viewer/fixture-meshes.test-support';
+import { chunkMesh } from '../viewer/mesh-chunks';
+import { buildIndexedMesh } from '../viewer/weld';
+import { cutMesh, cutMeshInSlices } from './plane-cut';
 
-// The renderer has no Node types (see viewer/test-fixtures.ts); the test takes spawnSync at run time.
+// The renderer has no Node types (see viewer/fixture-meshes.test-support.ts); the test takes spawnSync at run time.
 interface SpawnResult {
   status: number | null;
   stdout: string;
@@ -78,6 +80,17 @@ describe('cutMesh', () => {
     );
     expect(totalLength(chunked)).toBeCloseTo(4, 5);
   });
+
+  it('cuts the viewer’s chunked skull in slices, skipping chunks the plane misses, to the same outline', async () => {
+    const soup = readBinaryStl(SKULL_NAME);
+    const chunked = chunkMesh(buildIndexedMesh(soup.positions.slice(), null));
+    const plane = { point: [0, 0, 60], normal: [0, 0, 1] } as const;
+    const whole = totalLength(cutMesh(soup, plane));
+    expect(whole).toBeGreaterThan(100);
+    expect(totalLength(await cutMeshInSlices(chunked, plane)) / whole).toBeCloseTo(1, 6);
+    // A plane beside the mesh crosses no chunk's box.
+    expect((await cutMeshInSlices(chunked, { point: [0, 0, 1e4], normal: [0, 0, 1] })).length).toBe(0);
+  }, 60_000);
 
   const vtk = spawnSync('/usr/bin/python3', ['-c', 'import vtk'], { encoding: 'utf8' });
   it.skipIf(vtk.status !== 0)(

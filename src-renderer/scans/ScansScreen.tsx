@@ -5,6 +5,7 @@ import { useScanPickers, type ScanPickers } from './ScanPickers';
 import { SeriesCard } from './SeriesCard';
 import { SubmitPanel } from './SubmitPanel';
 import { useScans } from './scans-store';
+import './scans.css';
 
 function AddButtons({ pickers, big }: { pickers: ScanPickers; big?: boolean }) {
   return (

@@ -7,6 +7,7 @@ import { duplicateOf } from './duplicates';
 import { isUsable, useScans } from './scans-store';
 import './series-fitness.css';
 import './series-duplicate.css';
+import './series-card.css';
 
 const SEVERITY_WORD = { error: 'Cannot be used', warning: 'Check', info: 'Note' } as const;
 

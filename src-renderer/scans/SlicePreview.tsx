@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { SeriesSummary } from '../../src-shared/scans';
 import { SliceReview } from '../review/SliceReview';
+import './slice-preview.css';
 
 /**
  * The scan as an imaging tool shows it: axial, coronal and sagittal views linked by a crosshair

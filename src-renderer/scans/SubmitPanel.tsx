@@ -10,7 +10,7 @@ import { planMeshes, refusedChoices, structureLabel } from '../structures/struct
 import { ErrorNote } from '../common/ui';
 import { plural } from '../common/format';
 import { isUsable, useScans } from './scans-store';
-import './submit-bar.css';
+import './submit-panel.css';
 
 /**
  * The side panel that stays beside the scans: which scans go, where, what to make of them, and the

@@ -6,6 +6,7 @@ import { ErrorNote, Switch } from '../common/ui';
 import { announce } from '../shell/announce';
 import { ScreenTitle } from '../shell/ScreenTitle';
 import { OutputFolderField } from './OutputFolderField';
+import './settings.css';
 
 /** Everything but the output folder, which has its own flow (OutputFolderField). */
 type Draft = Omit<AppSettings, 'uploads' | 'downloads' | 'outputDir'> & {

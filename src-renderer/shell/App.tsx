@@ -1,8 +1,7 @@
-import { useCallback, useEffect } from 'react';
+import { lazy, Suspense, useCallback, useEffect } from 'react';
 import { useShell, type Screen } from './screens';
 import { useAnnounce } from './announce';
 import { useWindowDrop } from './useWindowDrop';
-import { ViewerHost } from './ViewerHost';
 import { ConnectionsScreen } from '../connections/ConnectionsScreen';
 import { useConnections } from '../connections/connections-store';
 import { JobsScreen } from '../jobs/JobsScreen';
@@ -14,6 +13,11 @@ import { SettingsScreen } from '../settings/SettingsScreen';
 import { useApp } from '../app/app-store';
 import { onEvent, transport } from '../bridge/api';
 import type { DroppedItem } from '../bridge/dropped-item';
+import './shell.css';
+
+// The viewer (three.js, about two thirds of the renderer's code) loads when it is first opened, so
+// the first page of the app has no long parse-and-compile task for a screen the user has not asked for.
+const ViewerHost = lazy(() => import('./ViewerHost').then((m) => ({ default: m.ViewerHost })));
 
 const NAV: { id: Screen; label: string }[] = [
   { id: 'scans', label: 'Scans' },
@@ -112,7 +116,11 @@ export function App() {
       <main className={screen === 'viewer' ? 'main-viewer' : undefined}>
         {screen === 'scans' && <ScansScreen />}
         {screen === 'jobs' && <JobsScreen />}
-        {screen === 'viewer' && <ViewerHost />}
+        {screen === 'viewer' && (
+          <Suspense fallback={<p className="muted">Loading the viewer…</p>}>
+            <ViewerHost />
+          </Suspense>
+        )}
         {screen === 'connections' && <ConnectionsScreen />}
         {screen === 'settings' && <SettingsScreen />}
       </main>

@@ -7,6 +7,7 @@ import { ScanCheck } from '../review/ScanCheck';
 import { ViewerScreen, type ViewerMeshSource } from '../viewer/ViewerScreen';
 import { ScreenTitle } from './ScreenTitle';
 import { useShell } from './screens';
+import './viewer-host.css';
 
 /** Every output of a finished job as the viewer wants it; the bytes are fetched only when it loads them. */
 async function sourcesFor(jobId: string, count: number): Promise<ViewerMeshSource[]> {

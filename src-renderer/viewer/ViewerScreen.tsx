@@ -12,7 +12,7 @@ import './viewer-panel.css';
 
 export type { ViewerMeshSource } from './viewer-actions.js';
 
-export interface ViewerScreenProps {
+interface ViewerScreenProps {
   /** Outputs of a finished job, shown together in the coordinates the service wrote them in. */
   meshes?: ViewerMeshSource[];
 }

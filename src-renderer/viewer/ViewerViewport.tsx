@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { KeyboardEvent, RefObject } from 'react';
 import { isAppError } from '../../src-shared/errors.js';
 import { MARKS, cancelLoad } from './viewer-actions.js';
-import { STAGE_LABELS } from './mesh-loader.js';
+import { STAGE_LABELS, prepareMeshLoader, releaseMeshLoader } from './mesh-loader.js';
 import { meshRegistry } from './mesh-registry.js';
 import { drawOrientationMarker } from './orientation-marker.js';
 import { SceneController } from './scene-controller.js';
@@ -105,6 +105,7 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
       return;
     }
     controllerRef.current = controller;
+    prepareMeshLoader();
     useViewerStore.getState().setViewFailure(null);
     controller.setBackground(canvasBackground(host));
     const scheme = matchMedia('(prefers-color-scheme: dark)');
@@ -116,6 +117,7 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
       unsubscribe();
       scheme.removeEventListener('change', onScheme);
       controllerRef.current = null;
+      releaseMeshLoader();
       controller.dispose();
     };
   }, [controllerRef]);

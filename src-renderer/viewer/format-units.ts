@@ -16,7 +16,7 @@ export function formatMm(v: number): string {
   return v.toPrecision(3);
 }
 
-export function boxSize(bounds: readonly number[]): [number, number, number] {
+function boxSize(bounds: readonly number[]): [number, number, number] {
   return [bounds[3]! - bounds[0]!, bounds[4]! - bounds[1]!, bounds[5]! - bounds[2]!];
 }
 

@@ -9,7 +9,7 @@ export const HARD_MAX_TRIANGLES = 30_000_000;
  */
 export const PEAK_BYTES_PER_TRIANGLE = 160;
 /** What a shown triangle keeps: welded arrays in JS (~24 B) plus their copy on the GPU. */
-export const RESIDENT_BYTES_PER_TRIANGLE = 64;
+const RESIDENT_BYTES_PER_TRIANGLE = 64;
 /** ArrayBuffers this large fail to allocate in a renderer process well before memory runs out. */
 export const MAX_FILE_BYTES = 1.5 * 2 ** 30;
 /** navigator.deviceMemory rounds down and caps at 8; when absent assume a modest machine. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
-import { HEADER_BYTES, formatFromFileName, inspectMeshHeader, requireFormat } from './mesh-format.js';
+import { HEADER_BYTES, formatFromFileName, requireFormat } from './mesh-format.js';
+import { inspectMeshHeader } from './mesh-parse.js';
 import type { MeshFormat } from './mesh-format.js';
-import { fixtureMesh } from './test-fixtures.js';
+import { fixtureMesh } from './fixture-meshes.test-support.js';
 
 function inspect(path: string, format: MeshFormat) {
   const buffer = fixtureMesh(path);

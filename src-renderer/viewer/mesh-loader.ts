@@ -4,11 +4,11 @@ import type { MeshFormat } from './mesh-format.js';
 import type { LoadStage, LoadTimings, LoadRequest, WorkerMessage } from './mesh-loader-protocol.js';
 import type { ChunkedMesh } from './mesh-chunks.js';
 
-export interface LoadedMesh extends ChunkedMesh {
+interface LoadedMesh extends ChunkedMesh {
   timings: LoadTimings;
 }
 
-export interface LoadProgress {
+interface LoadProgress {
   stage: LoadStage;
   /** 0..1 over the whole load, for one progress bar. */
   overall: number;
@@ -34,6 +34,41 @@ export const STAGE_LABELS: Record<LoadStage, string> = {
   normals: 'Computing normals',
 };
 
+function startWorker(): Worker {
+  return new Worker(new URL('./mesh-loader.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'mesh-loader',
+  });
+}
+
+/** A worker started ahead, its scripts (three's loaders) loaded while nothing else happens. */
+let spare: Worker | null = null;
+/** The viewer is open: keep a worker ready for the next file. */
+let keepSpare = false;
+
+/**
+ * Starts a loader worker before any file is chosen (the viewer calls this when it opens), so a
+ * chosen file does not wait for the worker's scripts to load and compile: 50-100 ms saved on the
+ * way to the first frame.
+ */
+export function prepareMeshLoader(): void {
+  keepSpare = true;
+  spare ??= startWorker();
+}
+
+/** Stops the worker started ahead (the viewer closed). */
+export function releaseMeshLoader(): void {
+  keepSpare = false;
+  spare?.terminate();
+  spare = null;
+}
+
+function takeWorker(): Worker {
+  const w = spare ?? startWorker();
+  spare = null;
+  return w;
+}
+
 /**
  * Loads one mesh in its own worker. An ArrayBuffer source is transferred: the caller's buffer
  * is detached afterwards. A Blob (File) is read by the worker itself.
@@ -45,10 +80,7 @@ export function loadMeshInWorker(
   budget: MeshBudget,
   onProgress: (p: LoadProgress) => void,
 ): MeshLoad {
-  const worker = new Worker(new URL('./mesh-loader.worker.ts', import.meta.url), {
-    type: 'module',
-    name: 'mesh-loader',
-  });
+  const worker = takeWorker();
   let settle: { resolve: (m: LoadedMesh) => void; reject: (e: unknown) => void } | null = null;
   const promise = new Promise<LoadedMesh>((resolve, reject) => {
     settle = { resolve, reject };
@@ -56,6 +88,7 @@ export function loadMeshInWorker(
   const finish = (): void => {
     worker.terminate();
     settle = null;
+    if (keepSpare) spare ??= startWorker();
   };
   worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
     const m = event.data;

@@ -4,9 +4,15 @@
  */
 import { AppError, isAppError } from '../../src-shared/errors.js';
 import { checkFileSize, checkTriangleBudget } from './mesh-budget.js';
-import { HEADER_BYTES, inspectMeshHeader } from './mesh-format.js';
+import { HEADER_BYTES } from './mesh-format.js';
 import type { LoadRequest, LoadStage, WorkerMessage } from './mesh-loader-protocol.js';
-import { describeParseFailure, isAllocationFailure, parseMesh, tooLargeForMemory } from './mesh-parse.js';
+import {
+  describeParseFailure,
+  inspectMeshHeader,
+  isAllocationFailure,
+  parseMesh,
+  tooLargeForMemory,
+} from './mesh-parse.js';
 import { chunkMesh } from './mesh-chunks.js';
 import { buildIndexedMesh } from './weld.js';
 

@@ -109,22 +109,32 @@ export class ViewerMesh {
 
   /** Wraps the chunk's arrays; its buffers go to the GPU when it is first drawn. */
   private addChunk(c: MeshChunk): void {
-    const g = chunkGeometry(this.data, c);
-    const part = new Mesh(g, this.surface);
+    const part = new Mesh(chunkGeometry(this.data, c), this.surface);
     part.renderOrder = 0;
-    const depth = new Mesh(g, this.depth);
-    depth.renderOrder = this.order(2);
-    depth.visible = false;
-    const stencil = new Mesh(g, this.stencil);
-    stencil.renderOrder = this.order(0);
-    stencil.visible = false;
     this.parts.push(part);
-    this.depths.push(depth);
-    this.stencils.push(stencil);
     const group = new Group();
-    group.add(part, depth, stencil);
+    group.add(part);
     this.chunkGroups.push(group);
     this.root.add(group);
+  }
+
+  /**
+   * The depth and stencil passes of every chunk, made when see-through drawing or clipping first
+   * needs them: most meshes never do, and a large mesh has hundreds of chunks to build on arrival.
+   */
+  private ensurePasses(): void {
+    if (this.depths.length > 0) return;
+    this.parts.forEach((part, i) => {
+      const depth = new Mesh(part.geometry, this.depth);
+      depth.renderOrder = this.order(2);
+      depth.visible = false;
+      const stencil = new Mesh(part.geometry, this.stencil);
+      stencil.renderOrder = this.order(0);
+      stencil.visible = false;
+      this.depths.push(depth);
+      this.stencils.push(stencil);
+      this.chunkGroups[i]!.add(depth, stencil);
+    });
   }
 
   /**
@@ -198,6 +208,7 @@ export class ViewerMesh {
 
   private updateVisibility(): void {
     const transparent = this.surface.transparent;
+    if ((transparent && !this.wireframe) || this.capsShown()) this.ensurePasses();
     for (const d of this.depths) d.visible = transparent && !this.wireframe;
     this.setCapsEnabled(true);
   }

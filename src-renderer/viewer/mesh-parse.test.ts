@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { describeParseFailure, isAllocationFailure, parseMesh } from './mesh-parse.js';
-import { fixtureMesh } from './test-fixtures.js';
+import { fixtureMesh } from './fixture-meshes.test-support.js';
 
 const triangles = (p: { positions: Float32Array; index: ArrayLike<number> | null }): number =>
   (p.index ? p.index.length : p.positions.length / 3) / 3;

@@ -19,7 +19,7 @@ import type { ClipState } from './viewer-store.js';
 
 export type { MeshAppearance } from './mesh-object.js';
 
-export interface SceneCallbacks {
+interface SceneCallbacks {
   /** After each drawn frame, with the camera's view matrix (for the orientation marker). */
   onFrame?(viewMatrix: ArrayLike<number>): void;
   /**

@@ -8,7 +8,7 @@ export type StandardView = 'anterior' | 'posterior' | 'left' | 'right' | 'superi
 
 export type Vec3 = [number, number, number];
 
-export interface ViewDefinition {
+interface ViewDefinition {
   label: string;
   /** Unit vector from the target towards the camera. */
   from: Vec3;
@@ -49,7 +49,7 @@ export function cameraDirection(view: StandardView): Vec3 {
   return [d[0] / len, d[1] / len, d[2] / len];
 }
 
-export interface MarkerAxis {
+interface MarkerAxis {
   label: string;
   title: string;
   /** Screen offset from the marker centre, in units of the axis length (+y down, as in SVG). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
-import { fixtureMesh } from './test-fixtures.js';
+import { fixtureMesh } from './fixture-meshes.test-support.js';
 import { diagonalMm, unitHint } from './unit-hint.js';
 import { boundsOf } from './weld.js';
 

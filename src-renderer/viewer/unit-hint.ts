@@ -6,11 +6,11 @@
 import { formatMm } from './format-units.js';
 
 /** Below this diagonal (mm) no dental or head structure fits. */
-export const SMALLEST_PLAUSIBLE_MM = 5;
+const SMALLEST_PLAUSIBLE_MM = 5;
 /** Above this diagonal (mm) the mesh is larger than a head and neck. */
-export const LARGEST_PLAUSIBLE_MM = 1000;
+const LARGEST_PLAUSIBLE_MM = 1000;
 
-export interface UnitHint {
+interface UnitHint {
   /** What the size is and what it probably means, in words. */
   message: string;
   /** The scale that would turn the file's units into mm, when one reading is clearly likely. */

@@ -39,7 +39,7 @@ export interface PendingLoad {
   overall: number | null;
 }
 
-export interface ViewerNotice {
+interface ViewerNotice {
   id: string;
   message: string;
   action?: string;

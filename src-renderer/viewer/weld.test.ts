@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { AppError } from '../../src-shared/errors.js';
-import { fixtureMesh } from './test-fixtures.js';
-import { buildIndexedMesh, vertexNormals, weldVertices } from './weld.js';
+import { fixtureMesh } from './fixture-meshes.test-support.js';
+import { buildIndexedMesh, weldVertices } from './weld.js';
 
 const soup = (...tris: number[][]): Float32Array => new Float32Array(tris.flat());
 
@@ -77,22 +77,6 @@ describe('weldVertices', () => {
     g.computeBoundingSphere();
     // Around the box centre, as three's computeBoundingSphere.
     expect(mesh.sphere[3]).toBeCloseTo(g.boundingSphere!.radius, 6);
-  });
-});
-
-describe('vertexNormals', () => {
-  it('points away from a counter-clockwise face and has unit length', () => {
-    const positions = new Float32Array([0, 0, 0, 2, 0, 0, 0, 2, 0]);
-    const n = vertexNormals(positions, [0, 1, 2]);
-    expect([...n]).toEqual([0, 0, 1, 0, 0, 1, 0, 0, 1]);
-  });
-
-  it('weights faces by area at a shared vertex', () => {
-    // A large face in the xy plane and a small one in the xz plane meet at the origin.
-    const positions = new Float32Array([0, 0, 0, 10, 0, 0, 0, 10, 0, 0, 0, -1, 1, 0, 0]);
-    const n = vertexNormals(positions, [0, 1, 2, 0, 3, 4]);
-    expect(n[2]!).toBeGreaterThan(0.99);
-    expect(Math.hypot(n[0]!, n[1]!, n[2]!)).toBeCloseTo(1, 6);
   });
 });
 

@@ -1,4 +1,5 @@
 import { AppError } from '../../src-shared/errors.js';
+import { areaWeightedNormals } from '../../src-shared/mesh-geometry.js';
 
 /** An indexed triangle mesh whose arrays can be transferred between threads as they are. */
 export interface IndexedMesh {
@@ -14,7 +15,7 @@ export interface IndexedMesh {
   degenerate: number;
 }
 
-export interface WeldResult {
+interface WeldResult {
   positions: Float32Array;
   index: Uint16Array | Uint32Array;
   degenerate: number;
@@ -176,49 +177,6 @@ export function weldVertices(
   return { positions, index, degenerate };
 }
 
-/** Area-weighted vertex normals (the cross product's length is twice the triangle's area). */
-export function vertexNormals(positions: Float32Array, index: ArrayLike<number>): Float32Array {
-  const normals = new Float32Array(positions.length);
-  for (let c = 0; c < index.length; c += 3) {
-    const a = index[c]! * 3;
-    const b = index[c + 1]! * 3;
-    const d = index[c + 2]! * 3;
-    const ax = positions[a]!,
-      ay = positions[a + 1]!,
-      az = positions[a + 2]!;
-    const e1x = positions[b]! - ax,
-      e1y = positions[b + 1]! - ay,
-      e1z = positions[b + 2]! - az;
-    const e2x = positions[d]! - ax,
-      e2y = positions[d + 1]! - ay,
-      e2z = positions[d + 2]! - az;
-    const nx = e1y * e2z - e1z * e2y;
-    const ny = e1z * e2x - e1x * e2z;
-    const nz = e1x * e2y - e1y * e2x;
-    normals[a]! += nx;
-    normals[a + 1]! += ny;
-    normals[a + 2]! += nz;
-    normals[b]! += nx;
-    normals[b + 1]! += ny;
-    normals[b + 2]! += nz;
-    normals[d]! += nx;
-    normals[d + 1]! += ny;
-    normals[d + 2]! += nz;
-  }
-  for (let i = 0; i < normals.length; i += 3) {
-    const x = normals[i]!,
-      y = normals[i + 1]!,
-      z = normals[i + 2]!;
-    const len = Math.hypot(x, y, z);
-    if (len > 0) {
-      normals[i] = x / len;
-      normals[i + 1] = y / len;
-      normals[i + 2] = z / len;
-    }
-  }
-  return normals;
-}
-
 export function boundsOf(positions: Float32Array): IndexedMesh['bounds'] {
   let minX = Infinity,
     minY = Infinity,
@@ -279,7 +237,7 @@ export function buildIndexedMesh(
     });
   }
   onProgress?.('normals', 0);
-  const normals = vertexNormals(positions, index);
+  const normals = areaWeightedNormals(positions, index);
   const bounds = boundsOf(positions);
   const sphere = boundingSphere(positions, bounds);
   onProgress?.('normals', 1);

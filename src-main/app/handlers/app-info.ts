@@ -1,18 +1,22 @@
-import type { Handlers } from '../dispatch.js';
-import type { Core } from '../core.js';
 import { join } from 'node:path';
+import type { Handlers } from '../dispatch.js';
+import type { Platform } from '../platform.js';
 import { APP_VERSION } from '../version.js';
 
-export function appInfoHandlers(core: Core): Pick<Handlers, 'app.info'> {
+export interface AppInfoDeps {
+  platform: Pick<Platform, 'transport' | 'dataDir' | 'chooseScans'>;
+}
+
+export function appInfoHandlers({ platform }: AppInfoDeps): Pick<Handlers, 'app.info'> {
   return {
     'app.info': async () => ({
       name: 'scan2mesh' as const,
       version: APP_VERSION,
-      transport: core.platform.transport,
+      transport: platform.transport,
       platform: process.platform,
-      dataDir: core.platform.dataDir,
-      logsDir: join(core.platform.dataDir, 'logs'),
-      nativeDialogs: core.platform.chooseScans !== undefined,
+      dataDir: platform.dataDir,
+      logsDir: join(platform.dataDir, 'logs'),
+      nativeDialogs: platform.chooseScans !== undefined,
     }),
   };
 }

@@ -1,13 +1,27 @@
 import type { Handlers } from '../dispatch.js';
-import type { Core } from '../core.js';
+import type { StructureJudge } from '../services.js';
 import { AppError, isAppError } from '../../../src-shared/errors.js';
-import { resolveConnection } from '../../service/connection-resolver.js';
+import type { RunningEngine } from '../../engine/local-engine.js';
+import type { Logger } from '../../logging/logger.js';
+import type { SecretStore } from '../../secrets/secret-store.js';
+import { resolveConnection } from '../../connections/connection-resolver.js';
 import { ServiceClient } from '../../service/service-client.js';
+import type { ProfileStore } from '../../settings/profile-store.js';
 import { connectionCapabilities } from '../structure-check.js';
 
-export function connectionHandlers(core: Core): Pick<Handlers, 'profiles.test' | 'profiles.capabilities'> {
+export interface ConnectionHandlerDeps {
+  profiles: Pick<ProfileStore, 'get'>;
+  secrets: SecretStore;
+  localEngine: () => Promise<RunningEngine>;
+  engine: StructureJudge;
+  logger: Logger;
+}
+
+export function connectionHandlers(
+  deps: ConnectionHandlerDeps,
+): Pick<Handlers, 'profiles.test' | 'profiles.capabilities'> {
   const profileOf = (id: string) => {
-    const p = core.profiles.get(id);
+    const p = deps.profiles.get(id);
     if (!p) throw new AppError('not-found', 'That connection no longer exists.');
     return p;
   };
@@ -16,10 +30,10 @@ export function connectionHandlers(core: Core): Pick<Handlers, 'profiles.test' |
       const profile = profileOf(id);
       let client: ServiceClient | undefined;
       try {
-        const conn = await resolveConnection(profile, core);
+        const conn = await resolveConnection(profile, deps);
         client = new ServiceClient({
           ...conn,
-          logger: core.logger.child('service'),
+          logger: deps.logger.child('service'),
           retry: { maxAttempts: 2 },
         });
         const message = await client.testAuth();
@@ -33,6 +47,6 @@ export function connectionHandlers(core: Core): Pick<Handlers, 'profiles.test' |
     },
     'profiles.capabilities': async ({ id }) =>
       // One derivation for the panel, the submit handler and the command line (structure-check.ts).
-      connectionCapabilities(profileOf(id).kind, core.engineProcessor),
+      connectionCapabilities(profileOf(id).kind, deps.engine),
   };
 }

@@ -1,8 +1,9 @@
 import { basename } from 'node:path';
 import type { Handlers } from '../dispatch.js';
-import type { Core } from '../core.js';
+import type { FileHandout, JobQueue, OpenJobQueue, StructureJudge } from '../services.js';
 import { AppError } from '../../../src-shared/errors.js';
-import { grantUrl } from '../file-grants.js';
+import type { ScanService } from '../../scans/scan-service.js';
+import type { ProfileStore } from '../../settings/profile-store.js';
 import { connectionCapabilities, refuseUnmakeable } from '../structure-check.js';
 
 type JobHandlers = Pick<
@@ -21,56 +22,69 @@ type JobHandlers = Pick<
 
 const FORMATS = { '.stl': 'stl', '.ply': 'ply', '.obj': 'obj', '.drc': 'drc' } as const;
 
-export function jobHandlers(core: Core): JobHandlers {
+export interface JobHandlerDeps {
+  jobs: OpenJobQueue;
+  /** The connection a submission goes to, to refuse what it cannot make before anything is packed. */
+  profiles: Pick<ProfileStore, 'get' | 'activeId'>;
+  engine: StructureJudge;
+  scans: Pick<ScanService, 'series'>;
+  files: FileHandout;
+}
+
+export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobHandlerDeps): JobHandlers {
   const done = async (fn: () => unknown): Promise<Record<string, never>> => {
     await fn();
     return {};
+  };
+  /**
+   * The queue, once the job is known by its full local id. The command line resolves what people type
+   * (a prefix, the service's id) itself; a window or a page names jobs only by the ids jobs.list gave.
+   */
+  const withJob = async (id: string): Promise<JobQueue> => {
+    const queue = await open();
+    if (!queue.get(id)) throw new AppError('not-found', 'That job no longer exists.');
+    return queue;
   };
   return {
     'jobs.submit': async (req) => {
       // The panel disables what the connection refuses; this is the last line of defence for any
       // other caller, before a package is made.
-      const profile = core.profiles.get(req.profileId ?? core.profiles.activeId());
-      if (profile)
-        refuseUnmakeable(
-          req.meshes,
-          connectionCapabilities(profile.kind, core.engineProcessor),
-          profile.name,
-        );
+      const profile = profiles.get(req.profileId ?? profiles.activeId());
+      if (profile) refuseUnmakeable(req.meshes, connectionCapabilities(profile.kind, engine), profile.name);
       // Likewise a series no model can honestly be made of (a 2-slice slab, a scout) is never packed.
       for (const id of req.seriesIds) {
-        const fitness = core.scans.series(id)?.fitness;
+        const fitness = scans.series(id)?.fitness;
         if (fitness && !fitness.fit)
           throw new AppError('bad-input', `No model can be made of this scan: ${fitness.reasons.join(' ')}`, {
             action: 'Untick it, and send a CT or CBCT scan of the whole jaw.',
           });
       }
-      return { jobs: await (await core.jobs()).submit(req) };
+      return { jobs: await (await open()).submit(req) };
     },
     'jobs.list': async () => {
-      const jobs = await core.jobs();
-      return { jobs: jobs.list(), paused: jobs.isPaused() };
+      const queue = await open();
+      return { jobs: queue.list(), paused: queue.isPaused() };
     },
-    'jobs.cancel': async ({ id }) => done(async () => (await core.jobs()).cancel(id)),
+    'jobs.cancel': async ({ id }) => done(async () => (await withJob(id)).cancel(id)),
     'jobs.retry': async ({ id, resubmit }) =>
-      done(async () => (await core.jobs()).retry(id, { resubmit: resubmit === true })),
-    'jobs.remove': async ({ id }) => done(async () => (await core.jobs()).remove(id)),
-    'jobs.prioritize': async ({ id }) => done(async () => (await core.jobs()).prioritize(id)),
+      done(async () => (await withJob(id)).retry(id, { resubmit: resubmit === true })),
+    'jobs.remove': async ({ id }) => done(async () => (await withJob(id)).remove(id)),
+    'jobs.prioritize': async ({ id }) => done(async () => (await withJob(id)).prioritize(id)),
     'jobs.pause': async ({ batchId }) =>
       done(async () => {
-        const jobs = await core.jobs();
-        if (batchId) jobs.pauseBatch(batchId);
-        else jobs.pause();
+        const queue = await open();
+        if (batchId) queue.pauseBatch(batchId);
+        else queue.pause();
       }),
     'jobs.resume': async ({ batchId }) =>
       done(async () => {
-        const jobs = await core.jobs();
-        if (batchId) jobs.resumeBatch(batchId);
-        else jobs.resume();
+        const queue = await open();
+        if (batchId) queue.resumeBatch(batchId);
+        else queue.resume();
       }),
-    'jobs.reveal': async ({ id, index }) => done(async () => (await core.jobs()).reveal(id, index)),
+    'jobs.reveal': async ({ id, index }) => done(async () => (await withJob(id)).reveal(id, index)),
     'jobs.openOutput': async ({ id, index }) => {
-      const job = (await core.jobs()).get(id);
+      const job = (await open()).get(id);
       const output = job?.outputs[index];
       if (!job || !output)
         throw new AppError('not-found', 'That result is not available (the job may have been removed).');
@@ -80,7 +94,7 @@ export function jobHandlers(core: Core): JobHandlers {
           action: 'Open the file with another program (Reveal in folder).',
         });
       return {
-        url: grantUrl(core.platform.transport, core.files.grant(output.path)),
+        url: files.urlFor(output.path),
         name: basename(output.path),
         format,
         structures: output.structures,

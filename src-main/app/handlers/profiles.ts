@@ -1,7 +1,9 @@
 import type { ProfileView } from '../../../src-shared/contract.js';
 import type { ConnectionProfile, RemoteProfileInput } from '../../../src-shared/profiles.js';
 import type { Handlers } from '../dispatch.js';
-import type { Core } from '../core.js';
+import type { EventSink } from '../services.js';
+import type { SecretStore } from '../../secrets/secret-store.js';
+import type { ProfileStore } from '../../settings/profile-store.js';
 
 /** What decides where the client secret is sent: a change to any of them makes the stored secret stale. */
 const SECRET_BOUND_FIELDS = ['baseUrl', 'authUrl', 'audience', 'clientId'] as const;
@@ -21,12 +23,17 @@ type ProfileHandlers = Pick<
   'profiles.list' | 'profiles.save' | 'profiles.delete' | 'profiles.setActive'
 >;
 
-export function profileHandlers(core: Core): ProfileHandlers {
-  const { profiles, platform, bus } = core;
+export interface ProfileHandlerDeps {
+  profiles: Pick<ProfileStore, 'list' | 'activeId' | 'save' | 'delete' | 'setActive'>;
+  secrets: Pick<SecretStore, 'has' | 'set' | 'delete'>;
+  events: EventSink;
+}
+
+export function profileHandlers({ profiles, secrets, events }: ProfileHandlerDeps): ProfileHandlers {
   const view = async (p: ConnectionProfile, activeId: string): Promise<ProfileView> => ({
     ...p,
     // The local engine makes its own credentials each time it starts; it never needs a stored secret.
-    secretStored: p.kind === 'local-engine' ? true : await platform.secrets.has(p.id),
+    secretStored: p.kind === 'local-engine' ? true : await secrets.has(p.id),
     active: p.id === activeId,
   });
   return {
@@ -40,8 +47,8 @@ export function profileHandlers(core: Core): ProfileHandlers {
       try {
         // A secret typed for one sign-in address is never sent to another: a changed address (or audience,
         // or client id) drops the stored secret, and the form asks for it again unless it came with this save.
-        if (before && secretBindingChanged(before, saved)) await platform.secrets.delete(saved.id);
-        if (clientSecret) await platform.secrets.set(saved.id, clientSecret);
+        if (before && secretBindingChanged(before, saved)) await secrets.delete(saved.id);
+        if (clientSecret) await secrets.set(saved.id, clientSecret);
       } catch (e) {
         // A new connection whose secret could not be kept would only fail later: take it back. An edit
         // goes back to what it was, so an old secret never stays behind a new address.
@@ -49,19 +56,19 @@ export function profileHandlers(core: Core): ProfileHandlers {
         else profiles.save(inputOf(before));
         throw e;
       } finally {
-        bus.emit('profiles.changed', {});
+        events.emit('profiles.changed', {});
       }
       return view(saved, profiles.activeId());
     },
     'profiles.delete': async ({ id }) => {
       profiles.delete(id);
-      await platform.secrets.delete(id);
-      bus.emit('profiles.changed', {});
+      await secrets.delete(id);
+      events.emit('profiles.changed', {});
       return {};
     },
     'profiles.setActive': async ({ id }) => {
       profiles.setActive(id);
-      bus.emit('profiles.changed', {});
+      events.emit('profiles.changed', {});
       return {};
     },
   };

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Handlers } from '../dispatch.js';
-import type { Core } from '../core.js';
+import type { Platform } from '../platform.js';
+import type { JobQueue } from '../services.js';
 import { AppError } from '../../../src-shared/errors.js';
+import type { AppSettingsStore } from '../../settings/app-settings.js';
 import { checkOutputFolder, prepareOutputFolder } from '../../settings/output-folder.js';
 
 type SettingsHandlers = Pick<
@@ -21,10 +23,17 @@ const CONFIRMATION_TTL_MS = 10 * 60_000;
  * through a flow a person takes part in: the system's folder picker (Electron), or in web mode a typed
  * path that the core checks and the page shows back for confirmation. A settings update cannot set it.
  */
-export function settingsHandlers(core: Core): SettingsHandlers {
+export interface SettingsHandlerDeps {
+  settings: Pick<AppSettingsStore, 'get' | 'update'>;
+  /** Changed transfer limits apply to the running queue. */
+  jobs: () => Promise<Pick<JobQueue, 'setLimits'>>;
+  platform: Pick<Platform, 'chooseFolder'>;
+}
+
+export function settingsHandlers({ settings, jobs, platform }: SettingsHandlerDeps): SettingsHandlers {
   const pending = new Map<string, { path: string; expires: number }>();
   const typedFlowRefused = (): void => {
-    if (core.platform.chooseFolder)
+    if (platform.chooseFolder)
       throw new AppError(
         'bad-request',
         'In the desktop app the output folder is chosen with the folder picker.',
@@ -34,28 +43,28 @@ export function settingsHandlers(core: Core): SettingsHandlers {
       );
   };
   return {
-    'settings.get': async () => core.settings.get(),
+    'settings.get': async () => settings.get(),
     'settings.update': async (patch) => {
-      const next = core.settings.update(patch);
+      const next = settings.update(patch);
       // Changed limits apply to the running queue at once, not only after a restart.
       if (patch.uploads !== undefined || patch.downloads !== undefined)
-        (await core.jobs()).setLimits({ uploads: next.uploads, downloads: next.downloads });
+        (await jobs()).setLimits({ uploads: next.uploads, downloads: next.downloads });
       return next;
     },
     'settings.chooseOutputDir': async () => {
-      if (!core.platform.chooseFolder)
+      if (!platform.chooseFolder)
         throw new AppError('bad-request', 'There is no folder picker in web mode.', {
           action: 'Type the folder in Settings, then confirm it.',
         });
-      const current = core.settings.get();
-      const chosen = await core.platform.chooseFolder({
+      const current = settings.get();
+      const chosen = await platform.chooseFolder({
         title: 'Folder for finished meshes',
         defaultPath: current.outputDir,
       });
       if (chosen === null) return { canceled: true, settings: current };
       return {
         canceled: false,
-        settings: core.settings.update({ outputDir: prepareOutputFolder(chosen, { picked: true }) }),
+        settings: settings.update({ outputDir: prepareOutputFolder(chosen, { picked: true }) }),
       };
     },
     'settings.checkOutputDir': async ({ path }) => {
@@ -76,7 +85,7 @@ export function settingsHandlers(core: Core): SettingsHandlers {
         throw new AppError('bad-request', 'This output folder was not confirmed.', {
           action: 'Type the folder in Settings, choose "Change folder…", and confirm the folder it shows.',
         });
-      return core.settings.update({ outputDir: prepareOutputFolder(path) });
+      return settings.update({ outputDir: prepareOutputFolder(path) });
     },
   };
 }

@@ -1,11 +1,12 @@
 import { Help, type Command } from 'commander';
 
 /**
- * The commands, as `scan2mesh --help` lists them, each with the module that defines it loaded only
- * when it runs. A command's module pulls in most of the app (the job queue and SQLite, the contract's
- * zod schemas, codecs, meshoptimizer): loading all of them to print the help or run one command cost
- * more than half a CPU-second. The bundler turns these dynamic imports into modules initialised on
- * first use. catalog.test.ts checks that the list matches the real commands, term for term.
+ * The commands, as `scan2mesh --help` lists them. A command's definition (<name>-command.ts: its options
+ * and help) is loaded only when the command line names it, and what it does (<name>.ts) only when it
+ * runs: that pulls in most of the app (the job queue and SQLite, the contract's zod schemas, codecs,
+ * meshoptimizer), and loading all of it to print a help cost more than half a CPU-second. The bundler
+ * turns these dynamic imports into modules initialised on first use. catalog.test.ts checks that the
+ * list matches the real commands, term for term.
  */
 export interface CatalogEntry {
   name: string;
@@ -20,7 +21,7 @@ export const COMMAND_CATALOG: CatalogEntry[] = [
     name: 'web',
     term: 'web [options]',
     summary: 'Serve the app on 127.0.0.1 for a browser (no Electron needed)',
-    load: async () => (await import('./web.js')).registerWeb,
+    load: async () => (await import('./web-command.js')).registerWeb,
   },
   {
     name: 'inspect',
@@ -32,52 +33,52 @@ export const COMMAND_CATALOG: CatalogEntry[] = [
     name: 'submit',
     term: 'submit [options] <scan...>',
     summary: 'Send scans for segmentation and save the meshes (no connection options: the local engine)',
-    load: async () => (await import('./submit.js')).registerSubmit,
+    load: async () => (await import('./submit-command.js')).registerSubmit,
   },
   {
     name: 'test-auth',
     term: 'test-auth [options]',
     summary: 'Sign in to a connection and call its /testAuth (no connection options: the local engine)',
-    load: async () => (await import('./test-auth.js')).registerTestAuth,
+    load: async () => (await import('./test-auth-command.js')).registerTestAuth,
   },
   {
     name: 'engine',
     term: 'engine [options]',
     summary: 'Run the local engine alone on 127.0.0.1, for other clients and scripts',
-    load: async () => (await import('./engine.js')).registerEngine,
+    load: async () => (await import('./engine-command.js')).registerEngine,
   },
   {
     name: 'status',
     term: 'status [options]',
     summary: 'List the jobs of the queue shared by the app and the command line',
-    load: async () => (await import('./status.js')).registerStatus,
+    load: async () => (await import('./status-command.js')).registerStatus,
   },
   {
     name: 'resume',
     term: 'resume [options]',
     summary:
       'Finish the jobs left unfinished (after a crash, a reboot or Ctrl+C); give the connection flags the jobs were submitted with',
-    load: async () => (await import('./resume.js')).registerResume,
+    load: async () => (await import('./resume-command.js')).registerResume,
   },
   {
     name: 'retry',
     term: 'retry [options] <jobId>',
     summary: 'Run a failed or canceled job again (give the connection flags it was submitted with)',
-    load: async () => (await import('./retry.js')).registerRetry,
+    load: async () => (await import('./retry-command.js')).registerRetry,
   },
   {
     name: 'remove',
     term: 'remove [options] <jobId>',
     summary:
       'Remove a job that is not running from the queue, with its packed scan and partial downloads (saved meshes stay)',
-    load: async () => (await import('./remove.js')).registerRemove,
+    load: async () => (await import('./remove-command.js')).registerRemove,
   },
   {
     name: 'prune',
     term: 'prune [options]',
     summary:
       'Remove what ended jobs left (packed scans, partial downloads, web-mode drops) and packed scans of jobs that no longer exist',
-    load: async () => (await import('./prune.js')).registerPrune,
+    load: async () => (await import('./prune-command.js')).registerPrune,
   },
 ];
 

@@ -1,11 +1,9 @@
-import type { Command } from 'commander';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startDefaultEngine } from '../../engine/default-engine.js';
 import { dataDir } from '../../platform/paths.js';
-import { cliLogger } from './test-auth.js';
-import { parsePort } from './web.js';
+import { cliLogger } from '../cli-logger.js';
 
 export const ENGINE_SECRET_ENV = 'SCAN2MESH_ENGINE_SECRET';
 
@@ -28,58 +26,57 @@ export async function engineSecret(
   return { secret, source: 'file', file };
 }
 
-export function registerEngine(program: Command): void {
-  program
-    .command('engine')
-    .description('Run the local engine alone on 127.0.0.1, for other clients and scripts')
-    .option('--port <n>', 'port to listen on (default: a random free port)', parsePort)
-    .option('--data-dir <dir>', 'keep jobs in this folder across restarts (default: a temporary folder)')
-    .option('--json', 'print the addresses as one JSON line')
-    .option('--verbose', 'log requests to stderr (tokens, secrets and signatures are redacted)')
-    .action(async (opts: { port?: number; dataDir?: string; json?: boolean; verbose?: boolean }) => {
-      const logger = cliLogger(opts.verbose);
-      const { secret, source, file } = await engineSecret(process.env, dataDir());
-      const engine = await startDefaultEngine({
-        logger,
-        clientSecret: secret,
-        ...(opts.port !== undefined ? { port: opts.port } : {}),
-        ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-      });
-      const info = {
-        baseUrl: engine.baseUrl,
-        authUrl: engine.authUrl,
-        audience: engine.audience,
-        clientId: engine.clientId,
-        secretFrom: source === 'file' ? file : ENGINE_SECRET_ENV,
-      };
-      if (opts.json) process.stdout.write(`${JSON.stringify(info)}\n`);
-      else {
-        const secretLine =
-          source === 'file' ? `in ${file} (readable only by you)` : `the value of ${ENGINE_SECRET_ENV}`;
-        const secretExpr = source === 'file' ? `"$(cat '${file}')"` : `"$${ENGINE_SECRET_ENV}"`;
-        process.stdout.write(
-          [
-            'The scan2mesh local engine is running.',
-            `  base address   ${info.baseUrl}`,
-            `  auth address   ${info.authUrl}`,
-            `  audience       ${info.audience}`,
-            `  client id      ${info.clientId}`,
-            `  client secret  ${secretLine}`,
-            '',
-            'Use it from another terminal, e.g.:',
-            `  SCAN2MESH_CLIENT_SECRET=${secretExpr} scan2mesh test-auth --base-url ${info.baseUrl} --auth-url ${info.authUrl} --audience ${info.audience} --client-id ${info.clientId}`,
-            '',
-            'Press Ctrl+C to stop.',
-            '',
-          ].join('\n'),
-        );
-      }
-      await new Promise<void>((done) => {
-        const stop = (): void => {
-          void engine.close().then(done);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+export interface EngineOptions {
+  port?: number;
+  dataDir?: string;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/** `scan2mesh engine`: runs the engine until Ctrl+C, after printing how to reach it (never its secret). */
+export async function runEngine(opts: EngineOptions): Promise<void> {
+  const logger = cliLogger(opts.verbose);
+  const { secret, source, file } = await engineSecret(process.env, dataDir());
+  const engine = await startDefaultEngine({
+    logger,
+    clientSecret: secret,
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+  });
+  const info = {
+    baseUrl: engine.baseUrl,
+    authUrl: engine.authUrl,
+    audience: engine.audience,
+    clientId: engine.clientId,
+    secretFrom: source === 'file' ? file : ENGINE_SECRET_ENV,
+  };
+  if (opts.json) process.stdout.write(`${JSON.stringify(info)}\n`);
+  else {
+    const secretLine =
+      source === 'file' ? `in ${file} (readable only by you)` : `the value of ${ENGINE_SECRET_ENV}`;
+    const secretExpr = source === 'file' ? `"$(cat '${file}')"` : `"$${ENGINE_SECRET_ENV}"`;
+    process.stdout.write(
+      [
+        'The scan2mesh local engine is running.',
+        `  base address   ${info.baseUrl}`,
+        `  auth address   ${info.authUrl}`,
+        `  audience       ${info.audience}`,
+        `  client id      ${info.clientId}`,
+        `  client secret  ${secretLine}`,
+        '',
+        'Use it from another terminal, e.g.:',
+        `  SCAN2MESH_CLIENT_SECRET=${secretExpr} scan2mesh test-auth --base-url ${info.baseUrl} --auth-url ${info.authUrl} --audience ${info.audience} --client-id ${info.clientId}`,
+        '',
+        'Press Ctrl+C to stop.',
+        '',
+      ].join('\n'),
+    );
+  }
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      void engine.close().then(done);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import { registerWeb } from './web.js';
+import { registerWeb } from './web-command.js';
 import { registerInspect } from './inspect.js';
-import { registerSubmit } from './submit.js';
-import { registerTestAuth } from './test-auth.js';
-import { registerEngine } from './engine.js';
-import { registerStatus } from './status.js';
-import { registerResume } from './resume.js';
-import { registerRetry } from './retry.js';
-import { registerRemove } from './remove.js';
-import { registerPrune } from './prune.js';
+import { registerSubmit } from './submit-command.js';
+import { registerTestAuth } from './test-auth-command.js';
+import { registerEngine } from './engine-command.js';
+import { registerStatus } from './status-command.js';
+import { registerResume } from './resume-command.js';
+import { registerRetry } from './retry-command.js';
+import { registerRemove } from './remove-command.js';
+import { registerPrune } from './prune-command.js';
 
 /** Each command module adds itself to the program. One line per command. */
 export const COMMANDS: ((program: Command) => void)[] = [

@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { IntakeResult, ScanProblem, SeriesSummary } from '../../../src-shared/scans.js';
 import { formatBytes } from '../../scans/archive-extract.js';
-import { ScanService } from '../../scans/scan-service.js';
+import { intake } from '../../scans/intake.js';
 import { isUsable } from '../../scans/series-summary.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -9,19 +12,24 @@ import { EXIT } from '../exit-codes.js';
  * Looks at files, folders and zips and reports the series found and every problem. Patient data
  * is printed because the person at the terminal is shown it, as in the app; it is never logged.
  * Exit code 2 when nothing usable was found.
+ *
+ * It runs intake itself rather than through ScanService: the service also previews and packages,
+ * and loading that code (codecs, de-identification tables, zip writing) cost inspect more start-up
+ * time than reading the headers.
  */
 export async function runInspect(
   paths: string[],
   opts: { json?: boolean },
   write: (text: string) => void = (t) => process.stdout.write(t),
 ): Promise<number> {
-  const service = new ScanService();
+  // Dropped archives are unpacked under here; it goes when the command ends.
+  const work = await mkdtemp(join(tmpdir(), 'scan2mesh-scans-'));
   try {
-    const result = await service.intake(paths);
+    const { result } = await intake(paths, { tempDir: work });
     write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatIntake(result));
     return result.series.some(isUsable) ? EXIT.ok : EXIT.usage;
   } finally {
-    await service.dispose();
+    await rm(work, { recursive: true, force: true });
   }
 }
 

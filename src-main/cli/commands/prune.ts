@@ -1,9 +1,6 @@
-import type { Command } from 'commander';
-import { cliQueueDeps, openCliQueue, type CliQueueDeps } from '../../jobs/cli-queue.js';
-import { ScanService } from '../../scans/scan-service.js';
 import { EXIT } from '../exit-codes.js';
+import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { describeRemoved, type RemoveIo } from './remove.js';
-import { cliLogger } from './test-auth.js';
 
 /**
  * `scan2mesh prune`: removes what ended jobs (done, failed, canceled) left on disk (packed scans,
@@ -24,22 +21,4 @@ export async function runPrune(
   } finally {
     await queue.close();
   }
-}
-
-export function registerPrune(program: Command): void {
-  program
-    .command('prune')
-    .description(
-      'Remove what ended jobs left (packed scans, partial downloads, web-mode drops) and packed scans of jobs that no longer exist',
-    )
-    .option('--json', 'print one JSON document: { removed: [{ kind, path, bytes, jobId }] }')
-    .action(async (opts: { json?: boolean }) => {
-      const logger = cliLogger(false);
-      const scans = new ScanService({ logger });
-      try {
-        process.exitCode = await runPrune(opts, cliQueueDeps(logger, scans));
-      } finally {
-        await scans.dispose();
-      }
-    });
 }

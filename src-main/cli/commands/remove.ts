@@ -1,10 +1,7 @@
-import type { Command } from 'commander';
 import { AppError } from '../../../src-shared/errors.js';
-import { cliQueueDeps, openCliQueue, type CliQueueDeps } from '../../jobs/cli-queue.js';
 import type { Leftover } from '../../jobs/job-leftovers.js';
-import { ScanService } from '../../scans/scan-service.js';
 import { EXIT } from '../exit-codes.js';
-import { cliLogger } from './test-auth.js';
+import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 
 export interface RemoveIo {
   out: (text: string) => void;
@@ -54,23 +51,4 @@ function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${n} bytes`;
-}
-
-export function registerRemove(program: Command): void {
-  program
-    .command('remove')
-    .description(
-      'Remove a job that is not running from the queue, with its packed scan and partial downloads (saved meshes stay)',
-    )
-    .argument('<jobId>', 'the id from `scan2mesh status` (or its first characters), or the service job id')
-    .option('--json', 'print one JSON document: { job, removed: [{ kind, path, bytes, jobId }] }')
-    .action(async (jobId: string, opts: { json?: boolean }) => {
-      const logger = cliLogger(false);
-      const scans = new ScanService({ logger });
-      try {
-        process.exitCode = await runRemove(jobId, opts, cliQueueDeps(logger, scans));
-      } finally {
-        await scans.dispose();
-      }
-    });
 }

@@ -1,21 +1,9 @@
-import type { Command } from 'commander';
 import { isTerminal } from '../../../src-shared/jobs.js';
-import {
-  cliQueueDeps,
-  exitCodeOf,
-  openCliQueue,
-  parseConcurrency,
-  toReport,
-  waitWithProgress,
-  type CliQueue,
-  type CliQueueDeps,
-} from '../../jobs/cli-queue.js';
-import type { ProgressTarget } from '../../jobs/progress-view.js';
-import { ScanService } from '../../scans/scan-service.js';
-import type { ConnectionFlags } from '../../service/connection.js';
-import { EXIT } from '../exit-codes.js';
-import { printReports } from './submit.js';
-import { addConnectionOptions, cliLogger, connectionFlags } from './test-auth.js';
+import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
+import { EXIT, exitCodeOf } from '../exit-codes.js';
+import { printReports, toReport } from '../job-report.js';
+import type { ProgressTarget } from '../progress-view.js';
+import { openCliQueue, waitWithProgress, type CliQueue, type CliQueueDeps } from '../queue-driver.js';
 
 export interface ResumeOptions extends ConnectionFlags {
   concurrency?: number;
@@ -52,7 +40,7 @@ export async function runResume(
   io: QueueIo = defaultQueueIo,
 ): Promise<number> {
   const limits = opts.concurrency ? { uploads: opts.concurrency, downloads: opts.concurrency } : {};
-  const queue = await openCliQueue(connectionFlags(opts), deps, limits);
+  const queue = await openCliQueue(pickConnectionFlags(opts), deps, limits);
   try {
     await queue.manager.resumeUnfinished();
     const ids = queue.manager.running();
@@ -71,28 +59,4 @@ export async function runResume(
   } finally {
     await queue.close();
   }
-}
-
-export function registerResume(program: Command): void {
-  addConnectionOptions(
-    program
-      .command('resume')
-      .description(
-        'Finish the jobs left unfinished (after a crash, a reboot or Ctrl+C); give the connection flags the jobs were submitted with',
-      )
-      .option(
-        '--concurrency <n>',
-        'uploads and downloads at the same time (default 2 each)',
-        parseConcurrency,
-      )
-      .option('--json', 'print one JSON document with every job, its state, outputs and error'),
-  ).action(async (opts: ResumeOptions) => {
-    const logger = cliLogger(opts.verbose);
-    const scans = new ScanService({ logger });
-    try {
-      process.exitCode = await runResume(opts, cliQueueDeps(logger, scans));
-    } finally {
-      await scans.dispose();
-    }
-  });
 }

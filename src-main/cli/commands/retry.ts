@@ -1,11 +1,8 @@
-import type { Command } from 'commander';
 import { AppError } from '../../../src-shared/errors.js';
-import { cliQueueDeps, openCliQueue, type CliQueueDeps } from '../../jobs/cli-queue.js';
-import { ScanService } from '../../scans/scan-service.js';
-import type { ConnectionFlags } from '../../service/connection.js';
+import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { CliExit, EXIT } from '../exit-codes.js';
+import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { defaultQueueIo, waitAndReport, type QueueIo } from './resume.js';
-import { addConnectionOptions, cliLogger, connectionFlags } from './test-auth.js';
 
 export interface RetryOptions extends ConnectionFlags {
   json?: boolean;
@@ -25,7 +22,7 @@ export async function runRetry(
   deps: CliQueueDeps,
   io: QueueIo = defaultQueueIo,
 ): Promise<number> {
-  const queue = await openCliQueue(connectionFlags(opts), deps);
+  const queue = await openCliQueue(pickConnectionFlags(opts), deps);
   try {
     const job = queue.manager.find(jobId);
     if (!job)
@@ -47,26 +44,4 @@ export async function runRetry(
   } finally {
     await queue.close();
   }
-}
-
-export function registerRetry(program: Command): void {
-  addConnectionOptions(
-    program
-      .command('retry')
-      .description('Run a failed or canceled job again (give the connection flags it was submitted with)')
-      .argument('<jobId>', 'the id from `scan2mesh status` (or its first characters), or the service job id')
-      .option('--json', 'print one JSON document with the job, its state, outputs and error')
-      .option(
-        '--resubmit',
-        'submit a job whose creation may have reached the service again (check the service first: it may bill twice)',
-      ),
-  ).action(async (jobId: string, opts: RetryOptions) => {
-    const logger = cliLogger(opts.verbose);
-    const scans = new ScanService({ logger });
-    try {
-      process.exitCode = await runRetry(jobId, opts, cliQueueDeps(logger, scans));
-    } finally {
-      await scans.dispose();
-    }
-  });
 }

@@ -1,8 +1,7 @@
-import type { Command } from 'commander';
 import { isTerminal, JOB_STATE_LABELS, type JobView } from '../../../src-shared/jobs.js';
 import { openJobDatabase } from '../../jobs/job-db.js';
-import { JobStore, toView, type JobRecord } from '../../jobs/job-store.js';
-import { dataDir } from '../../platform/paths.js';
+import { JobStore, type JobRecord } from '../../jobs/job-store.js';
+import { toView } from '../../jobs/job-view.js';
 
 export interface StatusOptions {
   json?: boolean;
@@ -88,15 +87,4 @@ function runningIn(r: JobRecord): number | undefined {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM' ? r.ownerPid : undefined;
   }
-}
-
-export function registerStatus(program: Command): void {
-  program
-    .command('status')
-    .description('List the jobs of the queue shared by the app and the command line')
-    .option('--json', 'print one JSON document: { jobs: [...] }')
-    .option('--active', 'only jobs that are not finished')
-    .action((opts: StatusOptions) => {
-      process.exitCode = runStatus(opts, { dataDir: dataDir(), out: (t) => process.stdout.write(t) });
-    });
 }

@@ -1,7 +1,5 @@
-import type { Command } from 'commander';
 import { mkdir, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import type { AppErrorShape } from '../../../src-shared/errors.js';
 import {
   MESH_EXTENSIONS,
   meshFileName,
@@ -11,24 +9,16 @@ import {
 } from '../../../src-shared/job-spec.js';
 import type { SeriesSummary } from '../../../src-shared/scans.js';
 import { parseStructureList, STRUCTURE_NAME_PATTERN } from '../../../src-shared/structures.js';
-import {
-  cliQueueDeps,
-  exitCodeOf,
-  openCliQueue,
-  parseConcurrency,
-  toReport,
-  waitWithProgress,
-  type CliQueueDeps,
-} from '../../jobs/cli-queue.js';
-import type { ProgressTarget } from '../../jobs/progress-view.js';
-import { checkMeshes, connectionCapabilities } from '../../app/structure-check.js';
-import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import type { StructureVerdict } from '../../../src-shared/structure-check.js';
-import { ScanService } from '../../scans/scan-service.js';
+import { checkMeshes, connectionCapabilities } from '../../app/structure-check.js';
+import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
+import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
+import type { ScanService } from '../../scans/scan-service.js';
 import { isUsable } from '../../scans/series-summary.js';
-import type { ConnectionFlags } from '../../service/connection.js';
-import { CliExit, EXIT } from '../exit-codes.js';
-import { addConnectionOptions, cliLogger, connectionFlags } from './test-auth.js';
+import { CliExit, EXIT, exitCodeOf } from '../exit-codes.js';
+import { printReports, toReport, type JobReport } from '../job-report.js';
+import type { ProgressTarget } from '../progress-view.js';
+import { openCliQueue, waitWithProgress, type CliQueueDeps } from '../queue-driver.js';
 
 export interface SubmitOptions extends ConnectionFlags {
   /** One entry per --mesh: structures joined by commas, merged into one file. */
@@ -44,15 +34,6 @@ export interface SubmitOptions extends ConnectionFlags {
   /** Uploads and downloads at the same time (default 2 each); --parallel is its older name. */
   concurrency?: number;
   verbose?: boolean;
-}
-
-export interface JobReport {
-  scan: string;
-  series: string;
-  jobId: string | null;
-  state: 'done' | 'failed' | 'canceled';
-  outputs: { structures: string[]; path: string; bytes: number; note?: string }[];
-  error: AppErrorShape | null;
 }
 
 export interface SubmitIo {
@@ -91,7 +72,7 @@ export async function runSubmit(
   const extension = parseFormat(opts.format);
   const concurrency = opts.concurrency ?? opts.parallel ?? 2;
   const outRoot = resolve(opts.out);
-  const queue = await openCliQueue(connectionFlags(opts), deps, {
+  const queue = await openCliQueue(pickConnectionFlags(opts), deps, {
     uploads: concurrency,
     downloads: concurrency,
   });
@@ -294,85 +275,4 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
 export function scanBaseName(path: string): string {
   const base = basename(path.replace(/[\\/]+$/, '')).replace(/(\.dcm|\.zip|\.dicom)?(\.gz)?$/i, '');
   return sanitizeFileNamePart(base) || 'scan';
-}
-
-function formatMiB(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
-}
-
-/** The end of a run: one JSON document with --json, else a block per job. */
-export function printReports(
-  connection: string,
-  reports: JobReport[],
-  json: boolean | undefined,
-  out: (text: string) => void,
-): void {
-  if (json) out(`${JSON.stringify({ connection, jobs: reports }, null, 2)}\n`);
-  else out(formatReports(reports));
-}
-
-export function formatReports(reports: JobReport[]): string {
-  const lines: string[] = [];
-  for (const r of reports) {
-    const head = `${r.state === 'done' ? 'done  ' : r.state === 'canceled' ? 'CANCELED' : 'FAILED'} ${r.scan}${
-      r.series ? ` (${r.series})` : ''
-    }${r.jobId ? `  job ${r.jobId}` : ''}`;
-    lines.push(head);
-    for (const o of r.outputs)
-      lines.push(`       ${o.path}  ${formatMiB(o.bytes)}${o.note ? `  — ${o.note}` : ''}`);
-    if (r.error) {
-      lines.push(`       ${r.error.message}`);
-      if (r.error.action) lines.push(`       ${r.error.action}`);
-    }
-  }
-  const done = reports.filter((r) => r.state === 'done').length;
-  lines.push(`${done} of ${reports.length} job${reports.length > 1 ? 's' : ''} done.`);
-  return `${lines.join('\n')}\n`;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-export function registerSubmit(program: Command): void {
-  addConnectionOptions(
-    program
-      .command('submit')
-      .description(
-        'Send scans for segmentation and save the meshes (no connection options: the local engine)',
-      )
-      .argument('<scan...>', 'DICOM folders, zips of them, or multi-frame .dcm files')
-      .requiredOption(
-        '--mesh <structures>',
-        'one output file: structures joined by commas are merged (repeatable)',
-        collect,
-        [],
-      )
-      .option('--format <format>', `mesh format: ${MESH_EXTENSIONS.map((e) => e.slice(1)).join(', ')}`, 'stl')
-      .requiredOption(
-        '--out <dir>',
-        'output folder; meshes go to <dir>/<scan name>/<structures joined by +>.<format>',
-      )
-      .option('--json', 'print one JSON document with every job, its state, outputs and error')
-      .option('--deidentify', 'remove patient data before upload (default for remote services)')
-      .option('--no-deidentify', 'send the scan as it is (default for the local engine)')
-      .option(
-        '--accept-burned-in',
-        'de-identify and send even scans whose images may show patient data in the pixels (burned-in text)',
-      )
-      .option(
-        '--concurrency <n>',
-        'uploads and downloads at the same time (default 2 each)',
-        parseConcurrency,
-      )
-      .option('--parallel <n>', 'the same as --concurrency (older name)', parseConcurrency),
-  ).action(async (scans: string[], opts: SubmitOptions) => {
-    const logger = cliLogger(opts.verbose);
-    const scanService = new ScanService({ logger });
-    try {
-      process.exitCode = await runSubmit(scans, opts, cliQueueDeps(logger, scanService));
-    } finally {
-      await scanService.dispose();
-    }
-  });
 }

@@ -1,23 +1,29 @@
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
+import type { RunningEngine } from '../../engine/local-engine.js';
 import { silentLogger } from '../../logging/logger.js';
-import { openConnection, type ConnectionDeps } from '../../service/connection.js';
+import { createKeytarSecretStore, type SecretStore } from '../../secrets/secret-store.js';
 import { startTestEngine, withTempDir } from '../../service/test-engine.test-support.js';
+import { ProfileStore } from '../../settings/profile-store.js';
 import { EXIT, exitCodeOfError } from '../exit-codes.js';
 import { engineSecret, ENGINE_SECRET_ENV } from './engine.js';
-import { runTestAuth } from './test-auth.js';
+import { runTestAuth, type TestAuthDeps } from './test-auth.js';
 
-function deps(extra: Partial<ConnectionDeps> = {}): ConnectionDeps {
+/** A data folder of its own and the real keychain under a service name of the test's own. */
+function deps(dataDir: string, extra: Partial<TestAuthDeps> = {}): TestAuthDeps {
+  const profiles = new ProfileStore(dataDir);
+  const secrets = createKeytarSecretStore(`scan2mesh-test-${randomUUID()}`);
   return {
     env: {},
     logger: silentLogger,
     startEngine: () => Promise.reject(new Error('the local engine is not expected here')),
-    profiles: () => ({ get: () => undefined, list: () => [] }),
-    secrets: () => ({ get: () => Promise.resolve(null) }),
+    profiles: () => profiles,
+    secrets: () => secrets,
     ...extra,
   };
 }
@@ -31,26 +37,30 @@ async function rejection(p: Promise<unknown>): Promise<AppError> {
   return e as AppError;
 }
 
+const addressOf = (engine: RunningEngine) => ({
+  baseUrl: engine.baseUrl,
+  authUrl: engine.authUrl,
+  audience: engine.audience,
+  clientId: engine.clientId,
+});
+
 describe('scan2mesh test-auth', () => {
   it('signs in with the secret from the environment and prints the service’s message', async () => {
     const { engine } = await startTestEngine();
     try {
-      const flags = {
-        baseUrl: engine.baseUrl,
-        authUrl: engine.authUrl,
-        audience: engine.audience,
-        clientId: engine.clientId,
-      };
-      const out: string[] = [];
-      const ok = deps({ env: { SCAN2MESH_CLIENT_SECRET: engine.clientSecret } });
-      expect(await runTestAuth(flags, ok, (t) => out.push(t))).toBe(EXIT.ok);
-      expect(out.join('')).toBe(
-        `Connected to ${engine.baseUrl}: Authentication successful: scan2mesh local engine\n`,
-      );
-      const wrong = deps({ env: { SCAN2MESH_CLIENT_SECRET: 'wrong' } });
-      const refused = await rejection(runTestAuth(flags, wrong, () => {}));
-      expect(refused.code).toBe('auth-failed');
-      expect(exitCodeOfError(refused)).toBe(EXIT.authFailed);
+      await withTempDir(async (dir) => {
+        const flags = addressOf(engine);
+        const out: string[] = [];
+        const ok = deps(dir, { env: { SCAN2MESH_CLIENT_SECRET: engine.clientSecret } });
+        expect(await runTestAuth(flags, ok, (t) => out.push(t))).toBe(EXIT.ok);
+        expect(out.join('')).toBe(
+          `Connected to ${engine.baseUrl}: Authentication successful: scan2mesh local engine\n`,
+        );
+        const wrong = deps(dir, { env: { SCAN2MESH_CLIENT_SECRET: 'wrong' } });
+        const refused = await rejection(runTestAuth(flags, wrong, () => {}));
+        expect(refused.code).toBe('auth-failed');
+        expect(exitCodeOfError(refused)).toBe(EXIT.authFailed);
+      });
     } finally {
       await engine.close();
     }
@@ -64,96 +74,90 @@ describe('scan2mesh test-auth', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     try {
-      const flags = {
-        baseUrl: engine.baseUrl,
-        authUrl: `http://127.0.0.1:${port}/auth`,
-        audience: engine.audience,
-        clientId: engine.clientId,
-      };
-      const unreachable = deps({
-        env: { SCAN2MESH_CLIENT_SECRET: engine.clientSecret },
-        client: { retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } },
+      await withTempDir(async (dir) => {
+        const flags = { ...addressOf(engine), authUrl: `http://127.0.0.1:${port}/auth` };
+        const unreachable = deps(dir, {
+          env: { SCAN2MESH_CLIENT_SECRET: engine.clientSecret },
+          client: { retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } },
+        });
+        const err = await rejection(runTestAuth(flags, unreachable, () => {}));
+        expect(err.code).toBe('network');
+        expect(err.message).toBe(
+          `The sign-in address 127.0.0.1:${port} could not be reached: nothing answers at that address (connection refused).`,
+        );
+        expect(err.action).toMatch(/sign-in address/);
+        expect(exitCodeOfError(err)).toBe(EXIT.unreachable);
+        expect(engine.stats.tokenRequests).toBe(0);
       });
-      const err = await rejection(runTestAuth(flags, unreachable, () => {}));
-      expect(err.code).toBe('network');
-      expect(err.message).toBe(
-        `The sign-in address 127.0.0.1:${port} could not be reached: nothing answers at that address (connection refused).`,
-      );
-      expect(err.action).toMatch(/sign-in address/);
-      expect(exitCodeOfError(err)).toBe(EXIT.unreachable);
-      expect(engine.stats.tokenRequests).toBe(0);
     } finally {
       await engine.close();
     }
   });
 
-  it('uses the local engine when no connection is named, and closes it afterwards', async () => {
-    const { engine } = await startTestEngine();
-    let closed = 0;
-    const out: string[] = [];
-    const local = deps({
-      startEngine: () =>
-        Promise.resolve({
-          ...engine,
-          close: () => {
-            closed++;
-            return Promise.resolve();
-          },
-        }),
-    });
-    try {
+  it('uses the local engine when no connection is named, and stops it afterwards', async () => {
+    await withTempDir(async (dir) => {
+      let engine: RunningEngine | undefined;
+      const out: string[] = [];
+      const local = deps(dir, {
+        startEngine: async () => (engine = (await startTestEngine()).engine),
+      });
       expect(await runTestAuth({}, local, (t) => out.push(t))).toBe(EXIT.ok);
       expect(out.join('')).toMatch(/^Connected to the local engine: /);
-      expect(closed).toBe(1);
-    } finally {
-      await engine.close();
-    }
+      // Stopped: nothing answers at its address any more.
+      const after = await fetch(`${engine!.baseUrl}/testAuth`).then(
+        () => 'answered',
+        () => 'refused',
+      );
+      expect(after).toBe('refused');
+    });
   });
 });
 
-describe('connections named on the command line', () => {
-  const flags = {
-    baseUrl: 'https://eu.example/24.06',
-    authUrl: 'https://idp.example',
-    audience: 'a',
-    clientId: 'c',
-  };
-  const profileDeps = deps({
-    profiles: () => ({
-      get: (n) => (n === 'EU' ? { id: 'p1', name: 'EU', kind: 'remote', ...flags } : undefined),
-      list: () => [],
-    }),
-    secrets: () => ({ get: (account) => Promise.resolve(account === 'p1' ? 'from-keychain' : null) }),
+describe('a saved connection named with --profile', () => {
+  /** The engine saved as the profile "EU"; its secret in the keychain when `stored`. */
+  async function withProfile(
+    run: (d: TestAuthDeps, engine: RunningEngine, secrets: SecretStore, id: string) => Promise<void>,
+  ): Promise<void> {
+    const { engine } = await startTestEngine();
+    try {
+      await withTempDir(async (dir) => {
+        const d = deps(dir);
+        const profile = new ProfileStore(dir).save({ name: 'EU', ...addressOf(engine) });
+        const secrets = d.secrets();
+        try {
+          await run(d, engine, secrets, profile.id);
+        } finally {
+          await secrets.delete(profile.id);
+        }
+      });
+    } finally {
+      await engine.close();
+    }
+  }
+
+  it('takes its secret from the keychain, or from SCAN2MESH_CLIENT_SECRET when set', async () => {
+    await withProfile(async (d, engine, secrets, id) => {
+      await secrets.set(id, engine.clientSecret);
+      const out: string[] = [];
+      expect(await runTestAuth({ profile: 'eu' }, d, (t) => out.push(t))).toBe(EXIT.ok);
+      expect(out.join('')).toMatch(new RegExp(`^Connected to profile "EU" \\(${engine.baseUrl}\\): `));
+      // The environment wins over the keychain: a wrong one there is refused.
+      const wrongEnv = { ...d, env: { SCAN2MESH_CLIENT_SECRET: 'wrong' } };
+      expect((await rejection(runTestAuth({ profile: 'EU' }, wrongEnv, () => {}))).code).toBe('auth-failed');
+      await secrets.delete(id);
+      const fromEnv = { ...d, env: { SCAN2MESH_CLIENT_SECRET: engine.clientSecret } };
+      expect(await runTestAuth({ profile: 'EU' }, fromEnv, () => {})).toBe(EXIT.ok);
+    });
   });
 
-  it('takes a secret only from the environment or the keychain', async () => {
-    const err = await rejection(openConnection(flags, profileDeps));
-    expect(err.code).toBe('bad-input');
-    expect(err.message).toMatch(/SCAN2MESH_CLIENT_SECRET/);
-    const conn = await openConnection({ profile: 'EU' }, profileDeps);
-    expect(conn.kind).toBe('remote');
-    expect(conn.label).toBe('profile "EU" (https://eu.example/24.06)');
-    await conn.close();
-    const none = await rejection(
-      openConnection(
-        { profile: 'EU' },
-        { ...profileDeps, secrets: () => ({ get: () => Promise.resolve(null) }) },
-      ),
-    );
-    expect(none.code).toBe('auth-failed');
-    expect(none.action).toMatch(/SCAN2MESH_CLIENT_SECRET/);
-  });
-
-  it('refuses incomplete or contradictory connection flags', async () => {
-    expect((await rejection(openConnection({ baseUrl: flags.baseUrl }, profileDeps))).message).toMatch(
-      /also needs --auth-url, --audience, --client-id/,
-    );
-    expect((await rejection(openConnection({ profile: 'EU', clientId: 'x' }, profileDeps))).message).toMatch(
-      /either --profile or --client-id/,
-    );
-    expect((await rejection(openConnection({ profile: 'nope' }, profileDeps))).message).toMatch(
-      /No connection profile named "nope"/,
-    );
+  it('says where to put the secret when there is none', async () => {
+    await withProfile(async (d, engine) => {
+      const none = await rejection(runTestAuth({ profile: 'EU' }, d, () => {}));
+      expect(none.code).toBe('auth-failed');
+      expect(none.message).toBe('No client secret is stored for the connection "EU".');
+      expect(none.action).toMatch(/SCAN2MESH_CLIENT_SECRET/);
+      expect(engine.stats.tokenRequests).toBe(0);
+    });
   });
 });
 

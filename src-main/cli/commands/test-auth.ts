@@ -1,48 +1,33 @@
-import type { Command } from 'commander';
-import { startDefaultEngine } from '../../engine/default-engine.js';
-import { createLogger, type Logger } from '../../logging/logger.js';
-import { dataDir } from '../../platform/paths.js';
-import { createKeytarSecretStore } from '../../secrets/secret-store.js';
 import {
-  openConnection,
-  SECRET_ENV,
-  type ConnectionDeps,
+  chooseConnection,
+  CLI_MISSING_SECRET_ACTION,
+  withEnvSecret,
   type ConnectionFlags,
-} from '../../service/connection.js';
+} from '../../connections/connection-flags.js';
+import { Connections, type ClientTuning } from '../../connections/connection-resolver.js';
+import { startDefaultEngine } from '../../engine/default-engine.js';
+import type { RunningEngine } from '../../engine/local-engine.js';
+import type { Logger } from '../../logging/logger.js';
+import { dataDir } from '../../platform/paths.js';
+import { createKeytarSecretStore, type SecretStore } from '../../secrets/secret-store.js';
 import { ProfileStore } from '../../settings/profile-store.js';
+import { engineOnDemand } from '../engine-on-demand.js';
 import { EXIT } from '../exit-codes.js';
 
-/** The connection options shared by submit and test-auth. */
-export function addConnectionOptions(cmd: Command): Command {
-  return cmd
-    .option('--profile <name>', 'a saved connection (name or id); its secret comes from the keychain')
-    .option(
-      '--base-url <url>',
-      'service address with the version segment, e.g. https://eu.virtualpatientengine.com/24.06',
-    )
-    .option('--auth-url <url>', 'identity provider address; the token endpoint is <url>/oauth/token')
-    .option('--audience <a>', 'audience of the service, given by its operator')
-    .option(
-      '--client-id <id>',
-      `client id, given by the operator (the secret: environment variable ${SECRET_ENV})`,
-    )
-    .option('--verbose', 'log what happens to stderr (tokens, secrets and signatures are redacted)');
+/** What `scan2mesh test-auth` connects with. */
+export interface TestAuthDeps {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  startEngine: () => Promise<RunningEngine>;
+  /** Only read with --profile (and for the local engine's entry). */
+  profiles: () => Pick<ProfileStore, 'get' | 'list' | 'activeId'>;
+  secrets: () => SecretStore;
+  /** Tests shorten the client's waits. */
+  client?: ClientTuning;
 }
 
-export function connectionFlags(opts: ConnectionFlags): ConnectionFlags {
-  const flags: ConnectionFlags = {};
-  for (const key of ['profile', 'baseUrl', 'authUrl', 'audience', 'clientId'] as const) {
-    if (opts[key] !== undefined) flags[key] = opts[key];
-  }
-  return flags;
-}
-
-export function cliLogger(verbose: boolean | undefined): Logger {
-  return createLogger({ stderr: !!verbose, level: verbose ? 'debug' : 'warn' }, 'cli');
-}
-
-/** What the command line connects with: the real engine, profile store and keychain. */
-export function cliConnectionDeps(logger: Logger): ConnectionDeps {
+/** The real thing: the engine with real segmentation, the profile store and the keychain. */
+export function testAuthDeps(logger: Logger): TestAuthDeps {
   return {
     env: process.env,
     logger,
@@ -55,28 +40,32 @@ export function cliConnectionDeps(logger: Logger): ConnectionDeps {
 /** Signs in and calls /testAuth; exit 0 with the service's message, 3 when authentication fails. */
 export async function runTestAuth(
   flags: ConnectionFlags,
-  deps: ConnectionDeps,
+  deps: TestAuthDeps,
   write: (text: string) => void = (t) => process.stdout.write(t),
 ): Promise<number> {
-  const conn = await openConnection(flags, deps);
-  try {
-    const message = await conn.client.testAuth();
-    write(`Connected to ${conn.label}: ${message}\n`);
-    return EXIT.ok;
-  } finally {
-    await conn.close();
-  }
-}
-
-export function registerTestAuth(program: Command): void {
-  addConnectionOptions(
-    program
-      .command('test-auth')
-      .description(
-        'Sign in to a connection and call its /testAuth (no connection options: the local engine)',
-      ),
-  ).action(async (opts: ConnectionFlags & { verbose?: boolean }) => {
-    const logger = cliLogger(opts.verbose);
-    process.exitCode = await runTestAuth(connectionFlags(opts), cliConnectionDeps(logger));
+  const profiles = deps.profiles();
+  const chosen = chooseConnection(flags, { env: deps.env, profiles });
+  const engine = engineOnDemand(deps.startEngine);
+  const connections = new Connections({
+    profiles,
+    secrets: withEnvSecret(deps.secrets(), chosen),
+    localEngine: engine.get,
+    ...(chosen.custom ? { custom: [chosen.custom] } : {}),
+    ...(deps.client ? { tuning: deps.client } : {}),
+    logger: deps.logger,
+    missingSecretAction: CLI_MISSING_SECRET_ACTION,
   });
+  try {
+    const conn = await connections.connect({ profileId: chosen.profileId });
+    try {
+      const message = await conn.client.testAuth();
+      write(`Connected to ${chosen.label}: ${message}\n`);
+      return EXIT.ok;
+    } finally {
+      conn.client.close();
+    }
+  } finally {
+    await connections.close();
+    await engine.close();
+  }
 }

@@ -7,7 +7,7 @@
  * voxels, and no label volume is needed: memory is a few arrays per run.
  */
 
-export interface ComponentStats {
+interface ComponentStats {
   /** Voxel count of each component. */
   sizes: Float64Array;
   /** 1 when the component reaches the first or last row, column or (with more than one slice) slice. */

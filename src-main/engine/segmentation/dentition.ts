@@ -33,7 +33,7 @@ export const DENTITION_BAND_MM = 50;
  * enter), 36 % at the old histogram split of 972 HU. A speck or two elsewhere (a filling, an earring)
  * stays below the 2 % allowed.
  */
-export const DENTITION_MIN_BAND_SHARE = 0.98;
+const DENTITION_MIN_BAND_SHARE = 0.98;
 
 /** Peaks of the scan's histogram that fix its grey-value scale. */
 export interface GreyScale {
@@ -90,7 +90,7 @@ export function dentitionLevel(scale: GreyScale): number {
   return scale.soft + (DENTITION_MIN_HU / 1000) * (scale.soft - scale.air);
 }
 
-export interface BandGeometry {
+interface BandGeometry {
   dims: [number, number, number];
   spacing: [number, number, number];
   rowDir?: [number, number, number];

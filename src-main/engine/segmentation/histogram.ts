@@ -98,10 +98,3 @@ export function otsuThreshold(h: Histogram, range: { above?: number; below?: num
   }
   return bestB < 0 ? null : upperEdge(h, bestB);
 }
-
-/** Number of voxels with value > t. */
-export function countAbove(h: Histogram, t: number): number {
-  let c = 0;
-  for (let b = Math.max(0, binOf(h, t) + 1); b < h.counts.length; b++) c += h.counts[b] as number;
-  return c;
-}

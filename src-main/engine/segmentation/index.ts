@@ -12,20 +12,7 @@ import type { JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
 import { describeStructure, validateSpec } from './plan.js';
 import { defaultWorkerCount, MESH_WORKER_ENTRY } from './worker-pool.js';
 
-export {
-  extractIsoSurface,
-  extractIsoSurfaceVoxels,
-  createSlabPool,
-  voxelToPatient,
-  type Mesh,
-  type IsoSurfaceOptions,
-  type SlabPool,
-} from './iso-surface.js';
-export { writeMesh, type MeshFormat } from './mesh-writers.js';
-export { simplifyMesh } from './simplify.js';
-export { isoSurfaceToFile } from './iso-surface-file.js';
-export { edgeReport, meshBounds } from './mesh-checks.js';
-export { validateSpec, LOCAL_STRUCTURES, CBCT_EXTENSIONS } from './plan.js';
+export { LOCAL_STRUCTURES } from './plan.js';
 
 const JOB_WORKER_ENTRY = 'engine/segmentation/job-worker.entry.ts';
 

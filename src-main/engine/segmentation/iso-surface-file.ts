@@ -5,7 +5,7 @@ import { extractIsoSurface, type IsoSurfaceOptions } from './iso-surface.js';
 import { isMeshFormat, writeMesh, type MeshFormat, type WrittenMesh } from './mesh-writers.js';
 import { simplifyMesh } from './simplify.js';
 
-export interface IsoSurfaceFileOptions extends Omit<IsoSurfaceOptions, 'mask'> {
+interface IsoSurfaceFileOptions extends Omit<IsoSurfaceOptions, 'mask'> {
   /** Default: from the extension of outPath. */
   format?: MeshFormat;
   /** Simplify within this many mm first; default 0 (write the full marching-cubes surface). */

@@ -2,7 +2,8 @@ import { describe, expect, it, afterAll } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
 import { MC_TABLE } from './mc-table.js';
 import { createSlabPool, extractIsoSurface, extractIsoSurfaceVoxels, type SlabPool } from './iso-surface.js';
-import { edgeReport, eulerCharacteristic, meshBounds, signedVolume } from './mesh-checks.js';
+import { meshBounds } from './mesh-checks.js';
+import { edgeReport, eulerCharacteristic, signedVolume } from './mesh-checks.test-support.js';
 
 /** A volume sampled from f(x, y, z) at voxel centres given in mm (patient coordinates). */
 function analyticVolume(

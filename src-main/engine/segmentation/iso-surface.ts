@@ -1,18 +1,9 @@
 import type { Volume } from '../../scans/volume.js';
 import { AppError } from '../../../src-shared/errors.js';
-import {
-  bitWords,
-  countSlab,
-  fillSlab,
-  gridOf,
-  packSlab,
-  type Grid,
-  type GridParams,
-  type MeshTask,
-  type RowTables,
-  type SlabRange,
-} from './extract-slab.js';
+import { countSlab, fillSlab, packSlab, type MeshTask } from './extract-slab.js';
+import { bitWords, gridOf, type Grid, type GridParams, type RowTables, type SlabRange } from './slab-grid.js';
 import type { SimplifyPartResult, SimplifyPartTask } from './simplify-parts.js';
+import type { SmoothTask } from './smooth.js';
 import { WorkerPool, defaultWorkerCount, meshWorkerScript } from './worker-pool.js';
 
 /** An indexed triangle mesh: xyz per vertex, three vertex indices per triangle, counter-clockwise seen from outside. */
@@ -21,11 +12,11 @@ export interface Mesh {
   indices: Uint32Array;
 }
 
-/** The mesh workers: slab extraction passes (no reply) and slab simplification (simplify-parts.ts). */
-export type SlabPool = WorkerPool<MeshTask | SimplifyPartTask, null | SimplifyPartResult>;
+/** The mesh workers: slab extraction passes and smoothing steps (no reply), slab simplification. */
+export type SlabPool = WorkerPool<MeshTask | SmoothTask | SimplifyPartTask, null | SimplifyPartResult>;
 
 export async function createSlabPool(workers = defaultWorkerCount(), script?: string): Promise<SlabPool> {
-  return new WorkerPool<MeshTask | SimplifyPartTask, null | SimplifyPartResult>(
+  return new WorkerPool<MeshTask | SmoothTask | SimplifyPartTask, null | SimplifyPartResult>(
     script ?? (await meshWorkerScript()),
     workers,
   );
@@ -235,7 +226,7 @@ export function voxelToPatient(
   if (det < 0) flipWinding(mesh.indices);
 }
 
-export function flipWinding(indices: Uint32Array): void {
+function flipWinding(indices: Uint32Array): void {
   for (let i = 0; i < indices.length; i += 3) {
     const t = indices[i + 1] as number;
     indices[i + 1] = indices[i + 2] as number;

@@ -20,7 +20,7 @@
  * same order; edges 8-11 run along z from (x, y) in the same order.
  */
 
-export interface McTable {
+interface McTable {
   /** Triangles of case c are triEdges[triStart[c] .. triStart[c + 1]), three cube edges each. */
   triStart: Uint16Array;
   triEdges: Uint8Array;
@@ -33,7 +33,7 @@ type Vec3 = [number, number, number];
 const cornerPos = (c: number): Vec3 => [c & 1, (c >> 1) & 1, (c >> 2) & 1];
 
 /** The two corners of each edge, lower corner first. */
-export const EDGE_CORNERS: [number, number][] = (() => {
+const EDGE_CORNERS: [number, number][] = (() => {
   const out: [number, number][] = [];
   for (let axis = 0; axis < 3; axis++) {
     const step = 1 << axis;

@@ -1,22 +1,31 @@
 /**
  * Worker thread of the slab pool: runs one pass of the extraction over one slab at a time. Volume,
  * mask, row tables and output all live in shared memory, so nothing big is copied either way.
- * It also simplifies one slab of a finished surface (simplify-parts.ts).
+ * It also runs one smoothing step over a range of vertices (smooth.ts) and simplifies one slab of a
+ * finished surface (simplify-parts.ts).
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { countSlab, fillSlab, packSlab, type MeshTask } from './extract-slab.js';
-import { simplifyPart, type SimplifyPartResult, type SimplifyPartTask } from './simplify-parts.js';
+import {
+  simplifyPart,
+  warmUpSimplifier,
+  type SimplifyPartResult,
+  type SimplifyPartTask,
+} from './simplify-parts.js';
+import { smoothStep, type SmoothTask } from './smooth.js';
 import type { TaskReply, TaskRequest } from './worker-pool.js';
 
 if (!parentPort) throw new Error('mesh-worker.entry must run in a worker thread');
 const port: MessagePort = parentPort;
+// Best effort: a failure here would show again, in words, on the first real slab.
+warmUpSimplifier().catch(() => {});
 
 function fail(id: number, e: unknown): void {
   const reply: TaskReply = { id, ok: false, error: { message: e instanceof Error ? e.message : String(e) } };
   port.postMessage(reply);
 }
 
-port.on('message', (msg: TaskRequest<MeshTask | SimplifyPartTask>) => {
+port.on('message', (msg: TaskRequest<MeshTask | SmoothTask | SimplifyPartTask>) => {
   const t = msg.task;
   if (t.kind === 'simplify') {
     simplifyPart(t).then(
@@ -32,6 +41,7 @@ port.on('message', (msg: TaskRequest<MeshTask | SimplifyPartTask>) => {
   try {
     if (t.kind === 'bits') packSlab(t.grid, t.range, t.bits);
     else if (t.kind === 'count') countSlab(t.grid, t.range, t.bits, t.counts);
+    else if (t.kind === 'smooth') smoothStep(t);
     else fillSlab(t.grid, t.range, t.bits, t.offsets, t.positions, t.indices);
     const reply: TaskReply<null> = { id: msg.id, ok: true, result: null };
     port.postMessage(reply);

@@ -8,7 +8,8 @@ import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { PLYLoader } from 'three/examples/jsm/loaders/PLYLoader.js';
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
 import { extractIsoSurface, type Mesh } from './iso-surface.js';
-import { meshBounds, signedVolume } from './mesh-checks.js';
+import { meshBounds } from './mesh-checks.js';
+import { signedVolume } from './mesh-checks.test-support.js';
 import { writeMesh } from './mesh-writers.js';
 import { isoSurfaceToFile } from './iso-surface-file.js';
 

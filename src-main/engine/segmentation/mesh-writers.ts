@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import draco3d, { type EncoderModule } from 'draco3d';
 import { AppError } from '../../../src-shared/errors.js';
+import { areaWeightedNormals } from '../../../src-shared/mesh-geometry.js';
 import type { Mesh } from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
 
@@ -87,35 +88,7 @@ export function* stlChunks(mesh: Mesh): Generator<Buffer> {
 
 /** Area-weighted unit vertex normals, pointing out of the surface (the side the triangles face). */
 export function vertexNormals(mesh: Mesh): Float32Array {
-  const p = mesh.positions;
-  const ix = mesh.indices;
-  const n = new Float32Array(p.length);
-  for (let t = 0; t < ix.length; t += 3) {
-    const a = (ix[t] as number) * 3;
-    const b = (ix[t + 1] as number) * 3;
-    const c = (ix[t + 2] as number) * 3;
-    const ux = (p[b] as number) - (p[a] as number);
-    const uy = (p[b + 1] as number) - (p[a + 1] as number);
-    const uz = (p[b + 2] as number) - (p[a + 2] as number);
-    const vx = (p[c] as number) - (p[a] as number);
-    const vy = (p[c + 1] as number) - (p[a + 1] as number);
-    const vz = (p[c + 2] as number) - (p[a + 2] as number);
-    const cx = uy * vz - uz * vy;
-    const cy = uz * vx - ux * vz;
-    const cz = ux * vy - uy * vx;
-    for (const v of [a, b, c]) {
-      n[v] = (n[v] as number) + cx;
-      n[v + 1] = (n[v + 1] as number) + cy;
-      n[v + 2] = (n[v + 2] as number) + cz;
-    }
-  }
-  for (let v = 0; v < n.length; v += 3) {
-    const len = Math.hypot(n[v] as number, n[v + 1] as number, n[v + 2] as number) || 1;
-    n[v] = (n[v] as number) / len;
-    n[v + 1] = (n[v + 1] as number) / len;
-    n[v + 2] = (n[v + 2] as number) / len;
-  }
-  return n;
+  return areaWeightedNormals(mesh.positions, mesh.indices);
 }
 
 /** Binary little-endian PLY with float positions and normals and int32 triangle indices. */
@@ -220,7 +193,7 @@ let encoderModule: Promise<EncoderModule> | undefined;
  * Draco (Google's draco3d encoder), positions quantised to about 0.01 mm, edgebreaker connectivity:
  * what three's DRACOLoader reads. Normals are left out; a viewer derives them from the winding.
  */
-export async function encodeDraco(mesh: Mesh): Promise<Buffer> {
+async function encodeDraco(mesh: Mesh): Promise<Buffer> {
   encoderModule ??= draco3d.createEncoderModule({});
   const m = await encoderModule;
   const tris = mesh.indices.length / 3;

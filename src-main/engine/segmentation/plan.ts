@@ -52,7 +52,7 @@ export function tissueOf(structure: string): Tissue | undefined {
   return SUPPORTED[structure]?.tissue;
 }
 
-export function optionGroupOf(structure: string): string | undefined {
+function optionGroupOf(structure: string): string | undefined {
   return SUPPORTED[structure]?.group;
 }
 
@@ -159,7 +159,7 @@ export interface MeshSettings {
   smoothingIterations: number;
 }
 
-export const DEFAULT_SETTINGS: MeshSettings = { decimateMaxError: 0.1, smoothingIterations: 5 };
+const DEFAULT_SETTINGS: MeshSettings = { decimateMaxError: 0.1, smoothingIterations: 5 };
 
 /**
  * Settings of one mesh from the job's `options`, keyed by the real service's groups (mandible,

@@ -8,7 +8,8 @@ import yazl from 'yazl';
 import { readVolume } from '../../scans/volume-reader.js';
 import type { ProcessorJob, ProcessorProgress } from '../processor.js';
 import { createSegmentationProcessor } from './index.js';
-import { edgeReport, meshBounds, signedVolume } from './mesh-checks.js';
+import { meshBounds } from './mesh-checks.js';
+import { edgeReport, signedVolume } from './mesh-checks.test-support.js';
 import { piecesOf, readStl } from './stl.test-support.js';
 
 const SERIES = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');

@@ -4,6 +4,7 @@ import { AppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import { silentLogger } from '../../logging/logger.js';
 import { readVolumeForSegmentation } from '../../scans/volume-reader.js';
+import type { SliceSource } from '../../scans/slice-source.js';
 import type { Volume } from '../../scans/volume.js';
 import type {
   MeshRequest,
@@ -36,7 +37,7 @@ import {
 } from './tissue.js';
 import { unpackInput } from './unpack.js';
 
-export interface RunContext {
+interface RunContext {
   logger?: Logger;
   workers: number;
   /** Script of the slab workers (resolved by the thread that can build it); default: workerScript(). */
@@ -79,21 +80,21 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
   // Everything that can be wrong with the request is found before minutes of work, not after.
   const plans = job.meshes.map((request, m) => planMesh(request, m, job.options));
 
-  await mkdir(job.workDir, { recursive: true });
-  progress(0.01, 'unpacking the scan');
-  const files = await unpackInput(input, job.workDir, ctx.signal);
-  checkAbort();
-  progress(0.05, `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`);
-  const volume = await readSharedVolume(files, ctx.signal);
-  checkAbort();
-  progress(0.35, 'deriving thresholds from the histogram');
-  const thresholds = deriveThresholds(volume.data, volume.modality);
-  log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing });
-
+  // The mesh workers start now: they warm up the simplifier while this thread reads the scan.
   const pool = await createSlabPool(ctx.workers, ctx.meshWorkerScript);
-  const regions = new Map<Tissue, TissueRegion>();
   const results: ProcessedMesh[] = [];
   try {
+    await mkdir(job.workDir, { recursive: true });
+    progress(0.01, 'unpacking the scan');
+    const { files, source } = await unpackInput(input, job.workDir, ctx.signal);
+    checkAbort();
+    progress(0.05, `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`);
+    const volume = await readSharedVolume(files, source, ctx.signal);
+    checkAbort();
+    progress(0.35, 'deriving thresholds from the histogram');
+    const thresholds = deriveThresholds(volume.data, volume.modality);
+    log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing });
+    const regions = new Map<Tissue, TissueRegion>();
     for (const [m, plan] of plans.entries()) {
       checkAbort();
       // Keep only the regions this or a later mesh needs: each costs a byte per voxel.
@@ -191,8 +192,10 @@ async function produceMesh(
   c.at(0.6)(`smoothing and simplifying ${label}`);
   // Smoothing in voxel space is the same as in patient space (the map is affine and the smoothing a
   // weighted average), and there the scan's extent is a box to clamp to.
-  taubinSmooth(mesh.positions, mesh.indices, settings.smoothingIterations, {
+  await taubinSmooth(mesh.positions, mesh.indices, settings.smoothingIterations, {
     clamp: { min: [-0.5, -0.5, -0.5], max: [nx - 0.5, ny - 0.5, nz - 0.5] },
+    run: (task) => c.pool.run(task),
+    parts: c.pool.size * 2,
   });
   lap('smooth');
   voxelToPatient(mesh, volume);
@@ -245,9 +248,9 @@ async function produceMesh(
  * Reads the volume and moves its voxels onto a SharedArrayBuffer, the one copy that the slab workers
  * read in place; the reader's own array goes out of scope here.
  */
-async function readSharedVolume(files: string[], signal?: AbortSignal): Promise<Volume> {
+async function readSharedVolume(files: string[], source: SliceSource, signal?: AbortSignal): Promise<Volume> {
   // Refuses, with the reasons, a series unfit for a model (the same check the series summary shows).
-  const read = await readVolumeForSegmentation(files, signal ? { signal } : {});
+  const read = await readVolumeForSegmentation(files, { source, ...(signal ? { signal } : {}) });
   const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
   if (kind) {
     throw new AppError(
@@ -329,7 +332,7 @@ async function extractRegions(
   return concatMeshes(parts);
 }
 
-export function concatMeshes(parts: Mesh[]): Mesh {
+function concatMeshes(parts: Mesh[]): Mesh {
   if (parts.length === 1) return parts[0] as Mesh;
   const positions = new Float32Array(parts.reduce((n, p) => n + p.positions.length, 0));
   const indices = new Uint32Array(parts.reduce((n, p) => n + p.indices.length, 0));

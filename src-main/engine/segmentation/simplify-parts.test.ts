@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSlabPool, extractIsoSurface, type Mesh, type SlabPool } from './iso-surface.js';
-import { edgeReport, signedVolume } from './mesh-checks.js';
+import { edgeReport, signedVolume } from './mesh-checks.test-support.js';
 import { simplifyMesh } from './simplify.js';
 import { assignSlabs, simplifyInParts, simplifyPart, type SimplifyPartResult } from './simplify-parts.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractIsoSurface, type Mesh } from './iso-surface.js';
-import { edgeReport, signedVolume } from './mesh-checks.js';
+import { edgeReport, signedVolume } from './mesh-checks.test-support.js';
 import { repairPinches } from './pinch-repair.js';
 import { simplifyMesh } from './simplify.js';
 

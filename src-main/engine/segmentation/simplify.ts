@@ -4,7 +4,7 @@ import { badEdgeVertices } from './mesh-checks.js';
 import { repairPinches } from './pinch-repair.js';
 import { PARTS_FROM_TRIANGLES, simplifyInParts, simplifyPart, type PartRunner } from './simplify-parts.js';
 
-export interface SimplifyResult extends Mesh {
+interface SimplifyResult extends Mesh {
   /** Largest deviation from the input that the simplifier reports, in mm. */
   errorMm: number;
   /** Vertices that had to be locked to keep the mesh edge-manifold. */
@@ -20,7 +20,7 @@ export interface SimplifyResult extends Mesh {
   seamVertices: number;
 }
 
-export interface SimplifyOptions {
+interface SimplifyOptions {
   /** Runs one slab, usually in a worker thread; without it, slabs run one after another here. */
   runPart?: PartRunner;
   /** Slabs for a big mesh (default 2, the cores of the machines this runs on). */

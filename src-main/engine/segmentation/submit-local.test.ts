@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { readVolume } from '../../scans/volume-reader.js';
-import { edgeReport, meshBounds } from './mesh-checks.js';
+import { meshBounds } from './mesh-checks.js';
+import { edgeReport } from './mesh-checks.test-support.js';
 
 const SERIES = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');
 const run = promisify(execFile);

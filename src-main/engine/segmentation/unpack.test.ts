@@ -1,12 +1,12 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { once } from 'node:events';
 import yazl from 'yazl';
-import { unpackInput, unsafeEntryName } from './unpack.js';
+import { unpackInput, unsafeEntryName, type UnpackedInput } from './unpack.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -16,23 +16,31 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function makeZip(path: string, entries: Record<string, string>): Promise<void> {
+async function makeZip(path: string, entries: Record<string, string>, compress = true): Promise<void> {
   const zip = new yazl.ZipFile();
-  for (const [name, text] of Object.entries(entries)) zip.addBuffer(Buffer.from(text), name);
+  for (const [name, text] of Object.entries(entries)) zip.addBuffer(Buffer.from(text), name, { compress });
   zip.end();
   const out = createWriteStream(path);
   zip.outputStream.pipe(out);
   await once(out, 'close');
 }
 
+/** What the volume reader would see of each file (none is DICOM, so the first bytes). */
+function texts(u: UnpackedInput): string[] {
+  return u.files.map((f) => {
+    const h = u.source.header(f);
+    return 'notDicom' in h ? h.head.toString() : 'dicom';
+  });
+}
+
 describe('unpackInput', () => {
   it('passes a .dcm through and inflates a .dcm.gz with zlib', async () => {
     const plain = join(dir, 'a.dcm');
     await writeFile(plain, 'DICM');
-    expect(await unpackInput({ path: plain, extension: '.dcm' }, join(dir, 'w1'))).toEqual([plain]);
+    expect((await unpackInput({ path: plain, extension: '.dcm' }, join(dir, 'w1'))).files).toEqual([plain]);
     const gz = join(dir, 'a.dcm.gz');
     await writeFile(gz, gzipSync(Buffer.from('slice bytes')));
-    const [out] = await unpackInput({ path: gz, extension: '.dcm.gz' }, join(dir, 'w2'));
+    const [out] = (await unpackInput({ path: gz, extension: '.dcm.gz' }, join(dir, 'w2'))).files;
     expect(await readFile(out as string, 'utf8')).toBe('slice bytes');
   });
 
@@ -44,15 +52,47 @@ describe('unpackInput', () => {
       '__MACOSX/series/._IM1': 'x',
       'series/.DS_Store': 'y',
     });
-    const files = await unpackInput({ path: zip, extension: '.zip' }, join(dir, 'w3'));
+    const { files } = await unpackInput({ path: zip, extension: '.zip' }, join(dir, 'w3'));
     expect(files.map((f) => f.slice(f.indexOf('slices')))).toEqual([
       'slices/series/IM1',
       'slices/series/IM2',
     ]);
     await writeFile(join(dir, 's.zip.gz'), gzipSync(await readFile(zip)));
     expect(
-      await unpackInput({ path: join(dir, 's.zip.gz'), extension: '.zip.gz' }, join(dir, 'w4')),
+      (await unpackInput({ path: join(dir, 's.zip.gz'), extension: '.zip.gz' }, join(dir, 'w4'))).files,
     ).toHaveLength(2);
+  });
+
+  it('reads a zip in memory, stored or deflated, and writes to the work folder what exceeds the budget', async () => {
+    const deflated = join(dir, 'm.zip');
+    await makeZip(deflated, { 'series/IM1': 'one', 'series/IM2': 'two!' });
+    const stored = join(dir, 'm0.zip');
+    await makeZip(stored, { 'series/IM1': 'one', 'series/IM2': 'two!' }, false);
+    const tail = (f: string): string => f.slice(f.indexOf('slices'));
+    for (const [zip, w] of [
+      [deflated, 'w8'],
+      [stored, 'w8s'],
+    ] as const) {
+      const held = await unpackInput({ path: zip, extension: '.zip' }, join(dir, w));
+      expect(held.files.map(tail)).toEqual(['slices/series/IM1', 'slices/series/IM2']);
+      // Nothing was written: the volume reader gets the bytes from memory.
+      await expect(readdir(join(dir, w, 'slices'))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(texts(held)).toEqual(['one', 'two!']);
+    }
+    // Room for the zip and 3 more bytes: IM1 is inflated in memory, IM2 is written out.
+    const budget = (await stat(deflated)).size + 3;
+    const split = await unpackInput(
+      { path: deflated, extension: '.zip' },
+      join(dir, 'w9'),
+      undefined,
+      budget,
+    );
+    expect(await readFile(split.files[1] as string, 'utf8')).toBe('two!');
+    await expect(readFile(split.files[0] as string)).rejects.toThrow();
+    expect(texts(split)).toEqual(['one', 'two!']);
+    // A zip bigger than the budget goes to disk whole, as before.
+    const disk = await unpackInput({ path: stored, extension: '.zip' }, join(dir, 'w10'), undefined, 10);
+    expect(await readFile(disk.files[0] as string, 'utf8')).toBe('one');
   });
 
   it('refuses an entry that climbs out with ".." and writes nothing outside', async () => {

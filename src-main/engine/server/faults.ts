@@ -2,6 +2,8 @@
  * Faults the protocol server can inject, for tests of the client. All are deterministic: a test says
  * how many or what share of requests fail, never leaves it to chance.
  */
+import type { BodyFaults } from './http-util.js';
+
 export type EndpointKind = 'token' | 'job' | 'upload' | 'notify' | 'poll' | 'download' | 'testAuth';
 
 export interface FaultOptions {
@@ -93,6 +95,11 @@ export class FaultInjector {
   slowBytesPerSecond(kind: EndpointKind): number | undefined {
     const f = this.opts.slowBody;
     return f && applies(f.on, kind) ? f.bytesPerSecond : undefined;
+  }
+
+  /** The faults of one answer's body: cut halfway (counted, so taken now) and its speed. */
+  bodyFaults(kind: EndpointKind): BodyFaults {
+    return { drop: this.takeDrop(kind), bytesPerSecond: this.slowBytesPerSecond(kind) };
   }
 
   private takeShared(name: Shared, kind: EndpointKind): boolean {

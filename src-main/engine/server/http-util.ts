@@ -20,7 +20,7 @@ export class BodyError extends Error {
 }
 
 /** A small request body (JSON), refused past `limit`. */
-export async function readSmallBody(req: IncomingMessage, limit = 1024 * 1024): Promise<Buffer> {
+async function readSmallBody(req: IncomingMessage, limit = 1024 * 1024): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

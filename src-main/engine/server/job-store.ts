@@ -41,7 +41,6 @@ const EngineJobSchema = z.object({
 });
 
 export type EngineJob = z.infer<typeof EngineJobSchema>;
-export type EngineInput = z.infer<typeof EngineInputSchema>;
 
 export class JobStore {
   private readonly jobs = new Map<string, EngineJob>();

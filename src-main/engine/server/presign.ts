@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type PresignCheck = 'ok' | 'missing' | 'expired' | 'bad-signature';
+type PresignCheck = 'ok' | 'missing' | 'expired' | 'bad-signature';
 
 /**
  * Pre-signed addresses as cloud storage makes them: the method, path and expiry are signed with a

@@ -6,7 +6,7 @@ import type { Processor } from '../processor.js';
 import { fetchToFile, putFile } from './client-storage.js';
 import type { EngineJob, JobStore } from './job-store.js';
 
-export interface ProcessingDeps {
+interface ProcessingDeps {
   store: JobStore;
   processor: Processor;
   logger: Logger;

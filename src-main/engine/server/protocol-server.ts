@@ -1,10 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { randomUUID } from 'node:crypto';
 import {
   jobCreationPath,
   JobBodySchema,
@@ -15,10 +11,12 @@ import type { Logger } from '../../logging/logger.js';
 import type { Processor } from '../processor.js';
 import { postJson } from './client-storage.js';
 import type { EndpointKind, FaultInjector } from './faults.js';
-import { BodyError, readJsonBody, reply, replyFile, replyJson, type BodyFaults } from './http-util.js';
+import { BodyError, readJsonBody, reply, replyJson } from './http-util.js';
 import type { EngineJob, JobStore } from './job-store.js';
 import type { JobProcessing } from './processing.js';
 import type { Presigner } from './presign.js';
+import { StorageEndpoints } from './storage-endpoints.js';
+import { answerTokenRequest } from './token-endpoint.js';
 import type { TokenIssuer } from './tokens.js';
 
 export interface EngineStats {
@@ -39,7 +37,7 @@ export interface EngineStats {
   authHeaderOnPresigned: number;
 }
 
-export interface ProtocolConfig {
+interface ProtocolConfig {
   version: string;
   clientId: string;
   clientSecret: string;
@@ -48,7 +46,7 @@ export interface ProtocolConfig {
   authPath: string;
 }
 
-export interface ProtocolDeps {
+interface ProtocolDeps {
   config: ProtocolConfig;
   store: JobStore;
   processing: JobProcessing;
@@ -77,7 +75,6 @@ const ALLOWED: Record<EndpointKind, string[]> = {
   testAuth: ['GET'],
 };
 
-const DEFAULT_TOKEN_LIFETIME_S = 86_400;
 const DEFAULT_PRESIGNED_LIFETIME_S = 3_600;
 
 /**
@@ -86,9 +83,11 @@ const DEFAULT_PRESIGNED_LIFETIME_S = 3_600;
  */
 export class ProtocolServer {
   private readonly servicePrefix: string;
+  private readonly storage: StorageEndpoints;
 
   constructor(private readonly deps: ProtocolDeps) {
     this.servicePrefix = `/${deps.config.version}`;
+    this.storage = new StorageEndpoints(deps);
   }
 
   get baseUrl(): string {
@@ -170,12 +169,14 @@ export class ProtocolServer {
       }
     }
     switch (route.kind) {
-      case 'token':
-        return this.token(req, res);
+      case 'token': {
+        const { status, body } = await answerTokenRequest(req, this.deps);
+        return this.replyJson(res, 'token', status, body);
+      }
       case 'job':
         return this.createJob(req, res);
       case 'upload':
-        return this.upload(req, res, url, route.jobId, route.input);
+        return this.storage.upload(req, res, url, route.jobId, route.input);
       case 'notify':
         return this.notify(req, res, route.jobId, route.input);
       case 'poll':
@@ -183,7 +184,7 @@ export class ProtocolServer {
       case 'testAuth':
         return this.replyJson(res, 'testAuth', 200, ['Authentication successful: scan2mesh local engine']);
       case 'download':
-        return this.download(req, res, url, route.jobId, route.index);
+        return this.storage.download(req, res, url, route.jobId, route.index);
     }
   }
 
@@ -205,42 +206,6 @@ export class ProtocolServer {
     if (notify)
       return { kind: 'notify', jobId: notify[1] as string, input: decodeURIComponent(notify[2] as string) };
     return null;
-  }
-
-  private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { stats, config, faults, tokens } = this.deps;
-    stats.tokenRequests++;
-    let body: unknown;
-    try {
-      body = await readJsonBody(req);
-    } catch (e) {
-      if (!(e instanceof BodyError)) throw e;
-      return this.replyJson(res, 'token', e.status, {
-        error: 'invalid_request',
-        error_description: e.message,
-      });
-    }
-    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-    if (b.grant_type !== 'client_credentials')
-      return this.replyJson(res, 'token', 400, {
-        error: 'unsupported_grant_type',
-        error_description: 'grant_type must be client_credentials.',
-      });
-    if (!equalSecret(b.client_id, config.clientId) || !equalSecret(b.client_secret, config.clientSecret))
-      return this.replyJson(res, 'token', 401, { error: 'access_denied', error_description: 'Unauthorized' });
-    if (b.audience !== config.audience)
-      return this.replyJson(res, 'token', 403, {
-        error: 'access_denied',
-        error_description: `Service not enabled within domain: ${String(b.audience)}`,
-      });
-    const lifetime = faults.options.tokenLifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_S;
-    stats.tokensIssued++;
-    return this.replyJson(res, 'token', 200, {
-      access_token: tokens.issue(lifetime),
-      token_type: 'Bearer',
-      expires_in: lifetime,
-      scope: '',
-    });
   }
 
   private async createJob(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -308,62 +273,6 @@ export class ProtocolServer {
     return this.replyJson(res, 'job', 200, { jobId: id, presignedUploadUrl });
   }
 
-  private async upload(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    jobId: string,
-    inputName: string,
-  ): Promise<void> {
-    const check = this.deps.presigner.verify('PUT', url.pathname, url.searchParams);
-    if (check !== 'ok') return this.presignRefused(res, check);
-    const job = this.deps.store.get(jobId);
-    const input = job?.inputs.find((i) => i.name === inputName && !i.downloadUrl);
-    if (!job || !input) return this.error(res, 404, 'No such upload.', { Connection: 'close' });
-    if (job.state !== 'awaiting-input')
-      return this.error(res, 409, 'The job is no longer awaiting input.', { Connection: 'close' });
-    const lengthHeader = req.headers['content-length'];
-    if (lengthHeader === undefined || !/^\d+$/.test(lengthHeader))
-      return this.error(res, 411, 'Content-Length is required.', { Connection: 'close' });
-    const length = Number(lengthHeader);
-    const drop = this.deps.faults.takeDrop('upload');
-    const tmp = `${input.path}.${randomUUID()}.part`;
-    let received = 0;
-    const sink = createWriteStream(tmp, { highWaterMark: 1024 * 1024 });
-    try {
-      if (drop) {
-        const counter = new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            received += chunk.length;
-            if (received < length / 2) return done(null, chunk);
-            // Injected fault: the connection dies halfway through the upload.
-            req.socket.destroy();
-            done(new Error('dropped'));
-          },
-        });
-        await pipeline(req, counter, sink);
-      } else {
-        await pipeline(req, sink);
-        received = sink.bytesWritten;
-      }
-    } catch {
-      await unlink(tmp).catch(() => {});
-      if (!res.destroyed) req.socket.destroy();
-      return;
-    }
-    if (received !== length) {
-      await unlink(tmp).catch(() => {});
-      return this.error(res, 400, `Received ${received} of ${length} bytes.`);
-    }
-    await rename(tmp, input.path);
-    input.uploaded = true;
-    // A new upload needs its own notify before processing may start.
-    input.notified = false;
-    await this.deps.store.save(job);
-    this.deps.stats.uploads++;
-    return reply(res, 200, '', 'text/plain', { ETag: `"${jobId}-${received}"` });
-  }
-
   private async notify(
     req: IncomingMessage,
     res: ServerResponse,
@@ -404,7 +313,7 @@ export class ProtocolServer {
           'X-Stage': encodeURIComponent(job.progress.stage),
           ...(after !== undefined ? { 'Retry-After': String(after) } : {}),
         },
-        this.bodyFaults('poll'),
+        this.deps.faults.bodyFaults('poll'),
       );
     }
     return this.replyJson(res, 'poll', 200, this.resultBody(job));
@@ -452,46 +361,14 @@ export class ProtocolServer {
     );
   }
 
-  private async download(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    jobId: string,
-    index: number,
-  ): Promise<void> {
-    const check = this.deps.presigner.verify('GET', url.pathname, url.searchParams);
-    if (check !== 'ok') return this.presignRefused(res, check);
-    const mesh = this.deps.store.get(jobId)?.meshes[index];
-    if (!mesh?.path) return this.error(res, 404, 'No such output.');
-    const size = (await stat(mesh.path)).size;
-    this.deps.stats.downloads++;
-    req.resume();
-    return replyFile(res, mesh.path, size, this.bodyFaults('download'));
-  }
-
   private presign(method: 'GET' | 'PUT', path: string): string {
     const lifetime = this.deps.faults.options.presignedLifetimeSeconds ?? DEFAULT_PRESIGNED_LIFETIME_S;
     return this.deps.presigner.sign(method, this.deps.origin(), path, lifetime);
   }
 
-  private presignRefused(res: ServerResponse, check: string): Promise<void> {
-    const message =
-      check === 'expired'
-        ? 'Request has expired'
-        : check === 'missing'
-          ? 'Query-string authentication requires the signature and expiry parameters'
-          : 'The request signature we calculated does not match the signature you provided';
-    return this.error(res, 403, message, { Connection: 'close' });
-  }
-
-  private bodyFaults(kind: EndpointKind): BodyFaults {
-    const f = this.deps.faults;
-    return { drop: f.takeDrop(kind), bytesPerSecond: f.slowBytesPerSecond(kind) };
-  }
-
   private replyJson(res: ServerResponse, kind: EndpointKind, status: number, value: unknown): Promise<void> {
     const malformed = status === 200 && this.deps.faults.takeMalformed(kind);
-    return replyJson(res, status, value, {}, { ...this.bodyFaults(kind), malformed });
+    return replyJson(res, status, value, {}, { ...this.deps.faults.bodyFaults(kind), malformed });
   }
 
   private error(
@@ -507,13 +384,6 @@ export class ProtocolServer {
 function closeIfUpload(route: Route): Record<string, string> {
   // Answering before a large upload is read: close, rather than read the rest of it for nothing.
   return route.kind === 'upload' ? { Connection: 'close' } : {};
-}
-
-function equalSecret(given: unknown, expected: string): boolean {
-  if (typeof given !== 'string') return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function safeSegment(name: string): string {

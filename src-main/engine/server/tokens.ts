@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export type TokenCheck = 'ok' | 'missing' | 'malformed' | 'expired' | 'unknown';
+type TokenCheck = 'ok' | 'missing' | 'malformed' | 'expired' | 'unknown';
 
 /** Opaque bearer tokens with an expiry, held in memory: a restarted engine asks clients to sign in again. */
 export class TokenIssuer {

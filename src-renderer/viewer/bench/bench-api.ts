@@ -40,7 +40,7 @@ export interface AnchorResult {
   presented: number;
 }
 
-export interface BenchApi {
+interface BenchApi {
   /** After the bench chose a file in the viewer's own "Open mesh…" input: waits for its first full frame. */
   viewerFileShown(name: string): Promise<ViewerResult>;
   /** After the bench chose a file in the anchor's input: three's STLLoader on the main thread, one frame. */

@@ -1,0 +1,73 @@
+import type { AppErrorShape } from '../../src-shared/errors.js';
+import { isTerminal, type JobView } from '../../src-shared/jobs.js';
+
+/** One job as the queue commands (submit, resume, retry) report it, in --json and in text. */
+export interface JobReport {
+  scan: string;
+  series: string;
+  jobId: string | null;
+  state: 'done' | 'failed' | 'canceled';
+  outputs: { structures: string[]; path: string; bytes: number; note?: string }[];
+  error: AppErrorShape | null;
+}
+
+/** The --json and text report of one job, as `scan2mesh submit` has always printed it. */
+export function toReport(v: JobView): JobReport {
+  const state: JobReport['state'] = v.state === 'done' || v.state === 'canceled' ? v.state : 'failed';
+  return {
+    scan: v.scanName,
+    series: v.seriesDescription,
+    jobId: v.remoteJobId ?? null,
+    state,
+    outputs: v.outputs.map((o) => ({
+      structures: o.structures,
+      path: o.path,
+      bytes: o.bytes,
+      ...(o.note ? { note: o.note } : {}),
+    })),
+    error: v.error
+      ? {
+          code: v.error.code,
+          message: v.error.message,
+          ...(v.error.action !== undefined ? { action: v.error.action } : {}),
+          ...(v.error.retryable !== undefined ? { retryable: v.error.retryable } : {}),
+        }
+      : isTerminal(v.state)
+        ? null
+        : { code: 'canceled', message: `Stopped while ${v.state}; \`scan2mesh resume\` finishes it.` },
+  };
+}
+
+/** The end of a run: one JSON document with --json, else a block per job. */
+export function printReports(
+  connection: string,
+  reports: JobReport[],
+  json: boolean | undefined,
+  out: (text: string) => void,
+): void {
+  if (json) out(`${JSON.stringify({ connection, jobs: reports }, null, 2)}\n`);
+  else out(formatReports(reports));
+}
+
+export function formatReports(reports: JobReport[]): string {
+  const lines: string[] = [];
+  for (const r of reports) {
+    const head = `${r.state === 'done' ? 'done  ' : r.state === 'canceled' ? 'CANCELED' : 'FAILED'} ${r.scan}${
+      r.series ? ` (${r.series})` : ''
+    }${r.jobId ? `  job ${r.jobId}` : ''}`;
+    lines.push(head);
+    for (const o of r.outputs)
+      lines.push(`       ${o.path}  ${formatMiB(o.bytes)}${o.note ? `  — ${o.note}` : ''}`);
+    if (r.error) {
+      lines.push(`       ${r.error.message}`);
+      if (r.error.action) lines.push(`       ${r.error.action}`);
+    }
+  }
+  const done = reports.filter((r) => r.state === 'done').length;
+  lines.push(`${done} of ${reports.length} job${reports.length > 1 ? 's' : ''} done.`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatMiB(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}

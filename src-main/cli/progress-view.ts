@@ -1,0 +1,133 @@
+import { clearScreenDown, moveCursor } from 'node:readline';
+import { isTerminal, JOB_STATE_LABELS, type JobState, type JobView } from '../../src-shared/jobs.js';
+import { jobFraction } from '../jobs/job-fraction.js';
+
+export interface ProgressSource {
+  get(id: string): JobView | undefined;
+  /** The job's events, oldest first; when given, plain lines show every step, not only the latest. */
+  history?(id: string): { seq: number; kind: string; to?: JobState }[];
+  onChange(listener: (changed: JobView[]) => void): () => void;
+}
+
+export interface ProgressTarget {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+  rows?: number;
+}
+
+/**
+ * Shows the jobs of a command while they run: on a terminal, one line per job redrawn in place; in a
+ * pipe or a log file, one plain line each time a job changes state. Returns a function that draws the
+ * last picture and stops.
+ */
+export function showProgress(source: ProgressSource, ids: string[], target: ProgressTarget): () => void {
+  return target.isTTY ? liveLines(source, ids, target) : plainLines(source, ids, target);
+}
+
+function plainLines(source: ProgressSource, ids: string[], target: ProgressTarget): () => void {
+  const wanted = new Set(ids);
+  const lastSeq = new Map<string, number>();
+  const lastState = new Map<string, JobState>();
+  const print = (v: JobView, to: JobState): void => {
+    const time = new Date().toTimeString().slice(0, 8);
+    const extra =
+      to === 'failed' && v.error
+        ? `: ${v.error.message}`
+        : (to === 'uploading' || to === 'processing') && v.remoteJobId
+          ? ` (job ${v.remoteJobId})`
+          : '';
+    target.write(`${time} ${nameOf(v)}: ${JOB_STATE_LABELS[to].toLowerCase()}${extra}\n`);
+  };
+  const report = (v: JobView): void => {
+    if (!wanted.has(v.id)) return;
+    // Every step from the job's history, not only the state seen now: a log shows the whole way.
+    const steps: JobState[] = [];
+    if (source.history) {
+      for (const e of source.history(v.id)) {
+        if ((e.kind !== 'state' && e.kind !== 'created') || !e.to || e.seq <= (lastSeq.get(v.id) ?? -1))
+          continue;
+        lastSeq.set(v.id, e.seq);
+        steps.push(e.to);
+      }
+    } else if (lastState.get(v.id) !== v.state) {
+      lastState.set(v.id, v.state);
+      steps.push(v.state);
+    }
+    for (const to of steps) print(v, to);
+  };
+  for (const id of ids) {
+    const v = source.get(id);
+    if (!v) continue;
+    // Where the job stands now, once; the steps of an earlier run (a resumed job) are not replayed.
+    const seen = source.history?.(id) ?? [];
+    lastSeq.set(
+      id,
+      seen.reduce((max, e) => Math.max(max, e.seq), -1),
+    );
+    lastState.set(id, v.state);
+    print(v, v.state);
+  }
+  return source.onChange((views) => views.forEach(report));
+}
+
+function liveLines(source: ProgressSource, ids: string[], target: ProgressTarget): () => void {
+  let drawn = 0;
+  const draw = (): void => {
+    const width = Math.max(40, (target.columns ?? 80) - 1);
+    const maxLines = Math.max(3, (target.rows ?? 24) - 2);
+    const views = ids.map((id) => source.get(id)).filter((v): v is JobView => v !== undefined);
+    let shown = views;
+    let summary: string | undefined;
+    if (views.length > maxLines) {
+      // More jobs than the terminal has rows: the ones under way, then a count of the rest.
+      const active = views.filter((v) => !isTerminal(v.state) && v.state !== 'queued');
+      shown = active.slice(0, maxLines - 1);
+      const count = (s: string[]) => views.filter((v) => s.includes(v.state)).length;
+      summary = `… ${count(['queued'])} waiting, ${count(['done'])} done, ${count(['failed', 'canceled'])} failed or canceled`;
+    }
+    const lines = shown.map((v) => lineOf(v, width));
+    if (summary) lines.push(summary.slice(0, width));
+    if (drawn > 0) {
+      moveCursor(target as NodeJS.WritableStream, 0, -drawn);
+      clearScreenDown(target as NodeJS.WritableStream);
+    }
+    target.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
+    drawn = lines.length;
+  };
+  let pending = false;
+  const off = source.onChange(() => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      draw();
+    }, 150).unref();
+  });
+  draw();
+  return () => {
+    off();
+    draw();
+  };
+}
+
+const BAR = 16;
+
+function lineOf(v: JobView, width: number): string {
+  const f = v.state === 'done' ? 1 : isTerminal(v.state) ? 0 : jobFraction(v.state, v.progress.fraction);
+  const filled = Math.round(f * BAR);
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}]`;
+  const state = JOB_STATE_LABELS[v.state].padEnd(19);
+  const detail =
+    v.state === 'failed'
+      ? (v.error?.message ?? '')
+      : v.state === 'done'
+        ? `${v.outputs.length} mesh${v.outputs.length === 1 ? '' : 'es'} saved`
+        : (v.progress.stage ?? '');
+  const name = nameOf(v).slice(0, 28).padEnd(28);
+  return `${name} ${state} ${bar} ${String(Math.round(f * 100)).padStart(3)}%  ${detail}`.slice(0, width);
+}
+
+function nameOf(v: JobView): string {
+  return v.seriesDescription ? `${v.scanName} (${v.seriesDescription})` : v.scanName;
+}

@@ -1,0 +1,134 @@
+import { isTerminal, type JobView } from '../../src-shared/jobs.js';
+import {
+  chooseConnection,
+  withEnvSecret,
+  type ChosenConnection,
+  type ConnectionFlags,
+} from '../connections/connection-flags.js';
+import { startDefaultEngine } from '../engine/default-engine.js';
+import type { RunningEngine } from '../engine/local-engine.js';
+import { JobManager, type JobManagerOptions } from '../jobs/job-manager.js';
+import type { Logger } from '../logging/logger.js';
+import { dataDir } from '../platform/paths.js';
+import { ScanService } from '../scans/scan-service.js';
+import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
+import { ProfileStore } from '../settings/profile-store.js';
+import { engineOnDemand } from './engine-on-demand.js';
+import { cliLogger } from './cli-logger.js';
+import { showProgress, type ProgressTarget } from './progress-view.js';
+
+export interface CliQueueDeps {
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  logger: Logger;
+  scans: ScanService;
+  startEngine: () => Promise<RunningEngine>;
+  secrets: () => SecretStore;
+  /** Tests shorten the queue's waits. */
+  tuning?: Pick<JobManagerOptions, 'policy' | 'client' | 'watchMs'>;
+}
+
+/** The real thing: the user's data folder, the keychain, and the local engine with real segmentation. */
+export function cliQueueDeps(logger: Logger, scans: ScanService): CliQueueDeps {
+  return {
+    env: process.env,
+    dataDir: dataDir(),
+    logger,
+    scans,
+    // A temporary engine folder: the engine stops with the command, and a job it held is created
+    // again from its package on the next start (allowed for the local engine only; see job-runner.ts).
+    startEngine: () => startDefaultEngine({ logger }),
+    secrets: () => createKeytarSecretStore(),
+  };
+}
+
+/** Runs a queue command with the real deps and a scan service of its own, closed when it ends. */
+export async function withCliQueueDeps<T>(
+  verbose: boolean | undefined,
+  run: (deps: CliQueueDeps) => Promise<T>,
+): Promise<T> {
+  const logger = cliLogger(verbose);
+  const scans = new ScanService({ logger });
+  try {
+    return await run(cliQueueDeps(logger, scans));
+  } finally {
+    await scans.dispose();
+  }
+}
+
+export interface CliQueue extends Pick<ChosenConnection, 'profileId' | 'kind' | 'label'> {
+  manager: JobManager;
+  close(): Promise<void>;
+}
+
+/**
+ * The job queue for a command: the shared job database in the data folder, and the connection the
+ * flags name (connections/connection-flags.ts: the same rules as every command). The local engine is
+ * started only if a job needs it, and stops with the command; see resume notes in job-runner.ts.
+ */
+export async function openCliQueue(
+  flags: ConnectionFlags,
+  deps: CliQueueDeps,
+  limits: { uploads?: number; downloads?: number } = {},
+): Promise<CliQueue> {
+  const profiles = new ProfileStore(deps.dataDir, deps.logger);
+  const chosen = chooseConnection(flags, { env: deps.env, profiles });
+  const engine = engineOnDemand(deps.startEngine);
+  const manager = await JobManager.open({
+    dataDir: deps.dataDir,
+    profiles,
+    secrets: withEnvSecret(deps.secrets(), chosen),
+    scans: deps.scans,
+    logger: deps.logger,
+    limits,
+    localEngine: engine.get,
+    ...(chosen.custom ? { connections: [chosen.custom] } : {}),
+    ...deps.tuning,
+  });
+  return {
+    manager,
+    profileId: chosen.profileId,
+    kind: chosen.kind,
+    label: chosen.label,
+    async close() {
+      await manager.close();
+      await engine.close();
+    },
+  };
+}
+
+/**
+ * Shows the jobs' progress on `progress` until they all end. Ctrl+C (SIGINT or SIGTERM) stops waiting:
+ * the jobs stay in the queue as they stood, for `scan2mesh resume`.
+ */
+export async function waitWithProgress(
+  queue: CliQueue,
+  ids: string[],
+  progress: ProgressTarget,
+): Promise<{ views: JobView[]; interrupted: boolean }> {
+  const stop = showProgress(queue.manager, ids, progress);
+  let onSignal: (() => void) | undefined;
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    onSignal = () => resolve('interrupted');
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+  try {
+    const outcome = await Promise.race([queue.manager.waitFor(ids), interrupted]);
+    if (outcome === 'interrupted') {
+      const views = ids.map((id) => queue.manager.get(id)).filter((v): v is JobView => v !== undefined);
+      const left = views.filter((v) => !isTerminal(v.state)).length;
+      progress.write(
+        `Interrupted: ${left} job${left === 1 ? '' : 's'} left in the queue; \`scan2mesh resume\` finishes them.\n`,
+      );
+      return { views, interrupted: true };
+    }
+    return { views: outcome, interrupted: false };
+  } finally {
+    stop();
+    if (onSignal) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+}

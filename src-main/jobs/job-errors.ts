@@ -1,0 +1,93 @@
+import { AppError, isAppError, type AppErrorShape } from '../../src-shared/errors.js';
+import type { JobError, JobRecord } from './job-record.js';
+
+/**
+ * The queue's rules about failures, in one place: what a thrown thing means for the user, which
+ * failures are waited out, and which ones make the job start over on the service. Matched by code,
+ * never by wording.
+ */
+
+/** Whatever a step threw, as an error the user can read and the queue can decide on. */
+export function asAppError(e: unknown): AppError {
+  if (isAppError(e)) return e;
+  const err = e as NodeJS.ErrnoException;
+  if (err?.code === 'ENOSPC')
+    return new AppError('disk-full', 'The disk is full.', {
+      action: 'Free some disk space and retry the job.',
+      retryable: true,
+    });
+  if (err?.code === 'EACCES' || err?.code === 'EPERM')
+    return new AppError('bad-input', `A file cannot be written: ${err.message}`, {
+      action: 'Check that the output folder is writable, then retry the job.',
+    });
+  return new AppError('internal', e instanceof Error ? e.message : String(e), { cause: e });
+}
+
+/** Failures that may pass by themselves: worth waiting for rather than failing the job overnight. */
+export function isTransient(e: AppError): boolean {
+  switch (e.code) {
+    case 'job-may-exist':
+    case 'canceled':
+    case 'job-failed':
+    case 'auth-failed':
+    case 'disk-full': // space does not free itself: the user is told at once
+      return false;
+    case 'network':
+      return true;
+    default:
+      return e.retryable === true;
+  }
+}
+
+/** The service answered a poll with "no such job". */
+export function isUnknownJob(e: unknown): boolean {
+  return isAppError(e) && e.code === 'job-unknown';
+}
+
+/**
+ * A retry creates a new remote job when there is none, or when the service failed or forgot the old
+ * one; otherwise it goes on with the job the service still has.
+ */
+export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'error'>): boolean {
+  return !job.remoteJobId || job.error?.code === 'job-failed' || job.error?.code === 'job-unknown';
+}
+
+/**
+ * Why a job cannot be retried, if it cannot: it has not ended, or its creation may have reached the
+ * service and the user did not say to send it again (`resubmit`: the service may then bill twice).
+ * A job canceled while its creation was in flight fails as 'job-may-exist' on its next run.
+ */
+export function retryRefusal(
+  job: Pick<JobRecord, 'state' | 'error'>,
+  resubmit: boolean,
+): AppError | undefined {
+  if (job.state !== 'failed' && job.state !== 'canceled')
+    return new AppError(
+      'bad-request',
+      `Only a failed or canceled job can be retried; this one is ${job.state}.`,
+    );
+  if (job.state === 'failed' && job.error?.code === 'job-may-exist' && !resubmit)
+    return new AppError(
+      'bad-request',
+      'The service may already have this job: its creation was sent and no answer came back.',
+      {
+        action:
+          'Check the service for a job created at that time. If there is none, submit it again explicitly (Submit again in the app, `scan2mesh retry <id> --resubmit`); the service may bill twice.',
+      },
+    );
+  return undefined;
+}
+
+/** What the list shows while a failing step waits for its next try. */
+export function troubleStage(e: AppError, retryAt: number): string {
+  const what = e.code === 'network' ? 'No connection' : 'The service is busy';
+  return `${what}; trying again at ${new Date(retryAt).toTimeString().slice(0, 5)}`;
+}
+
+/** The error as a job row stores it. */
+export function errorOf(e: AppErrorShape): JobError {
+  const err: JobError = { code: e.code, message: e.message };
+  if (e.action !== undefined) err.action = e.action;
+  if (e.retryable !== undefined) err.retryable = e.retryable;
+  return err;
+}

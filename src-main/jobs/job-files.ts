@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import { isTerminal } from '../../src-shared/jobs.js';
+import type { Logger } from '../logging/logger.js';
+import {
+  pruneLeftovers,
+  removePackage,
+  removePartialDownloads,
+  removeStagedDrops,
+  removeStaleDrops,
+  sweepPackages,
+  type Leftover,
+} from './job-leftovers.js';
+import type { JobRecord } from './job-record.js';
+import type { JobStore } from './job-store.js';
+
+/** A staged drop no job was made from is kept this long: it may be on a web page, about to be submitted. */
+const START_DROP_AGE_MS = 24 * 3600_000;
+const PRUNE_DROP_AGE_MS = 3600_000;
+
+/** A job that may package its scan again from its files: queued, running, or failed (a retry). */
+const mayPackageAgain = (job: JobRecord): boolean => job.state !== 'done' && job.state !== 'canceled';
+
+/**
+ * What the queue leaves on disk besides meshes, and when it goes: packages (copies of patient data),
+ * partial downloads, and web mode's staged drops. The rules are in job-leftovers.ts; this decides
+ * which jobs they apply to, from the job list and the jobs this process runs.
+ */
+export class JobFiles {
+  /** Removed by the sweep at start, reported by the next prune(). */
+  private swept: Leftover[] = [];
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly store: JobStore,
+    private readonly isRunning: (jobId: string) => boolean,
+    private readonly logger: Logger,
+  ) {}
+
+  get packagesDir(): string {
+    return join(this.dataDir, 'packages');
+  }
+
+  private get stagingDir(): string {
+    // Web mode's copies of dropped scans (transport/web-mode.ts puts them here).
+    return join(this.dataDir, 'staging');
+  }
+
+  /** At start: packages of jobs that no longer exist, or that ended done or canceled, are removed. */
+  async sweep(): Promise<void> {
+    try {
+      const removed = await sweepPackages(this.packagesDir, () => this.store.list(), this.isRunning);
+      removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), START_DROP_AGE_MS)));
+      this.swept = removed;
+      if (removed.length > 0) this.logger.info('removed stale packages', { count: removed.length });
+    } catch (e) {
+      this.logger.warn('stale packages could not be removed', { error: String(e) });
+    }
+  }
+
+  /** What a removed job leaves: its package, partial downloads, and staged drops no other job needs. */
+  async removed(rec: JobRecord): Promise<Leftover[]> {
+    return [
+      ...(await removePackage(this.packagesDir, rec.id)),
+      ...(await removePartialDownloads(rec)),
+      ...(await removeStagedDrops(this.stagingDir, rec, () => this.store.list(), mayPackageAgain)),
+    ];
+  }
+
+  /**
+   * What a job done or canceled (and no longer run) leaves: a canceled job's package and partial
+   * downloads (the done job's package went with its last step), and the staged drops it was made from
+   * when no other job may need them again.
+   */
+  async ended(rec: JobRecord): Promise<void> {
+    try {
+      const now = this.store.get(rec.id);
+      if (!now || (now.state !== 'canceled' && now.state !== 'done')) return;
+      if (now.state === 'canceled') {
+        await removePackage(this.packagesDir, rec.id);
+        await removePartialDownloads(now);
+      }
+      await removeStagedDrops(this.stagingDir, now, () => this.store.list(), mayPackageAgain);
+    } catch (e) {
+      this.logger.warn('a canceled job’s files could not be removed', { jobId: rec.id, error: String(e) });
+    }
+  }
+
+  /**
+   * Removes what ended jobs left on disk (packages, partial downloads) and packages whose job is gone;
+   * the jobs stay in the list. Says what was removed.
+   */
+  async prune(): Promise<Leftover[]> {
+    const removed = [
+      ...this.swept.splice(0),
+      ...(await pruneLeftovers(this.packagesDir, () => this.store.list(), this.isRunning)),
+    ];
+    const jobs = this.store.list();
+    for (const job of jobs.filter((j) => isTerminal(j.state) && !this.isRunning(j.id)))
+      removed.push(
+        ...(await removeStagedDrops(
+          this.stagingDir,
+          job,
+          () => jobs,
+          (o) => !isTerminal(o.state),
+        )),
+      );
+    removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), PRUNE_DROP_AGE_MS)));
+    if (removed.length > 0) this.logger.info('pruned', { items: removed.length });
+    return removed;
+  }
+}

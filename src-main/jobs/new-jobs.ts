@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { basename, dirname } from 'node:path';
+import { AppError } from '../../src-shared/errors.js';
+import type { SubmitJobsRequest } from '../../src-shared/jobs.js';
+import type { ScanService } from '../scans/scan-service.js';
+import type { NewJob, StoredConnection } from './job-record.js';
+
+/** What a submission turns into: one job per series, named for the list and for the files it saves. */
+
+export interface SubmitOverrides {
+  /** Instead of the settings' template. */
+  namingTemplate?: string;
+  /** The {scan} name per series id, instead of the patient's name. */
+  scanNames?: Record<string, string>;
+}
+
+export function newJobs(
+  r: SubmitJobsRequest,
+  batchId: string,
+  conn: { profileId: string; profileName: string; connection?: StoredConnection },
+  where: { outputDir: string; namingTemplate: string },
+  scans: Pick<ScanService, 'series' | 'filesOf' | 'inputsOf'>,
+  overrides: SubmitOverrides,
+): NewJob[] {
+  return r.seriesIds.map((seriesId) => {
+    const summary = scans.series(seriesId);
+    const files = scans.filesOf(seriesId);
+    if (!summary || files.length === 0)
+      throw new AppError('not-found', 'That scan is no longer open.', {
+        action: 'Add the scan again, then submit.',
+      });
+    const job: NewJob = {
+      id: randomUUID(),
+      batchId,
+      profileId: conn.profileId,
+      profileName: conn.profileName,
+      seriesId,
+      // A scan sent de-identified is not named after its patient in the list or in file paths; the
+      // {patient} field (opt-in, in the naming pattern) is the one way to put the name there.
+      scanName:
+        overrides.scanNames?.[seriesId] ?? scanNameOf(r.deidentify ? '' : summary.patient.name, files),
+      seriesDescription:
+        summary.seriesDescription.trim() ||
+        (summary.seriesNumber !== undefined
+          ? `Series ${summary.seriesNumber}`
+          : summary.modality || 'Series'),
+      // What the user gave (a folder, a zip), not unpacked copies that vanish: enough to find the
+      // series again under the same id after a restart, if its package has to be made again.
+      sourceFiles: scans.inputsOf(seriesId),
+      meshes: r.meshes,
+      deidentify: r.deidentify,
+      ...(r.acceptBurnedIn ? { acceptBurnedIn: true } : {}),
+      outputDir: where.outputDir,
+      namingTemplate: where.namingTemplate,
+    };
+    if (where.namingTemplate.includes('{patient}')) {
+      const patient = readableName(summary.patient.name);
+      if (patient) job.patientName = patient;
+    }
+    if (conn.connection) job.connection = conn.connection;
+    if (r.options) job.options = r.options;
+    return job;
+  });
+}
+
+/** What the user calls the scan: the patient's name as DICOM writes it ("DOE^JANE"), else its folder's name. */
+function scanNameOf(patientName: string, files: string[]): string {
+  const name = readableName(patientName);
+  if (name) return name;
+  const first = files[0] ?? 'scan';
+  return files.length === 1
+    ? basename(first).replace(/\.[^.]*$/, '') || 'scan'
+    : basename(dirname(first)) || 'scan';
+}
+
+/** "DOE^JANE" as people write it: "DOE JANE". */
+function readableName(dicomName: string): string {
+  return dicomName.replace(/\^+/g, ' ').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,281 @@
+import { rm, stat } from 'node:fs/promises';
+import { AppError, isAppError } from '../../../src-shared/errors.js';
+import type { JobSpec } from '../../../src-shared/job-spec.js';
+import type { JobState } from '../../../src-shared/jobs.js';
+import type { ResolvedConnection } from '../../connections/connection-resolver.js';
+import { PresignedRefusedError } from '../../service/service-client.js';
+import { makePrivate, packageDirOf, privateDir } from '../job-leftovers.js';
+import type { JobRecord } from '../job-record.js';
+import { stamp } from '../job-rows.js';
+import { CBCT, type JobRun } from '../job-run.js';
+import { packageCompression } from '../loopback-tuning.js';
+
+/**
+ * The input phase: package the scan, create the remote job, upload the package, notify the service.
+ * Each state is committed before the step it names starts: a job with a remote id is never created
+ * again, and an upload not yet notified is sent again.
+ */
+
+interface Package {
+  path: string;
+  extension: string;
+  bytes: number;
+}
+
+/** Remote jobs created in a row because upload addresses were refused, before a person is needed. */
+const MAX_RECREATE = 3;
+
+export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
+  const { d } = run;
+  const conn = await d.connections.resolve(start);
+  let job = forgetUnreachableRemote(run, start, conn);
+  if (!job.remoteJobId && job.createSentAt) job = afterUnknownCreate(run, job, conn);
+
+  let releasePrepare = await d.slots.prepare.acquire(job.id, run.priority(), run.signal);
+  // Paused while it waited for its turn: it gives the turn back and stays waiting, as the user is
+  // told ("waiting jobs do not start"), instead of starting to package.
+  while (job.state === 'queued' && d.gate.blocks()) {
+    releasePrepare();
+    await d.gate.wait(run.signal);
+    releasePrepare = await d.slots.prepare.acquire(job.id, run.priority(), run.signal);
+  }
+  let releaseUpload: () => void;
+  let pkg: Package;
+  try {
+    if (!job.remoteJobId && job.state === 'queued') job = run.transition(job, 'preparing', { progress: {} });
+    pkg = await ensurePackage(run, job, conn);
+    // Take the upload slot before letting the next job package: at most (uploads) packages wait on disk.
+    releaseUpload = await d.slots.upload.acquire(job.id, run.priority(), run.signal);
+  } finally {
+    releasePrepare();
+  }
+  try {
+    await d.gate.wait(run.signal);
+    for (;;) {
+      job = d.store.get(job.id) as JobRecord;
+      if (!job.remoteJobId) job = await createRemote(run, job, conn, pkg);
+      try {
+        job = await uploadAndNotify(run, job, conn, pkg);
+        break;
+      } catch (e) {
+        if (!(e instanceof PresignedRefusedError)) throw e;
+        // The upload address expired before the upload was done: nothing was processed, so a new job
+        // is created (service-interface.md leaves address lifetimes open). Not endlessly: a service
+        // whose addresses are always refused needs a person.
+        if (++run.recreated > MAX_RECREATE)
+          throw new AppError(
+            'service',
+            `The service refused ${run.recreated} fresh upload addresses in a row.`,
+            {
+              action:
+                "Check the computer's clock and date, then retry; if it happens again, tell the service operator.",
+            },
+          );
+        job = dropRemote(run, job, 'submitting', 'the upload address expired');
+      }
+    }
+    run.transition(job, 'processing', { progress: { fraction: 0, stage: 'waiting for the service' } });
+  } finally {
+    releaseUpload();
+  }
+}
+
+/** Forgets the remote job (it is unusable) and sends the job to `to` to be created again. */
+export function dropRemote(run: JobRun, job: JobRecord, to: JobState, reason: string): JobRecord {
+  return run.transition(
+    job,
+    to,
+    { remoteJobId: null, serviceUrl: null, createSentAt: null, progress: {} },
+    { reason, previousRemoteJobId: job.remoteJobId ?? null },
+    { forgetRemote: true },
+  );
+}
+
+/**
+ * A local engine that was restarted hands out new addresses; the old upload addresses lead nowhere.
+ * Such a job is created again from its package: allowed only for the local engine, which is ours and
+ * bills nothing.
+ */
+function forgetUnreachableRemote(run: JobRun, job: JobRecord, conn: ResolvedConnection): JobRecord {
+  if (!job.remoteJobId || conn.kind !== 'local-engine') return job;
+  const input = job.inputs.find((i) => i.name === CBCT);
+  if (!input || input.notified || !input.uploadUrl) return job;
+  if (sameOrigin(input.uploadUrl, conn.baseUrl)) return job;
+  return dropRemote(
+    run,
+    job,
+    job.state === 'queued' ? 'queued' : 'submitting',
+    'the local engine was restarted',
+  );
+}
+
+/** POST /job went out and its answer was not stored (a crash in between): the job may exist. */
+function afterUnknownCreate(run: JobRun, job: JobRecord, conn: ResolvedConnection): JobRecord {
+  if (conn.kind === 'local-engine') {
+    run.d.store.update(
+      job.id,
+      { createSentAt: null },
+      { kind: 'recreate', detail: { reason: 'outcome of job creation unknown; local engine' } },
+    );
+    return run.d.store.get(job.id) as JobRecord;
+  }
+  throw new AppError(
+    'job-may-exist',
+    'The app stopped while the job was being created, so it does not know whether the service has it.',
+    {
+      action:
+        'Check with the service operator for a job created at that time; submit it again only if there is none (Submit again in the app, `scan2mesh retry <id> --resubmit`): the service may bill twice.',
+      retryable: false,
+    },
+  );
+}
+
+async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnection): Promise<Package> {
+  const { d } = run;
+  const input = job.inputs.find((i) => i.name === CBCT);
+  if (!input) throw new AppError('internal', `Job ${job.id} has no cbct input.`);
+  if (input.packagePath && input.extension && input.bytes !== undefined) {
+    const size = await stat(input.packagePath).then(
+      (s) => s.size,
+      () => -1,
+    );
+    if (size === input.bytes)
+      return { path: input.packagePath, extension: input.extension, bytes: input.bytes };
+  }
+  // Nothing more to send: the package is not needed again.
+  if (job.remoteJobId && job.inputs.every((i) => i.uploaded))
+    return { path: input.packagePath ?? '', extension: input.extension ?? '', bytes: input.bytes ?? 0 };
+  if (!d.scans.series(job.seriesId)) {
+    d.onProgress(job.id, { stage: 'reading the scan again' });
+    await d.scans.intake(job.sourceFiles, { signal: run.signal });
+  }
+  if (!d.scans.series(job.seriesId))
+    throw new AppError(
+      'bad-input',
+      'The files of this scan are no longer where they were, or have changed.',
+      {
+        action: 'Put the scan back where it was and retry, or submit it again.',
+      },
+    );
+  const outDir = packageDirOf(d.packagesDir, job.id);
+  await rm(outDir, { recursive: true, force: true });
+  // A copy of patient data: readable by the user only, from the first byte written.
+  await privateDir(d.packagesDir);
+  await privateDir(outDir);
+  d.onProgress(job.id, { fraction: 0, stage: job.deidentify ? 'removing patient data' : 'packing the scan' });
+  const pkg = await d.scans.packageForUpload(job.seriesId, {
+    deidentify: job.deidentify,
+    acceptBurnedIn: job.acceptBurnedIn === true,
+    compress: packageCompression(conn.kind),
+    outDir,
+    signal: run.signal,
+    onProgress: (done, total) =>
+      d.onProgress(job.id, { fraction: total > 0 ? done / total : 0, bytesDone: done, bytesTotal: total }),
+  });
+  await makePrivate(outDir);
+  d.store.setInput(job.id, CBCT, { packagePath: pkg.path, extension: pkg.extension, bytes: pkg.bytes });
+  run.log.info('packaged', { jobId: job.id, bytes: pkg.bytes, extension: pkg.extension });
+  return pkg;
+}
+
+async function createRemote(
+  run: JobRun,
+  job: JobRecord,
+  conn: ResolvedConnection,
+  pkg: { extension: string },
+): Promise<JobRecord> {
+  // Written, and synced, before the request: a crash or power cut after it was sent must not lead to
+  // a silent second job.
+  job = run.transition(
+    job,
+    'submitting',
+    { createSentAt: stamp(), progress: { stage: 'creating the job' } },
+    undefined,
+    { durable: true },
+  );
+  let created;
+  try {
+    created = await conn.client.createJob(spec(job, pkg.extension), run.cancelSignal);
+  } catch (e) {
+    // 'job-may-exist' and a cancel in flight leave the outcome open; any other failure means no job
+    // was created, and the next try may create it.
+    if (!(isAppError(e) && (e.code === 'job-may-exist' || e.code === 'canceled')))
+      run.d.store.update(job.id, { createSentAt: null });
+    throw e;
+  }
+  // Stored even when a shutdown came meanwhile: the job exists now, and the next start goes on with it.
+  const next = run.transition(
+    job,
+    created.uploads.length > 0 ? 'uploading' : 'processing',
+    { remoteJobId: created.jobId, serviceUrl: conn.baseUrl, createSentAt: null, progress: {} },
+    { remoteJobId: created.jobId },
+    {
+      durable: true,
+      evenIfStopped: true,
+      inputs: created.uploads.map((u) => ({
+        name: u.input,
+        patch: { uploadUrl: u.uploadUrl, notifyUrl: u.notifyUrl, uploaded: false, notified: false },
+      })),
+    },
+  );
+  if (run.signal.aborted) throw new AppError('canceled', 'The job was stopped.');
+  return next;
+}
+
+async function uploadAndNotify(
+  run: JobRun,
+  job: JobRecord,
+  conn: ResolvedConnection,
+  pkg: { path: string; bytes: number },
+): Promise<JobRecord> {
+  const { d } = run;
+  for (const input of job.inputs) {
+    if (!input.uploadUrl || !input.notifyUrl) {
+      if (input.notified || job.state === 'processing') continue;
+      throw new AppError('service', `The service gave no upload address for the input "${input.name}".`);
+    }
+    if (!input.uploaded) {
+      if (job.state !== 'uploading') job = run.transition(job, 'uploading');
+      d.onProgress(job.id, { fraction: 0, bytesDone: 0, bytesTotal: pkg.bytes, stage: 'uploading' });
+      const jobId = job.id;
+      await conn.client.upload(input.uploadUrl, pkg.path, {
+        signal: run.signal,
+        onProgress: (sent, total) =>
+          d.onProgress(jobId, {
+            fraction: total ? sent / total : 0,
+            bytesDone: sent,
+            bytesTotal: total ?? pkg.bytes,
+            stage: 'uploading',
+          }),
+      });
+      // The upload is recorded with the next state, in one commit.
+      job = run.transition(job, 'notifying', { progress: { stage: 'starting processing' } }, undefined, {
+        inputs: [{ name: input.name, patch: { uploaded: true } }],
+      });
+    }
+    if (!input.notified) {
+      if (job.state !== 'notifying')
+        job = run.transition(job, 'notifying', { progress: { stage: 'starting processing' } });
+      await conn.client.notify(input.notifyUrl, run.signal);
+      d.store.setInput(job.id, input.name, { notified: true });
+    }
+  }
+  return d.store.get(job.id) as JobRecord;
+}
+
+function spec(job: JobRecord, extension: string): JobSpec {
+  const s: JobSpec = {
+    inputs: { [CBCT]: { extension } },
+    meshes: job.meshes.map((m) => ({ extension: m.extension, structures: [...m.structures] })),
+  };
+  if (job.options) s.options = job.options;
+  return s;
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}

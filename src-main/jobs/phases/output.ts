@@ -1,0 +1,135 @@
+import { rm } from 'node:fs/promises';
+import { AppError } from '../../../src-shared/errors.js';
+import type { MeshResult, PollResult } from '../../../src-shared/job-spec.js';
+import type { ResolvedConnection } from '../../connections/connection-resolver.js';
+import { PresignedRefusedError } from '../../service/service-client.js';
+import { jobOutputPath } from '../../settings/output-naming.js';
+import { removePackage } from '../job-leftovers.js';
+import type { JobRecord } from '../job-record.js';
+import type { JobRun } from '../job-run.js';
+import { adoptPlaced, checkSize, exists, placeStaged, removePartials, stagingPath } from '../output-place.js';
+
+/**
+ * The output phase: download each mesh to a staging file, give it its final name, record it (synced),
+ * and once every mesh is saved remove the package and mark the job done. A crash at any point resumes
+ * without saving a mesh twice (see output-place.ts).
+ */
+export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void> {
+  const { d } = run;
+  const conn = await d.connections.resolve(start);
+  const release = await d.slots.download.acquire(start.id, run.priority(), run.signal);
+  try {
+    await d.gate.wait(run.signal);
+    const job = d.store.get(start.id) as JobRecord;
+    const remoteJobId = job.remoteJobId as string;
+    const total = job.outputs.length;
+    for (const output of job.outputs) {
+      const dest = jobOutputPath(job, output);
+      const staging = stagingPath(dest, job.id, output.idx);
+      if (output.status === 'saved') {
+        // Saved, but a crash may have come before the staging name was removed.
+        await rm(staging, { force: true });
+        continue;
+      }
+      await removePartials(staging);
+      let record = await resultFor(run, conn, remoteJobId, output.idx, job);
+      const adopted = await adoptPlaced(staging, dest);
+      if (adopted) {
+        const bytes = await checkSize(adopted, record.size);
+        d.store.saveOutput(job.id, output.idx, withNote({ path: adopted, bytes }, record));
+        await rm(staging, { force: true });
+        continue;
+      }
+      if (!(await exists(staging))) {
+        const download = (r: MeshResult) =>
+          conn.client.download(r.url as string, staging, {
+            onExists: 'overwrite',
+            signal: run.signal,
+            ...(r.size !== undefined ? { expectedSize: r.size } : {}),
+            onProgress: (got, size) =>
+              d.onProgress(job.id, {
+                fraction: (output.idx + (size ? got / size : 0)) / total,
+                bytesDone: got,
+                ...(size !== undefined ? { bytesTotal: size } : {}),
+                stage: `downloading ${output.idx + 1} of ${total}`,
+              }),
+          });
+        try {
+          await download(record);
+        } catch (e) {
+          if (!(e instanceof PresignedRefusedError)) throw e;
+          // Download addresses expire; a fresh poll hands out new ones.
+          run.result = undefined;
+          record = await resultFor(run, conn, remoteJobId, output.idx, job);
+          await download(record);
+        }
+      }
+      let bytes: number;
+      try {
+        bytes = await checkSize(staging, record.size);
+      } catch (e) {
+        // Not the announced size: fetched again next time, never placed.
+        await rm(staging, { force: true });
+        throw e;
+      }
+      const final = await placeStaged(staging, dest);
+      d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record));
+      await rm(staging, { force: true });
+      run.log.info('mesh saved', { jobId: job.id, idx: output.idx, bytes });
+    }
+    // The meshes are saved: the packaged scan (a copy of patient data) is not kept. Removed before the
+    // job is marked done, so that a done job never has one (a crash in between: the resumed download
+    // finds every mesh saved and only marks it done).
+    await removePackage(d.packagesDir, job.id);
+    run.transition(job, 'done', { progress: { fraction: 1 }, error: null, resumeState: null });
+  } finally {
+    release();
+  }
+}
+
+/** The result record of one mesh, polling for the result (and fresh addresses) when not in memory. */
+async function resultFor(
+  run: JobRun,
+  conn: ResolvedConnection,
+  remoteJobId: string,
+  idx: number,
+  job: JobRecord,
+): Promise<MeshResult> {
+  if (!run.result) {
+    const s = await conn.client.pollOnce(remoteJobId, run.signal);
+    if (s.state !== 'finished')
+      throw new AppError('service', `The service says job ${remoteJobId} is processing again.`, {
+        action: 'Try again later.',
+        retryable: true,
+      });
+    run.result = s.result;
+  }
+  const record = matchResult(job, idx, run.result);
+  if (!record?.url)
+    throw new AppError(
+      'service',
+      `Job ${remoteJobId} finished without a download address for ${(job.outputs[idx]?.structures ?? []).join('+')}.`,
+      { action: 'Report it to the service operator.' },
+    );
+  return record;
+}
+
+/** The service's record for the idx-th requested mesh: same extension and structures, else the same position. */
+export function matchResult(job: JobRecord, idx: number, result: PollResult): MeshResult | undefined {
+  const records = result.outputFiles?.meshes ?? [];
+  const wanted = job.outputs[idx];
+  if (!wanted) return undefined;
+  const key = (ext: string, s: string[]) => `${ext.toLowerCase()}|${[...s].sort().join(',')}`;
+  const k = key(wanted.extension, wanted.structures);
+  const same = records.filter((r) => key(r.extension, r.structures) === k);
+  // Two requests alike: the n-th of them takes the n-th record alike.
+  const nth = job.outputs.filter((o) => o.idx < idx && key(o.extension, o.structures) === k).length;
+  return same[nth] ?? (records.length === job.outputs.length ? records[idx] : undefined);
+}
+
+function withNote(
+  saved: { path: string; bytes: number },
+  record: MeshResult,
+): { path: string; bytes: number; note?: string } {
+  return record.note !== undefined ? { ...saved, note: record.note } : saved;
+}

@@ -1,0 +1,124 @@
+import type { Logger } from '../logging/logger.js';
+import { Ownership } from './job-owner.js';
+import type { JobRecord } from './job-record.js';
+import type { RunnerDeps, StopReason } from './job-run.js';
+import { JobRunner } from './job-runner.js';
+import type { JobStore } from './job-store.js';
+import type { LiveProgress } from './live-progress.js';
+import type { PauseGate } from './slots.js';
+
+export interface RunnerPoolDeps {
+  store: JobStore;
+  /** What every runner shares; each gets the gate of its batch and reports to `live` and `changed`. */
+  shared: Omit<RunnerDeps, 'gate' | 'onProgress' | 'onTrouble' | 'onChanged'>;
+  gate: PauseGate;
+  live: LiveProgress;
+  changed(ids: string[]): void;
+  /** A runner let go of its job (not for a shutdown): what the job left may go. */
+  ended(rec: JobRecord): void;
+  leaseMs: number;
+  logger: Logger;
+  safely(fn: () => void): void;
+}
+
+/**
+ * The runners of this process: one per job it has claimed (see Ownership), started, stopped, and let
+ * go of when they end so that another process may take the job.
+ */
+export class RunnerPool {
+  private readonly runners = new Map<string, JobRunner>();
+  /** Jobs this process has run since it started. */
+  private readonly startedHere = new Set<string>();
+  private readonly ownership: Ownership;
+  private closing = false;
+
+  constructor(private readonly d: RunnerPoolDeps) {
+    this.ownership = new Ownership(d.store, d.leaseMs, d.safely);
+  }
+
+  has(id: string): boolean {
+    return this.runners.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.runners.keys()];
+  }
+
+  ranHere(id: string): boolean {
+    return this.startedHere.has(id);
+  }
+
+  /** Another live process runs the job. */
+  elsewhere(rec: JobRecord): boolean {
+    return this.ownership.elsewhere(rec);
+  }
+
+  /** Runs the job here unless another process does; false when it does. */
+  start(rec: JobRecord): boolean {
+    if (this.runners.has(rec.id)) return true;
+    if (!this.ownership.claim(rec)) {
+      this.d.logger.info('job is run by another process', { jobId: rec.id });
+      return false;
+    }
+    const { live, changed } = this.d;
+    const runner = new JobRunner(
+      {
+        ...this.d.shared,
+        gate: this.d.gate.forKey(rec.batchId),
+        onProgress: (id, p) => {
+          live.progress(id, p);
+          changed([id]);
+        },
+        onTrouble: (id, trouble) => {
+          live.setTrouble(id, trouble);
+          changed([id]);
+        },
+        onChanged: (r) => {
+          live.committed(r);
+          changed([r.id]);
+        },
+      },
+      rec.id,
+    );
+    this.runners.set(rec.id, runner);
+    this.startedHere.add(rec.id);
+    runner
+      .start()
+      .catch((e: unknown) => this.d.logger.error('job runner crashed', { jobId: rec.id, error: String(e) }))
+      .finally(() => {
+        if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
+        if (!this.closing) this.d.safely(() => this.ownership.release(rec.id));
+        if (runner.stopped !== 'shutdown') this.d.ended(rec);
+        changed([rec.id]);
+      });
+    return true;
+  }
+
+  stop(id: string, reason: StopReason): boolean {
+    const runner = this.runners.get(id);
+    runner?.stop(reason);
+    return runner !== undefined;
+  }
+
+  /** Waits for the job's runner to let go of it, if one runs it. */
+  async settled(id: string): Promise<void> {
+    await this.runners.get(id)?.done;
+  }
+
+  pollNow(id: string): void {
+    this.runners.get(id)?.pollNow();
+  }
+
+  /** Stops every runner for a shutdown (their jobs go on at the next start) and lets go of the jobs. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.ownership.stop();
+    const runners = [...this.runners.values()];
+    for (const r of runners) r.stop('shutdown');
+    await Promise.allSettled(runners.map((r) => r.done));
+  }
+
+  releaseAll(): void {
+    this.d.safely(() => this.ownership.release());
+  }
+}

@@ -1,0 +1,32 @@
+// The two tables de-identification is built from, as scripts/generate-deid-profile.mjs writes them:
+// data files (JSON) rather than code, with tags as 8 hex digits, read into numbers once here.
+import basicProfile from './deid-basic-profile.generated.json';
+import dictionary from './deid-dictionary.generated.json';
+
+const tag = (hex: string): number => Number.parseInt(hex, 16) >>> 0;
+
+/**
+ * PS3.15 Table E.1-1, "Basic Profile" column: [tag, action, attribute name]. Actions: D dummy value,
+ * Z empty, X remove, K keep, C clean, U new UID; "X/Z" and the like leave the choice to the
+ * de-identifier (deid-profile.ts makes it). Private attributes (odd groups) are X by the table too.
+ */
+export const BASIC_PROFILE: readonly (readonly [number, string, string])[] = basicProfile.exact.map(
+  ([t, action, name]) => [tag(t as string), action as string, name as string] as const,
+);
+
+/** Rows for repeating groups: a tag matches when (tag & mask) === value. */
+export const BASIC_PROFILE_REPEATING: readonly (readonly [number, number, string, string])[] =
+  basicProfile.repeating.map(
+    ([value, mask, action, name]) =>
+      [tag(value as string), tag(mask as string), action as string, name as string] as const,
+  );
+
+/** Every public attribute of the PS3.6 dictionary by VR ("US|SS": either). */
+export const PUBLIC_TAGS_BY_VR: Readonly<Record<string, readonly number[]>> = Object.fromEntries(
+  Object.entries(dictionary.byVr as Record<string, string[]>).map(([vr, tags]) => [vr, tags.map(tag)]),
+);
+
+/** Repeating-group attributes (50xx, 60xx...): a tag matches when (tag & mask) === value. */
+export const PUBLIC_REPEATING_TAGS: readonly (readonly [number, number, string])[] = dictionary.repeating.map(
+  ([value, mask, vr]) => [tag(value as string), tag(mask as string), vr as string] as const,
+);
