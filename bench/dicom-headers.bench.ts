@@ -37,7 +37,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { intake } from '../src-main/scans/intake.js';
-import { patchElement, phantomFiles, sameLength } from '../src-main/scans/test-support.js';
+import { patchElement, phantomFiles, sameLength } from '../src-main/scans/scans.test-support.js';
 import dicomParser from 'dicom-parser';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -137,6 +137,17 @@ interface Timing {
   outputMiB?: number;
 }
 
+/** What the report keeps of a reference tool's run. */
+function anchorFigures(t: Timing): Record<string, number | string | undefined> {
+  return {
+    bestMs: best(t) * 1000,
+    firstMs: (t.times[0] ?? NaN) * 1000,
+    triangles: t.triangles,
+    peakRssMiB: t.peakRssMiB,
+    version: t.version,
+  };
+}
+
 async function anchor(tool: 'skimage' | 'vtk', npy: string, iso: number): Promise<Timing> {
   const script = join(OUT, 'isosurface-anchor.py');
   await writeFile(script, ANCHOR_PY);
@@ -248,21 +259,8 @@ async function main(): Promise<void> {
       },
       scan2mesh1Thread: { bestMs: best(s2m1) * 1000, triangles: s2m1.triangles },
       scan2meshClosed: { bestMs: best(closed) * 1000, triangles: closed.triangles },
-      skimage: {
-        bestMs: best(sk) * 1000,
-        firstMs: (sk.times[0] ?? NaN) * 1000,
-        triangles: sk.triangles,
-        peakRssMiB: sk.peakRssMiB,
-        version: sk.version,
-      },
-      vtkFlyingEdges: {
-        bestMs: best(vtk) * 1000,
-        firstMs: (vtk.times[0] ?? NaN) * 1000,
-        triangles: vtk.triangles,
-        peakRssMiB: vtk.peakRssMiB,
-        version: vtk.version,
-        smp: vtk.smp,
-      },
+      skimage: anchorFigures(sk),
+      vtkFlyingEdges: { ...anchorFigures(vtk), smp: vtk.smp },
       speedVsSkimage: vsSk,
       speedVsVtk: vsVtk,
       cpuMs: {

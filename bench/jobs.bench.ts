@@ -7,9 +7,13 @@
  *
  * Real path: JobManager (SQLite, one job per scan, packaging through ScanService, default limits of 2
  * uploads and 2 downloads), with what the app hangs on it: the desktop signals (notifications, taskbar
- * progress) and a listener that serialises every change event as a transport does. Anchor, in the same run: what `scan2mesh submit` did before the queue: for
- * each scan, package it and run service/run-job.test-support.ts, two at a time, nothing persisted; over a quarter of
- * the jobs (it is slow: each job waits out its first poll interval), compared per job.
+ * progress) and the change events sent on as the app sends them: onto the core's event bus as
+ * `jobs.changed`, checked against the contract and serialised once per event as the web transport
+ * does (app/core.ts, transport/web-server.ts). Anchor, in the same run: what `scan2mesh submit` did
+ * before the queue: for each scan, package it and run service/run-job.test-support.ts, two at a time,
+ * nothing persisted; over a quarter of the jobs (it is slow: each job waits out its first poll
+ * interval), compared per job. `--queue-only` leaves the anchor out (to profile the queue alone:
+ * `node --expose-gc --cpu-prof --import tsx bench/jobs.bench.ts --queue-only`).
  *
  * Prints wall time, client CPU per job (goal: <= 20 ms; issue 14), token requests (goal: 1) and polls
  * per job; last line JSON.
@@ -23,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const JOBS = Number(process.env.JOBS_BENCH_COUNT) || 200;
 /** The anchor waits ~2 s per job on its first poll, two at a time: a quarter of the jobs tells as much. */
-const ANCHOR_JOBS = Math.max(1, Math.round(JOBS / 4));
+const ANCHOR_JOBS = process.argv.includes('--queue-only') ? 0 : Math.max(1, Math.round(JOBS / 4));
 /** Client CPU per job the queue may spend (issue 14: at most 20 ms, aim for 10). */
 const CPU_GOAL_MS = 20;
 
@@ -62,7 +66,9 @@ async function main(): Promise<void> {
   const { attachDesktopSignals } = await import('../src-main/jobs/desktop-signals.js');
   const { ServiceClient } = await import('../src-main/service/service-client.js');
   const { runJob } = await import('../src-main/service/run-job.test-support.js');
-  const { testSecrets, DICOM } = await import('../src-main/jobs/test-support.js');
+  const { testSecrets, DICOM } = await import('../src-main/jobs/jobs.test-support.js');
+  const { EventBus } = await import('../src-main/app/event-bus.js');
+  const { checkEvent } = await import('../src-main/app/dispatch.js');
 
   const out = join(here, '.out', 'jobs');
   await rm(out, { recursive: true, force: true });
@@ -133,14 +139,20 @@ async function main(): Promise<void> {
     scans,
     connections: [{ ...info, name: 'bench engine' }],
   });
-  // What the app's composition root hangs on the queue: desktop signals, and the change events sent on.
+  // What the app's composition root hangs on the queue (app/core.ts): desktop signals, and the change
+  // events onto the bus, which the web transport checks and serialises once per event for its clients.
   let notes = 0;
   let bars = 0;
   let eventBytes = 0;
-  attachDesktopSignals(manager, { notify: () => notes++, setProgress: () => bars++ });
-  manager.onChange((changed) => {
-    eventBytes += JSON.stringify({ jobs: changed, paused: manager.isPaused() }).length;
+  let events = 0;
+  const bus = new EventBus();
+  bus.subscribe((event, payload) => {
+    const data = `event: message\ndata: ${JSON.stringify({ event, payload: checkEvent(event, payload) })}\n\n`;
+    eventBytes += data.length;
+    events++;
   });
+  attachDesktopSignals(manager, { notify: () => notes++, setProgress: () => bars++ });
+  manager.onChange((changed) => bus.emit('jobs.changed', { jobs: changed, paused: manager.isPaused() }));
   cpu = process.cpuUsage();
   t = performance.now();
   const submitted = await manager.submit(
@@ -170,6 +182,7 @@ async function main(): Promise<void> {
     clientCpuGoalMet: cpuMs(queueCpu) / JOBS <= CPU_GOAL_MS,
     notifications: notes,
     taskbarUpdates: bars,
+    events,
     eventKBPerJob: +(eventBytes / 1024 / JOBS).toFixed(1),
     tokenRequests: tokens,
     engineTokenRequests: q1.tokenRequests - a1.tokenRequests,

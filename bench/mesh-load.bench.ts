@@ -37,7 +37,7 @@ import type { Browser, Page } from '@playwright/test';
 import { build } from 'vite';
 import { CHROMIUM_ARGS, chromiumPath } from '../e2e/chromium.js';
 import { readVolume } from '../src-main/scans/volume-reader.js';
-import { isoSurfaceToFile } from '../src-main/engine/segmentation/iso-surface-file.js';
+import { isoSurfaceToFile } from '../src-main/engine/segmentation/iso-surface-file.test-support.js';
 import type { AnchorResult, BenchWindow, ViewerResult } from '../src-renderer/viewer/bench/bench-api.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -207,6 +207,20 @@ const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(
 const ms = (v: number): string => `${v.toFixed(0)} ms`;
 const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
+/** The blocking and memory figures of one shown file, from the marks the page took. */
+async function sampleOf(
+  page: Page,
+  browser: Browser,
+  r: { start: number; loaded: number; presented: number },
+): Promise<Sample> {
+  return {
+    whole: await blocking(page, r.start, r.presented),
+    loading: await blocking(page, r.start, r.loaded),
+    firstFrame: await blocking(page, r.loaded, r.presented),
+    rendererPeakRssMB: await rendererPeakRssMB(browser),
+  };
+}
+
 async function viewerRun(origin: string, pagePath: string, file: string): Promise<ViewerResult & Sample> {
   return withPage(origin, pagePath, '', async (page, browser) => {
     await page.getByLabel('Open mesh…').setInputFiles(file);
@@ -215,13 +229,7 @@ async function viewerRun(origin: string, pagePath: string, file: string): Promis
       (n) => (globalThis as unknown as BenchWindow).bench.viewerFileShown(n),
       name,
     );
-    return {
-      ...r,
-      whole: await blocking(page, r.start, r.presented),
-      loading: await blocking(page, r.start, r.loaded),
-      firstFrame: await blocking(page, r.loaded, r.presented),
-      rendererPeakRssMB: await rendererPeakRssMB(browser),
-    };
+    return { ...r, ...(await sampleOf(page, browser, r)) };
   });
 }
 
@@ -229,13 +237,7 @@ async function anchorRun(origin: string, pagePath: string, file: string): Promis
   return withPage(origin, pagePath, '?mode=anchor', async (page, browser) => {
     await page.locator('#anchor-file').setInputFiles(file);
     const r = await page.evaluate(() => (globalThis as unknown as BenchWindow).bench.anchorFileShown());
-    return {
-      ...r,
-      whole: await blocking(page, r.start, r.presented),
-      loading: await blocking(page, r.start, r.loaded),
-      firstFrame: await blocking(page, r.loaded, r.presented),
-      rendererPeakRssMB: await rendererPeakRssMB(browser),
-    };
+    return { ...r, ...(await sampleOf(page, browser, r)) };
   });
 }
 

@@ -240,7 +240,6 @@ async function measure(): Promise<void> {
           const run = await client(() =>
             service.download(info.downloadUrl, dlClient, {
               expectedSize: bytes,
-              onExists: 'overwrite',
               onProgress,
             }),
           );

@@ -93,6 +93,15 @@ test('clinician: what the local engine refuses cannot be picked, and says why be
   const kept = preset!.structures.filter((n) => !expected.includes(n));
   if (kept.length > 0) await expect(submit).toBeEnabled();
   await snap(page, testInfo, 'refused structures removed');
+
+  // A preset the local engine makes in full: nothing refused, Submit ready.
+  const whole = PRESETS.find(
+    (p) => checkStructures(p.structures, caps, { connectionName: 'x' }).refused.length === 0,
+  );
+  expect(whole, 'a preset the local engine accepts in full').toBeDefined();
+  await page.getByRole('button', { name: whole!.label, exact: true }).click();
+  await expect(bar.getByTestId('refusals')).toHaveCount(0);
+  await expect(submit).toBeEnabled();
 });
 
 test('clinician: a 2-slice series says why on its card and is not ticked', async ({ app }, testInfo) => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { test, expect, snap, FIXTURES } from './fixtures';
 import { addFolder, expectAccessible, setOutputFolder } from './ui-helpers';
+import { readViewerCanvas } from './viewer-canvas';
 
 const CRANIUM = `${FIXTURES}/dicom/ct-human-cranium-teeth`;
 /** The cranium's pixel size (MANIFEST.md): 0.957 mm. */
@@ -84,38 +85,9 @@ function bestShift(a: number[], b: number[], range: number): { dx: number; dy: n
   return best;
 }
 
-/** Pixels of the 3D view close to a colour, read from its WebGL canvas (kept with preserveDrawingBuffer). */
+/** Pixels of the 3D view close to a colour. */
 async function viewerPixelsOf(page: Page, rgb: [number, number, number]): Promise<number> {
-  await expect(page.getByTestId('viewer-canvas')).toHaveAttribute('data-frame', 'complete');
-  return page.getByTestId('viewer-canvas').evaluate((el, want) => {
-    interface Canvas {
-      width: number;
-      height: number;
-    }
-    interface Ctx {
-      drawImage(c: Canvas, x: number, y: number): void;
-      getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
-    }
-    const doc = (
-      globalThis as unknown as {
-        document: { createElement(t: 'canvas'): Canvas & { getContext(t: '2d'): Ctx } };
-      }
-    ).document;
-    const src = el as unknown as Canvas;
-    const copy = doc.createElement('canvas');
-    copy.width = src.width;
-    copy.height = src.height;
-    const ctx = copy.getContext('2d');
-    ctx.drawImage(src, 0, 0);
-    const { data } = ctx.getImageData(0, 0, src.width, src.height);
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      const d =
-        Math.abs(data[i]! - want[0]) + Math.abs(data[i + 1]! - want[1]) + Math.abs(data[i + 2]! - want[2]);
-      if (d < 40) n++;
-    }
-    return n;
-  }, rgb);
+  return (await readViewerCanvas(page, { points: [], near: rgb })).nearCount;
 }
 
 async function shoot(page: Page, testInfo: Parameters<typeof snap>[1], name: string): Promise<void> {

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Locator, Page, TestInfo } from '@playwright/test';
 import { test, expect, FIXTURES, snap } from './fixtures';
 import { expectAccessible, nav } from './ui-helpers';
+import { readViewerCanvas, type Rgb } from './viewer-canvas';
 
 const MESH = `${FIXTURES}/mesh`;
 
@@ -15,17 +16,9 @@ const FORMATS = [
   { file: 'turbineblade-binary.ply', triangles: '199,034' },
 ];
 
-interface Rgb {
-  r: number;
-  g: number;
-  b: number;
-}
-
 /**
- * Pixels of the viewer's WebGL canvas (kept with preserveDrawingBuffer), at fractions of its size.
- * Read in the page through a 2D canvas, so they are exactly what was drawn, not a screenshot. The
- * viewer draws on the next animation frame after a change: two frames pass, then the picture is
- * awaited whole (large meshes are drawn over several frames).
+ * Pixels of the viewer's WebGL canvas at fractions of its size. The viewer draws on the next
+ * animation frame after a change: two frames pass, then the picture is awaited whole.
  */
 async function canvasPixels(page: Page, points: [number, number][]): Promise<Rgb[]> {
   await page.evaluate(async () => {
@@ -33,39 +26,7 @@ async function canvasPixels(page: Page, points: [number, number][]): Promise<Rgb
       .requestAnimationFrame;
     for (let i = 0; i < 2; i++) await new Promise<void>((r) => raf(() => r()));
   });
-  // A large mesh is drawn a few chunks per frame: read the canvas once the picture is whole.
-  await expect(page.getByTestId('viewer-canvas')).toHaveAttribute('data-frame', 'complete');
-  return page.getByTestId('viewer-canvas').evaluate((el, pts) => {
-    // Runs in the page; the e2e project is compiled without the DOM library, hence the local types.
-    interface Canvas {
-      width: number;
-      height: number;
-    }
-    interface Ctx {
-      drawImage(c: Canvas, x: number, y: number): void;
-      getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
-    }
-    const doc = (
-      globalThis as unknown as {
-        document: { createElement(t: 'canvas'): Canvas & { getContext(t: '2d'): Ctx } };
-      }
-    ).document;
-    const src = el as unknown as Canvas;
-    const copy = doc.createElement('canvas');
-    copy.width = src.width;
-    copy.height = src.height;
-    const ctx = copy.getContext('2d');
-    ctx.drawImage(src, 0, 0);
-    return pts.map(([fx, fy]) => {
-      const d = ctx.getImageData(
-        Math.round(fx * (src.width - 1)),
-        Math.round(fy * (src.height - 1)),
-        1,
-        1,
-      ).data;
-      return { r: d[0]!, g: d[1]!, b: d[2]! };
-    });
-  }, points);
+  return (await readViewerCanvas(page, { points })).samples;
 }
 
 /** The centre of the view and four points 2% of its size around it. */

@@ -22,10 +22,10 @@ const JobId = z.uuid('Not a job id: name the job by the id jobs.list gave.');
 const ByJobId = z.object({ id: JobId }).strict();
 
 /** An unguessable id the transport issued for a file or folder the user chose (dialog, drop, web stage). */
-export const GrantIdSchema = z.string().regex(/^[\w-]{16,64}$/, 'not a grant id');
+const GrantIdSchema = z.string().regex(/^[\w-]{16,64}$/, 'not a grant id');
 
 /** What a grant stands for, as the renderer may know it: its id and the name the user saw. */
-export const ScanGrantSchema = z.object({ id: GrantIdSchema, name: z.string() });
+const ScanGrantSchema = z.object({ id: GrantIdSchema, name: z.string() });
 export type ScanGrant = z.infer<typeof ScanGrantSchema>;
 
 const NOT_A_PATH =
@@ -40,7 +40,7 @@ function outputDirRefused(issue: { code?: string; keys?: unknown }): string | un
 }
 
 /** The output folder a typed path would become, once checked; the confirmation is needed to apply it. */
-export const OutputDirCheckSchema = z.object({
+const OutputDirCheckSchema = z.object({
   /** The full, normalised path that will be used. */
   path: z.string(),
   /** False when the folder does not exist yet and will be created. */
@@ -50,7 +50,7 @@ export const OutputDirCheckSchema = z.object({
 });
 export type OutputDirCheck = z.infer<typeof OutputDirCheckSchema>;
 
-export const ConnectionTestSchema = z.object({
+const ConnectionTestSchema = z.object({
   ok: z.boolean(),
   /** What happened, in words: the service's own message on success, the reason and the fix on failure. */
   message: z.string(),
@@ -59,7 +59,7 @@ export const ConnectionTestSchema = z.object({
 });
 export type ConnectionTest = z.infer<typeof ConnectionTestSchema>;
 
-export const CapabilitiesSchema = z.object({
+const CapabilitiesSchema = z.object({
   /** True for a remote service: it is the authority on structure names, anything may be asked. */
   anyStructure: z.boolean(),
   /** Names this connection is known to refuse, each with the reason in words. */
@@ -74,7 +74,7 @@ export const CapabilitiesSchema = z.object({
 });
 export type Capabilities = z.infer<typeof CapabilitiesSchema>;
 
-export const OutputFileSchema = z.object({
+const OutputFileSchema = z.object({
   /** Same-origin address the viewer fetches the mesh from; valid for this session only. */
   url: z.string(),
   name: z.string(),
@@ -86,14 +86,14 @@ export type OutputFile = z.infer<typeof OutputFileSchema>;
 
 const JobList = z.object({ jobs: z.array(JobViewSchema), paused: z.boolean() });
 
-export const ProfileViewSchema = ConnectionProfileSchema.extend({
+const ProfileViewSchema = ConnectionProfileSchema.extend({
   /** The renderer learns only that a secret is stored, never the secret. */
   secretStored: z.boolean(),
   active: z.boolean(),
 });
 export type ProfileView = z.infer<typeof ProfileViewSchema>;
 
-export const AppInfoSchema = z.object({
+const AppInfoSchema = z.object({
   name: z.literal('scan2mesh'),
   version: z.string(),
   transport: z.enum(['electron', 'web']),
@@ -197,7 +197,6 @@ export const channels = {
 export type Channel = keyof typeof channels;
 export type RequestOf<C extends Channel> = z.input<(typeof channels)[C]['request']>;
 export type ResponseOf<C extends Channel> = z.output<(typeof channels)[C]['response']>;
-
 
 /** Events flow from the main process to the renderer only. */
 export const events = {

@@ -19,7 +19,7 @@ export const ERROR_CODES = [
   'internal',
 ] as const;
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
+type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface AppErrorShape {
   code: ErrorCode;

@@ -15,14 +15,14 @@ const ExtensionSchema = z
   .string()
   .regex(/^\.[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/, 'An extension starts with a dot, e.g. ".stl" or ".nii.gz".');
 
-export const InputSpecSchema = z.object({
+const InputSpecSchema = z.object({
   extension: ExtensionSchema,
   /** Pre-signed address on the client's own storage; the service fetches the input and no upload happens. */
   downloadUrl: z.string().url().optional(),
 });
 export type InputSpec = z.infer<typeof InputSpecSchema>;
 
-export const MeshOutputSpecSchema = z.object({
+const MeshOutputSpecSchema = z.object({
   extension: ExtensionSchema as z.ZodType<MeshExtension>,
   /** Several structures in one output are merged into one mesh file. */
   structures: z.array(z.string().min(1)).min(1, 'A mesh output needs at least one structure.'),
@@ -45,7 +45,7 @@ export const JobSpecSchema = z.object({
 export type JobSpec = z.infer<typeof JobSpecSchema>;
 
 /** The job request body (§2.1) as it goes on the wire. */
-export interface JobBody {
+interface JobBody {
   inputFiles: Record<string, { extension: string; downloadUrl?: string }>;
   outputFiles: { meshes: { extension: string; structures: string[]; uploadUrl?: string }[] };
   options?: Record<string, unknown>;
@@ -121,7 +121,7 @@ export type CreateJobResponse = z.infer<typeof CreateJobResponseSchema>;
 export const OUTPUT_AVAILABLE = 'Available';
 
 /** §2.3, one record of outputFiles.meshes. */
-export const MeshResultSchema = z.looseObject({
+const MeshResultSchema = z.looseObject({
   status: z.string(),
   /** Bytes of the file. Absent is tolerated for outputs delivered to a client-hosted uploadUrl. */
   size: z.number().int().nonnegative().optional(),

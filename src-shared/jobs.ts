@@ -20,7 +20,7 @@ export const JOB_STATES = [
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-export const TERMINAL_STATES: readonly JobState[] = ['done', 'failed', 'canceled'];
+const TERMINAL_STATES: readonly JobState[] = ['done', 'failed', 'canceled'];
 export const isTerminal = (s: JobState): boolean => TERMINAL_STATES.includes(s);
 
 const TRANSITIONS: Record<JobState, readonly JobState[]> = {
@@ -66,7 +66,7 @@ export const MeshChoiceSchema = z.object({
 });
 export type MeshChoice = z.infer<typeof MeshChoiceSchema>;
 
-export const JobOutputSchema = z.object({
+const JobOutputSchema = z.object({
   path: z.string(),
   bytes: z.number().int().nonnegative(),
   structures: z.array(z.string()),

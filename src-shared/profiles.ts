@@ -45,7 +45,7 @@ export function isLoopbackHost(hostname: string): boolean {
  * Checks an address the user typed: https, or plain http only to this computer (loopback), because
  * tokens and patient data must not cross a network unencrypted. Returns a message, or null when fine.
  */
-export function checkServiceAddress(value: string, what: string): string | null {
+function checkServiceAddress(value: string, what: string): string | null {
   let url: URL;
   try {
     url = new URL(value);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-export const ScanProblemSchema = z.object({
+const ScanProblemSchema = z.object({
   severity: z.enum(['error', 'warning', 'info']),
   /** Stable identifier for the UI (e.g. 'not-ct', 'missing-slices', 'corrupt-file'). */
   code: z.string(),
@@ -16,7 +16,7 @@ export const ScanProblemSchema = z.object({
 });
 export type ScanProblem = z.infer<typeof ScanProblemSchema>;
 
-export const SkippedFileSchema = z.object({
+const SkippedFileSchema = z.object({
   path: z.string(),
   /** Why it was left out, in plain words (e.g. "a DICOMDIR index, not an image"). */
   reason: z.string(),
@@ -25,7 +25,7 @@ export type SkippedFile = z.infer<typeof SkippedFileSchema>;
 
 const Vec3Schema = z.tuple([z.number(), z.number(), z.number()]);
 
-export const SeriesSummarySchema = z.object({
+const SeriesSummarySchema = z.object({
   /** Stable id: a hash of the SeriesInstanceUID and the set of files. */
   id: z.string(),
   patient: z.object({ name: z.string(), id: z.string(), birthDate: z.string() }),
@@ -86,7 +86,7 @@ export const IntakeResultSchema = z.object({
 });
 export type IntakeResult = z.infer<typeof IntakeResultSchema>;
 
-export const SlicePlaneSchema = z.enum(['axial', 'sagittal', 'coronal']);
+const SlicePlaneSchema = z.enum(['axial', 'sagittal', 'coronal']);
 export type SlicePlane = z.infer<typeof SlicePlaneSchema>;
 
 export const SlicePreviewRequestSchema = z.object({

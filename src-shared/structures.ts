@@ -81,4 +81,6 @@ export const PRESETS: StructurePreset[] = [
   { id: 'implant-planning', label: 'Implant planning', structures: ['mandible', 'all_nerves', 'all_teeth'] },
   { id: 'orthodontics', label: 'Orthodontics', structures: ['mandible', 'maxillary', 'all_teeth'] },
   { id: 'bone-only', label: 'Bone only', structures: ['mandible', 'maxillary'] },
+  // What a threshold can honestly make: the one preset the built-in local engine accepts in full.
+  { id: 'skull-and-teeth', label: 'Skull and teeth', structures: ['skull', 'all_teeth'] },
 ];

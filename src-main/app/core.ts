@@ -40,7 +40,7 @@ export interface Core {
   dispose(): Promise<void>;
 }
 
-export interface CoreOptions {
+interface CoreOptions {
   logger?: Logger;
   /**
    * The address at which the transport carrying this core serves a granted file (web-server.ts,

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeableNames } from '../../src-shared/structure-check.js';
 import { STRUCTURES } from '../../src-shared/structures.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
-import { PHANTOM_DIR, phantomFiles } from '../scans/test-support.js';
+import { PHANTOM_DIR, phantomFiles } from '../scans/scans.test-support.js';
 import { checkMeshes, connectionCapabilities, refuseUnmakeable } from './structure-check.js';
 import { testCore } from './core.test-support.js';
 import type { Core } from './core.js';

@@ -57,7 +57,7 @@ export function checkMeshes(
 }
 
 /** The refusal in words: each name it cannot make with its reason, then the names it can. */
-export function refusalMessage(verdict: StructureVerdict, connectionName: string): string {
+function refusalMessage(verdict: StructureVerdict, connectionName: string): string {
   const lines = verdict.refused.map((r) => `${r.name}: ${r.reason}`);
   return `${connectionName} cannot make ${verdict.refused.map((r) => r.name).join(', ')}. ${lines.join(' ')}${
     verdict.accepted.length > 0 ? ` It can make ${verdict.accepted.join(', ')}.` : ''

@@ -1,6 +1,6 @@
 import type { RunningEngine } from '../engine/local-engine.js';
 
-export interface EngineOnDemand {
+interface EngineOnDemand {
   /** The engine, started by the first call. */
   get(): Promise<RunningEngine>;
   /** Stops the engine if it was started. */

@@ -49,7 +49,7 @@ export function printReports(
   else out(formatReports(reports));
 }
 
-export function formatReports(reports: JobReport[]): string {
+function formatReports(reports: JobReport[]): string {
   const lines: string[] = [];
   for (const r of reports) {
     const head = `${r.state === 'done' ? 'done  ' : r.state === 'canceled' ? 'CANCELED' : 'FAILED'} ${r.scan}${

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
 import { showProgress } from './progress-view.js';
-import { DICOM, harness, type Harness } from '../jobs/test-support.js';
+import { DICOM, harness, type Harness } from '../jobs/jobs.test-support.js';
 
 let engine: RunningEngine;
 let h: Harness;

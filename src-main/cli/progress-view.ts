@@ -2,7 +2,7 @@ import { clearScreenDown, moveCursor } from 'node:readline';
 import { isTerminal, JOB_STATE_LABELS, type JobState, type JobView } from '../../src-shared/jobs.js';
 import { jobFraction } from '../jobs/job-fraction.js';
 
-export interface ProgressSource {
+interface ProgressSource {
   get(id: string): JobView | undefined;
   /** The job's events, oldest first; when given, plain lines show every step, not only the latest. */
   history?(id: string): { seq: number; kind: string; to?: JobState }[];

@@ -14,7 +14,7 @@ import { ScanService } from '../scans/scan-service.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
 import { parseConcurrency } from './option-parsers.js';
 import type { CliQueueDeps } from './queue-driver.js';
-import { DICOM, FAST, testSecrets } from '../jobs/test-support.js';
+import { DICOM, FAST, testSecrets } from '../jobs/jobs.test-support.js';
 
 /** The queue commands run in this process against the local engine (fixture processor, tests only). */
 let engine: RunningEngine;

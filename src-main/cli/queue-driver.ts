@@ -29,7 +29,7 @@ export interface CliQueueDeps {
 }
 
 /** The real thing: the user's data folder, the keychain, and the local engine with real segmentation. */
-export function cliQueueDeps(logger: Logger, scans: ScanService): CliQueueDeps {
+function cliQueueDeps(logger: Logger, scans: ScanService): CliQueueDeps {
   return {
     env: process.env,
     dataDir: dataDir(),

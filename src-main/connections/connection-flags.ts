@@ -16,7 +16,7 @@ export interface ConnectionFlags {
 export const SECRET_ENV = 'SCAN2MESH_CLIENT_SECRET';
 
 /** The flags that give a connection in full, by the field each fills. */
-export const ADDRESS_FLAGS = [
+const ADDRESS_FLAGS = [
   ['baseUrl', '--base-url'],
   ['authUrl', '--auth-url'],
   ['audience', '--audience'],
@@ -114,7 +114,7 @@ export function withEnvSecret(keychain: SecretStore, chosen: ChosenConnection): 
 export const CLI_MISSING_SECRET_ACTION = `Save it in the app's connection settings, or set ${SECRET_ENV}.`;
 
 /** A mistake in the connection flags: exit code 2, with where to read about them. */
-export function connectionUsage(message: string): AppError {
+function connectionUsage(message: string): AppError {
   return new AppError('bad-input', message, {
     action: 'Run the command with --help to see the connection options.',
   });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src-shared/errors.js';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { silentLogger } from '../logging/logger.js';
@@ -9,15 +8,7 @@ import { startTestEngine, withTempDir } from '../service/test-engine.test-suppor
 import { ProfileStore } from '../settings/profile-store.js';
 import { Connections, resolveConnection } from './connection-resolver.js';
 import { customProfileId, type CustomConnection } from './custom-connection.js';
-
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
+import { rejection } from '../../src-shared/errors.test-support.js';
 
 const customOf = (engine: RunningEngine): CustomConnection => ({
   baseUrl: engine.baseUrl,

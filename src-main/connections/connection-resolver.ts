@@ -26,7 +26,7 @@ export interface ResolvedConnection {
 }
 
 /** Addresses and credentials of one connection: everything a ServiceClient needs, and whose they are. */
-export interface ConnectionCredentials extends ConnectionAddress {
+interface ConnectionCredentials extends ConnectionAddress {
   profileId: string;
   profileName: string;
   clientSecret: string;
@@ -35,7 +35,7 @@ export interface ConnectionCredentials extends ConnectionAddress {
 export type ClientTuning = Pick<ServiceClientOptions, 'retry' | 'idleTimeoutMs'>;
 
 /** Where connections come from. */
-export interface ConnectionSources {
+interface ConnectionSources {
   profiles: Pick<ProfileStore, 'get' | 'activeId'>;
   secrets: Pick<SecretStore, 'get'>;
   /** The local engine, started on first use; absent where it cannot run. */

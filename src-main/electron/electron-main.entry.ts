@@ -17,9 +17,12 @@ import {
   reopensWindowOnActivate,
 } from './desktop-conventions.js';
 import { PowerSaveGuard } from './power-save.js';
+import { trustSystemCertificates } from '../platform/system-trust.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cliArgv = cliArgvFrom(process.argv);
+// Before any connection, for the window and the command line alike (see system-trust.ts for why).
+trustSystemCertificates();
 
 if (cliArgv) {
   runCommandLine(cliArgv);

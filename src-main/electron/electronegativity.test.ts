@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ACCEPTED_FINDINGS, EXCLUDED_CHECKS } from './electronegativity-accepted.js';
+import { ACCEPTED_FINDINGS, EXCLUDED_CHECKS } from './electronegativity-accepted.test-support.js';
 
 interface Finding {
   id: string;

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MeshChoice } from '../../src-shared/jobs.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
-import { DICOM, harness, type Harness } from './test-support.js';
+import { DICOM, harness, type Harness } from './jobs.test-support.js';
 
 const MESHES: MeshChoice[] = [{ structures: ['mandible'], extension: '.stl' }];
 

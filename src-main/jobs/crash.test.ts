@@ -8,7 +8,7 @@ import type { RunningEngine } from '../engine/local-engine.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
 import { openJobDatabase, type Db } from './job-db.js';
 import { JobStore, type JobRecord } from './job-store.js';
-import { DICOM, FIXTURES } from './test-support.js';
+import { DICOM, FIXTURES } from './jobs.test-support.js';
 
 /** The command line's flags for a connection given in full (its secret goes in the environment). */
 function connectionArgs(e: RunningEngine): string[] {

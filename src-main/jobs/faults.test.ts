@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
-import { DICOM, FIXTURES, harness, type Harness } from './test-support.js';
+import { DICOM, FIXTURES, harness, type Harness } from './jobs.test-support.js';
 
 /**
  * 50 jobs against the local engine with its fault injection on. The engine runs the FIXTURE processor

@@ -1,64 +1,61 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MeshChoice } from '../../src-shared/jobs.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { clientFor, startTestEngine } from '../service/test-engine.test-support.js';
-import { openJobDatabase } from './job-db.js';
-import { JobStore } from './job-store.js';
-import { DICOM, FAST, harness, type Harness } from './test-support.js';
+import type { JobStore } from './job-store.js';
+import {
+  DICOM,
+  FAST,
+  harness,
+  MANDIBLE_STL,
+  resumeUntilEnded,
+  STATES_OF_A_RUN,
+  statesOf,
+  submitScan,
+  writeAsAnotherProcess,
+  type Harness,
+} from './jobs.test-support.js';
 
 /**
  * How a job goes on from the rows a crash leaves behind. The crash states are written to the database
  * directly (exactly what a killed process leaves); the SIGKILL test of the real command line is
  * crash.test.ts.
  */
-const MESHES: MeshChoice[] = [{ structures: ['mandible'], extension: '.stl' }];
 
 let engine: RunningEngine;
 let h: Harness;
 
 /** A job submitted while paused, then the manager closed: a queued job in the database. */
 async function parkedJob(): Promise<string> {
-  const r = await h.scans.intake([join(DICOM, 'multiframe')]);
   h.manager.pause();
-  const [job] = await h.manager.submit({
-    seriesIds: [r.series[0]!.id],
-    meshes: MESHES,
-    deidentify: false,
-    outputDir: h.outDir,
-  });
+  const job = await submitScan(h, [join(DICOM, 'multiframe')]);
   await h.manager.close();
-  return job!.id;
+  return job.id;
 }
 
 /** Submits the multi-frame fixture and resolves once the service is processing it. */
 async function submitUntilProcessing(): Promise<{ id: string }> {
-  const r = await h.scans.intake([join(DICOM, 'multiframe')]);
-  const [job] = await h.manager.submit({
-    seriesIds: [r.series[0]!.id],
-    meshes: MESHES,
-    deidentify: false,
-    outputDir: h.outDir,
-  });
+  const job = await submitScan(h, [join(DICOM, 'multiframe')]);
   await new Promise<void>((resolve) => {
     const off = h.manager.onChange(() => {
-      if (h.manager.get(job!.id)?.state === 'processing') {
+      if (h.manager.get(job.id)?.state === 'processing') {
         off();
         resolve();
       }
     });
   });
-  return job!;
+  return job;
 }
 
 /** Writes a crash state into the database as another process would have. */
-function crashState(id: string, edit: (store: JobStore) => void): void {
-  const db = openJobDatabase(h.dataDir);
-  try {
-    edit(new JobStore(db));
-  } finally {
-    db.close();
-  }
+function crashState(edit: (store: JobStore) => void): void {
+  writeAsAnotherProcess(h.dataDir, edit);
+}
+
+/** What a crash leaves between POST /job going out and its answer being stored. */
+function createAnswerLost(s: JobStore, id: string): void {
+  s.transition(id, 'preparing');
+  s.transition(id, 'submitting', { createSentAt: new Date().toISOString() });
 }
 
 describe('resuming from the states a crash leaves', () => {
@@ -78,13 +75,8 @@ describe('resuming from the states a crash leaves', () => {
 
     it('creates the job again when the answer to POST /job was never stored', async () => {
       const id = await parkedJob();
-      crashState(id, (s) => {
-        s.transition(id, 'preparing');
-        s.transition(id, 'submitting', { createSentAt: new Date().toISOString() });
-      });
-      const m = await h.open();
-      await m.resumeUnfinished();
-      const [done] = await m.waitFor([id]);
+      crashState((s) => createAnswerLost(s, id));
+      const { m, ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
       expect(done?.profileId).toBe('local-engine');
       expect(m.history(id).some((e) => e.kind === 'recreate')).toBe(true);
@@ -92,7 +84,7 @@ describe('resuming from the states a crash leaves', () => {
 
     it('creates the job again when its upload address belongs to an engine that is gone', async () => {
       const id = await parkedJob();
-      crashState(id, (s) => {
+      crashState((s) => {
         s.transition(id, 'preparing');
         s.transition(id, 'submitting');
         s.setInput(id, 'cbct', {
@@ -101,9 +93,7 @@ describe('resuming from the states a crash leaves', () => {
         });
         s.transition(id, 'uploading', { remoteJobId: '00000000-0000-4000-8000-000000000000' });
       });
-      const m = await h.open();
-      await m.resumeUnfinished();
-      const [done] = await m.waitFor([id]);
+      const { ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
       expect(done?.remoteJobId).not.toBe('00000000-0000-4000-8000-000000000000');
       expect(engine.stats.jobsCreated).toBe(1);
@@ -111,29 +101,12 @@ describe('resuming from the states a crash leaves', () => {
 
     it('starts over from the package when the engine no longer knows a processing job', async () => {
       const id = await parkedJob();
-      crashState(id, (s) => {
+      crashState((s) => {
         s.transition(id, 'processing', { remoteJobId: '00000000-0000-4000-8000-00000000dead' });
       });
-      const m = await h.open();
-      await m.resumeUnfinished();
-      const [done] = await m.waitFor([id]);
+      const { m, ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
-      const states = m
-        .history(id)
-        .filter((e) => e.kind === 'state')
-        .map((e) => e.to);
-      expect(states).toEqual([
-        'processing',
-        'failed',
-        'queued',
-        'preparing',
-        'submitting',
-        'uploading',
-        'notifying',
-        'processing',
-        'downloading',
-        'done',
-      ]);
+      expect(statesOf(m, id)).toEqual(['processing', 'failed', 'queued', ...STATES_OF_A_RUN]);
     });
   });
 
@@ -144,13 +117,8 @@ describe('resuming from the states a crash leaves', () => {
 
     it('fails a job whose creation outcome is unknown, saying what to check', async () => {
       const id = await parkedJob();
-      crashState(id, (s) => {
-        s.transition(id, 'preparing');
-        s.transition(id, 'submitting', { createSentAt: new Date().toISOString() });
-      });
-      const m = await h.open();
-      await m.resumeUnfinished();
-      const [failed] = await m.waitFor([id]);
+      crashState((s) => createAnswerLost(s, id));
+      const { m, ended: failed } = await resumeUntilEnded(h, id);
       expect(failed?.state).toBe('failed');
       expect(failed?.error?.code).toBe('job-may-exist');
       expect(engine.stats.jobsCreated).toBe(0);
@@ -165,12 +133,10 @@ describe('resuming from the states a crash leaves', () => {
 
     it('fails a processing job the service does not know, without creating it again', async () => {
       const id = await parkedJob();
-      crashState(id, (s) =>
+      crashState((s) =>
         s.transition(id, 'processing', { remoteJobId: '00000000-0000-4000-8000-00000000dead' }),
       );
-      const m = await h.open();
-      await m.resumeUnfinished();
-      const [failed] = await m.waitFor([id]);
+      const { ended: failed } = await resumeUntilEnded(h, id);
       expect(failed?.state).toBe('failed');
       expect(failed?.error?.code).toBe('job-unknown');
       expect(engine.stats.jobsCreated).toBe(0);
@@ -180,18 +146,19 @@ describe('resuming from the states a crash leaves', () => {
       const id = await parkedJob();
       // The remote job as a crash after POST /job left it: created, its addresses stored, nothing sent.
       const client = clientFor(engine);
-      const created = await client.createJob({ inputs: { cbct: { extension: '.dcm' } }, meshes: MESHES });
+      const created = await client.createJob({
+        inputs: { cbct: { extension: '.dcm' } },
+        meshes: MANDIBLE_STL,
+      });
       client.close();
       const upload = created.uploads[0]!;
-      crashState(id, (s) => {
+      crashState((s) => {
         s.transition(id, 'preparing');
         s.transition(id, 'submitting');
         s.setInput(id, 'cbct', { uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl });
         s.transition(id, 'uploading', { remoteJobId: created.jobId });
       });
-      const m = await h.open();
-      await m.resumeUnfinished();
-      const [done] = await m.waitFor([id]);
+      const { ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
       expect(done?.remoteJobId).toBe(created.jobId);
       expect(engine.stats.jobsCreated).toBe(1);
@@ -200,25 +167,19 @@ describe('resuming from the states a crash leaves', () => {
     });
 
     it('creates a new job when the upload address expired, but not endlessly', async () => {
-      const r = await h.scans.intake([join(DICOM, 'multiframe')]);
       engine.setFaults({ presignedLifetimeSeconds: 0 });
-      const [job] = await h.manager.submit({
-        seriesIds: [r.series[0]!.id],
-        meshes: MESHES,
-        deidentify: false,
-        outputDir: h.outDir,
-      });
-      const [failed] = await h.manager.waitFor([job!.id]);
+      const job = await submitScan(h, [join(DICOM, 'multiframe')]);
+      const [failed] = await h.manager.waitFor([job.id]);
       expect(failed?.state).toBe('failed');
       expect(failed?.error?.message).toMatch(/refused 4 fresh upload addresses/);
       const expired = h.manager
-        .history(job!.id)
+        .history(job.id)
         .filter((e) => e.detail?.reason === 'the upload address expired');
       expect(expired).toHaveLength(3);
       expect(engine.stats.jobsCreated).toBe(4);
       engine.setFaults({});
-      h.manager.retry(job!.id);
-      const [done] = await h.manager.waitFor([job!.id]);
+      h.manager.retry(job.id);
+      const [done] = await h.manager.waitFor([job.id]);
       expect(done?.state).toBe('done');
     });
   });
@@ -239,19 +200,19 @@ describe('when the network goes away', () => {
     const port = engine.port;
     h = await harness(engine);
     const job = await submitUntilProcessing();
-    const remoteJobId = h.manager.get(job!.id)?.remoteJobId;
+    const remoteJobId = h.manager.get(job.id)?.remoteJobId;
     await engine.close();
     // Down long enough for the client's own retries to give up and the queue to wait its turn.
     await new Promise((res) => setTimeout(res, 1_500));
-    const waiting = h.manager.get(job!.id);
+    const waiting = h.manager.get(job.id);
     expect(waiting?.state).toBe('processing');
     expect(waiting?.progress.stage).toMatch(/^No connection; trying again at \d\d:\d\d$/);
     ({ engine } = await startTestEngine({ ...settings, port }));
-    const [done] = await h.manager.waitFor([job!.id]);
+    const [done] = await h.manager.waitFor([job.id]);
     expect(done?.state).toBe('done');
     expect(done?.remoteJobId).toBe(remoteJobId);
     expect(engine.stats.jobsCreated).toBe(0);
-    expect(h.manager.history(job!.id).some((e) => e.kind === 'trouble' && e.detail?.code === 'network')).toBe(
+    expect(h.manager.history(job.id).some((e) => e.kind === 'trouble' && e.detail?.code === 'network')).toBe(
       true,
     );
   });
@@ -261,7 +222,7 @@ describe('when the network goes away', () => {
     h = await harness(engine, { policy: { ...FAST.policy, giveUpAfterMs: 600 } });
     const job = await submitUntilProcessing();
     await engine.close();
-    const [failed] = await h.manager.waitFor([job!.id]);
+    const [failed] = await h.manager.waitFor([job.id]);
     expect(failed?.state).toBe('failed');
     expect(failed?.error).toMatchObject({ code: 'network', retryable: true });
   });

@@ -19,11 +19,10 @@ import {
   stamp,
   toEvent,
   toRecord,
-  type EventRow,
-  type InputRow,
   type JobRow,
-  type OutputRow,
 } from './job-rows.js';
+import { prepareStatements, type Statements } from './job-statements.js';
+import { KnownRecords } from './known-records.js';
 
 // The records the store reads and writes, for its importers.
 export type { JobRecord, NewJob } from './job-record.js';
@@ -37,7 +36,7 @@ const CHILDREN_ONE_BY_ONE = 16;
  * remote job id, the upload addresses) are committed together. Nobody else sees the database handle.
  */
 export class JobStore {
-  private readonly stmts;
+  private readonly stmts: Statements;
   /** UPDATEs whose column list depends on the patch, prepared once per column list. */
   private readonly updates = new Map<string, Statement>();
   private readonly transitionTx;
@@ -45,68 +44,11 @@ export class JobStore {
   private readonly updateTx;
   private readonly setInputTx;
   private readonly saveOutputTx;
+  /** Read records, so that a job is read once between its writes; each write below drops its own. */
+  private readonly records = new KnownRecords();
 
   constructor(private readonly db: Db) {
-    this.stmts = {
-      job: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
-      all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at, id'),
-      since: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE updated_at >= ? ORDER BY created_at, id'),
-      unfinished: db.prepare<[], JobRow>(
-        `SELECT * FROM jobs WHERE state NOT IN ('done', 'failed', 'canceled') ORDER BY priority DESC, created_at, id`,
-      ),
-      inBatch: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE batch_id = ? ORDER BY created_at, id'),
-      inputs: db.prepare<[string], InputRow>('SELECT * FROM job_inputs WHERE job_id = ? ORDER BY name'),
-      outputs: db.prepare<[string], OutputRow>('SELECT * FROM job_outputs WHERE job_id = ? ORDER BY idx'),
-      allInputs: db.prepare<[], InputRow>('SELECT * FROM job_inputs ORDER BY job_id, name'),
-      allOutputs: db.prepare<[], OutputRow>('SELECT * FROM job_outputs ORDER BY job_id, idx'),
-      event: db.prepare<[string, string, string, string | null, string | null, string | null]>(
-        'INSERT INTO job_events (job_id, at, kind, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      events: db.prepare<[string], EventRow>(
-        'SELECT seq, at, kind, from_state, to_state, detail FROM job_events WHERE job_id = ? ORDER BY seq',
-      ),
-      byRemote: db.prepare<[string], { id: string }>('SELECT id FROM jobs WHERE remote_job_id = ?'),
-      byPrefix: db.prepare<[string, string], { id: string }>(
-        `SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' OR remote_job_id LIKE ? ESCAPE '\\'`,
-      ),
-      maxPriority: db.prepare<[], { p: number | null }>('SELECT MAX(priority) AS p FROM jobs'),
-      priority: db.prepare<[string], { priority: number }>('SELECT priority FROM jobs WHERE id = ?'),
-      insertJob: db.prepare(
-        `INSERT INTO jobs (id, batch_id, state, profile_id, profile_name, connection, series_id, scan_name,
-          series_description, source_files, meshes, options, deidentify, output_dir, naming_template, priority,
-          created_at, updated_at, accept_burned_in, patient_name)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      insertInput: db.prepare<[string]>(`INSERT INTO job_inputs (job_id, name) VALUES (?, 'cbct')`),
-      insertOutput: db.prepare<[string, number, string, string]>(
-        'INSERT INTO job_outputs (job_id, idx, structures, extension) VALUES (?, ?, ?, ?)',
-      ),
-      progress: db.prepare<[string, string, string]>(
-        `UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ? AND state NOT IN ('done', 'failed', 'canceled')`,
-      ),
-      touch: db.prepare<[string, string]>('UPDATE jobs SET updated_at = ? WHERE id = ?'),
-      forgetInputs: db.prepare<[string]>(
-        'UPDATE job_inputs SET upload_url = NULL, notify_url = NULL, uploaded = 0, notified = 0 WHERE job_id = ?',
-      ),
-      resetOutputs: db.prepare<[string]>(
-        `UPDATE job_outputs SET status = 'pending', path = NULL, bytes = NULL, note = NULL WHERE job_id = ?`,
-      ),
-      saveOutput: db.prepare<[string, number, string | null, string, number]>(
-        `UPDATE job_outputs SET status = 'saved', path = ?, bytes = ?, note = ? WHERE job_id = ? AND idx = ?`,
-      ),
-      remove: db.prepare<[string]>('DELETE FROM jobs WHERE id = ?'),
-      claim: db.prepare<[string, number, number, string, string, number, string]>(
-        `UPDATE jobs SET owner = ?, owner_pid = ?, lease_until = ?
-         WHERE id = ? AND (owner IS NULL OR owner = ? OR lease_until < ? OR owner = ?)`,
-      ),
-      heartbeat: db.prepare<[number, string]>('UPDATE jobs SET lease_until = ? WHERE owner = ?'),
-      releaseOne: db.prepare<[string, string]>(
-        'UPDATE jobs SET owner = NULL, owner_pid = NULL, lease_until = NULL WHERE owner = ? AND id = ?',
-      ),
-      releaseAll: db.prepare<[string]>(
-        'UPDATE jobs SET owner = NULL, owner_pid = NULL, lease_until = NULL WHERE owner = ?',
-      ),
-    };
+    this.stmts = prepareStatements(db);
     this.transitionTx = db.transaction(
       (
         id: string,
@@ -140,9 +82,10 @@ export class JobStore {
   }
 
   get(id: string): JobRecord | undefined {
+    const known = this.records.get(id, this.dataVersion());
+    if (known) return known;
     const row = this.stmts.job.get(id);
-    if (!row) return undefined;
-    return toRecord(row, this.stmts.inputs.all(id), this.stmts.outputs.all(id));
+    return row && this.records.set(toRecord(row, this.stmts.inputs.all(id), this.stmts.outputs.all(id)));
   }
 
   /** Every job, oldest first. */
@@ -200,6 +143,7 @@ export class JobStore {
     extras: TransitionExtras = {},
   ): JobRecord {
     const run = (): void => this.transitionTx(id, to, patch, detail, extras);
+    this.records.drop(id);
     if (extras.durable) this.durably(run);
     else run();
     return this.get(id) as JobRecord;
@@ -207,11 +151,13 @@ export class JobStore {
 
   /** Changes fields other than the state (progress, priority, ...). */
   update(id: string, patch: JobPatch, event?: { kind: string; detail?: Record<string, unknown> }): void {
+    this.records.drop(id);
     this.updateTx(id, patch, event);
   }
 
   /** Writes a running job's progress; an ended job keeps the progress it ended with. */
   updateProgress(id: string, progress: JobProgress): void {
+    this.records.drop(id);
     this.stmts.progress.run(JSON.stringify(progress), stamp(), id);
   }
 
@@ -221,11 +167,13 @@ export class JobStore {
   }
 
   setInput(jobId: string, name: string, patch: InputPatch): void {
+    this.records.drop(jobId);
     this.setInputTx(jobId, name, patch);
   }
 
   /** A mesh is in its place; synced, as a record lost to a power cut would save the mesh twice. */
   saveOutput(jobId: string, idx: number, saved: { path: string; bytes: number; note?: string }): void {
+    this.records.drop(jobId);
     this.durably(() => this.saveOutputTx(jobId, idx, saved));
   }
 
@@ -234,6 +182,7 @@ export class JobStore {
   }
 
   remove(id: string): void {
+    this.records.drop(id);
     this.stmts.remove.run(id);
   }
 
@@ -243,21 +192,24 @@ export class JobStore {
    */
   claim(id: string, owner: string, pid: number, leaseMs: number, takeOver?: string): boolean {
     const now = Date.now();
+    this.records.drop(id);
     return this.stmts.claim.run(owner, pid, now + leaseMs, id, owner, now, takeOver ?? owner).changes === 1;
   }
 
   heartbeat(owner: string, leaseMs: number): void {
+    this.records.drop();
     this.stmts.heartbeat.run(Date.now() + leaseMs, owner);
   }
 
   release(owner: string, id?: string): void {
+    this.records.drop(id);
     if (id) this.stmts.releaseOne.run(owner, id);
     else this.stmts.releaseAll.run(owner);
   }
 
   /** Another connection committed since the last call (SQLite's data_version). */
   dataVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+    return this.stmts.dataVersion.get() as number;
   }
 
   close(): void {
@@ -269,11 +221,11 @@ export class JobStore {
    * power cut; the WAL is written in order, so every earlier commit is synced with it.
    */
   private durably(fn: () => void): void {
-    this.db.pragma('synchronous = FULL');
+    this.stmts.syncFull.run();
     try {
       fn();
     } finally {
-      this.db.pragma('synchronous = NORMAL');
+      this.stmts.syncNormal.run();
     }
   }
 

@@ -5,9 +5,9 @@ import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { createMemoryLogger } from '../logging/memory-logger.test-support.js';
-import { phantomBySlice } from '../scans/test-support.js';
+import { phantomBySlice } from '../scans/scans.test-support.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
-import { harness, type Harness } from './test-support.js';
+import { harness, type Harness, submitScan } from './jobs.test-support.js';
 
 let engine: RunningEngine;
 let h: Harness | undefined;
@@ -32,17 +32,11 @@ async function packagedBytes(local: boolean): Promise<{ bytes: number; slices: n
   mkdirSync(dir);
   const slices = phantomBySlice().slice(60, 64);
   for (const f of slices) copyFileSync(f, join(dir, basename(f)));
-  const r = await h.scans.intake([dir]);
-  const [job] = await h.manager.submit({
-    seriesIds: [r.series[0]!.id],
-    meshes: [{ structures: ['skull'], extension: '.stl' }],
-    deidentify: false,
-    outputDir: h.outDir,
-  });
-  const [done] = await h.manager.waitFor([job!.id]);
+  const job = await submitScan(h, [dir], [{ structures: ['skull'], extension: '.stl' }]);
+  const [done] = await h.manager.waitFor([job.id]);
   expect(done?.state).toBe('done');
   expect(done?.profileId === 'local-engine').toBe(local);
-  const packaged = logger.entries.find((e) => e.msg === 'packaged' && e.data.jobId === job!.id);
+  const packaged = logger.entries.find((e) => e.msg === 'packaged' && e.data.jobId === job.id);
   return {
     bytes: packaged?.data.bytes as number,
     slices: slices.reduce((n, f) => n + statSync(f).size, 0),

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { createMemoryLogger } from '../logging/memory-logger.test-support.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
-import { DICOM, FAST, harness, type Harness } from './test-support.js';
+import { DICOM, FAST, harness, type Harness, submitScan } from './jobs.test-support.js';
 
 let engine: RunningEngine | undefined;
 let h: Harness | undefined;
@@ -27,14 +27,8 @@ describe('polling a job through failed polls', () => {
       logger,
       client: { ...FAST.client, retry: { ...FAST.client!.retry!, maxAttempts: 1 } },
     });
-    const r = await h.scans.intake([join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')]);
-    const [job] = await h.manager.submit({
-      seriesIds: [r.series[0]!.id],
-      meshes: [{ structures: ['mandible'], extension: '.stl' }],
-      deidentify: false,
-      outputDir: h.outDir,
-    });
-    const [done] = await h.manager.waitFor([job!.id]);
+    const job = await submitScan(h, [join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')]);
+    const [done] = await h.manager.waitFor([job.id]);
     expect(done?.state).toBe('done');
 
     const failedPolls = logger.entries.filter((e) => e.msg === 'step failed, will try again');

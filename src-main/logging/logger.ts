@@ -15,7 +15,7 @@ export interface Logger {
   child(scope: string): Logger;
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   /**
    * Base path of the log files (e.g. logs/scan2mesh.log, written as scan2mesh.1.log, .2.log, …);
    * nothing is written to a file when absent.
@@ -31,7 +31,7 @@ export interface LoggerOptions {
 }
 
 /** A logger that owns files: its lines are written asynchronously, so a test or a shutdown can wait. */
-export interface FileLogger extends Logger {
+interface FileLogger extends Logger {
   /** Resolves once every line logged so far is in the file. */
   flush(): Promise<void>;
   /** Flushes and closes the file; later lines are dropped. A normal exit flushes without it. */

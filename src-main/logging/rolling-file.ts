@@ -3,7 +3,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import pinoRoll from 'pino-roll';
 import type SonicBoom from 'sonic-boom';
 
-export interface RollingFileOptions {
+interface RollingFileOptions {
   /** Base path, e.g. logs/scan2mesh.log: the files written are logs/scan2mesh.1.log, .2.log, … */
   file: string;
   /** A file that grows past this many bytes is closed and the next one started. */

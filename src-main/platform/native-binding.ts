@@ -11,7 +11,7 @@ function defaultDistDir(): string {
   return isBundled ? resolve(here, '..') : resolve(here, '..', '..', 'dist');
 }
 
-export interface RuntimeInfo {
+interface RuntimeInfo {
   versions: NodeJS.ProcessVersions;
   platform: NodeJS.Platform;
   arch: string;

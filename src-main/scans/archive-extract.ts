@@ -22,7 +22,7 @@ export interface ArchiveLimits {
   maxEntries: number;
 }
 
-export const DEFAULT_LIMITS: ArchiveLimits = { maxBytes: 64 * 1024 ** 3, maxEntries: 200_000 };
+const DEFAULT_LIMITS: ArchiveLimits = { maxBytes: 64 * 1024 ** 3, maxEntries: 200_000 };
 
 /** What kind of archive, if any, the first bytes of a file announce. */
 export function archiveKind(head: Uint8Array): 'zip' | 'gzip' | null {

@@ -24,7 +24,7 @@ const RISKY_MODALITIES: Record<string, string> = {
   DOC: 'a scanned document',
 };
 
-export interface BurnedInFacts {
+interface BurnedInFacts {
   /** Burned In Annotation (0028,0301): YES, NO, or '' when absent. */
   burnedInAnnotation: string;
   modality: string;

@@ -1,4 +1,4 @@
-import { unzip } from './zip-test-support.js';
+import { unzip } from './zip.test-support.js';
 // De-identification against the standard's own table: a real CT slice with a distinct value planted
 // in every attribute of PS3.15 Table E.1-1 goes through the app's packaging (packageSeries), and not
 // one planted value may survive, while the image stays valid DICOM with its pixels intact.
@@ -12,7 +12,7 @@ import { BASIC_PROFILE } from './deid-tables.js';
 import { DEIDENTIFICATION_METHOD } from './deidentify.js';
 import { packageSeries } from './package-series.js';
 import { ScanService } from './scan-service.js';
-import { FIXTURES, phantomBySlice, pydicomMissing, python, tempFolders } from './test-support.js';
+import { FIXTURES, phantomBySlice, pydicomMissing, python, tempFolders } from './scans.test-support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PLANT_SCRIPT = join(here, 'plant-identifiers.test-support.py');

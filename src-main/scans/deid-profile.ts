@@ -30,7 +30,7 @@ import {
  * dummy: a value of the same VR that says nothing (D); uid: replace with a new UID, consistently
  * within one package (standard UIDs stay); keep: copy (a sequence: filter its items).
  */
-export type DeidDecision = 'remove' | 'empty' | 'dummy' | 'uid' | 'keep';
+type DeidDecision = 'remove' | 'empty' | 'dummy' | 'uid' | 'keep';
 
 const TABLE = new Map<number, string>(BASIC_PROFILE.map(([tag, action]) => [tag, action]));
 

@@ -1,4 +1,4 @@
-import { unzip } from './zip-test-support.js';
+import { unzip } from './zip.test-support.js';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readDicomFile } from './dicom-file.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { ScanService } from './scan-service.js';
-import { FIXTURES, phantomFiles, pydicomMissing, python, tempFolders } from './test-support.js';
+import { FIXTURES, phantomFiles, pydicomMissing, python, tempFolders } from './scans.test-support.js';
 import { readVolume } from './volume-reader.js';
 
 const { fresh } = tempFolders('s2m-deid-');

@@ -13,7 +13,7 @@ import { readDicomFile } from './dicom-file.js';
 import type { DicomHeader } from './header-fields.js';
 import { intake } from './intake.js';
 import { frameStoredValues } from './pixel-decode.js';
-import { FIXTURES, pydicomMissing } from './test-support.js';
+import { FIXTURES, pydicomMissing } from './scans.test-support.js';
 import { readVolume } from './volume-reader.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -122,7 +122,7 @@ describe('DICOM coverage, against pydicom', () => {
   });
 
   it('says a 12-bit lossy JPEG cannot be decoded, in words', async () => {
-    const { copyClaimingSyntax } = await import('./test-support.js');
+    const { copyClaimingSyntax } = await import('./scans.test-support.js');
     // A 16-bit codestream in a file that says JPEG Extended: the precision is read before any decoder runs.
     const odd = copyClaimingSyntax(
       join(FIXTURES, 'transfer-syntax', 'mr-ts-j2k-lossless.dcm'),

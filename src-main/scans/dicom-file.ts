@@ -99,7 +99,7 @@ const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
  * data element (its header is read, its value is not), so a leading chunk of the file suffices.
  * Pass a Buffer: deflated data sets are inflated with Node's zlib, which needs one.
  */
-export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): ParsedDicom {
+function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): ParsedDicom {
   const untilTag = untilPixelData ? PIXEL_DATA : undefined;
   const options = { ...(untilTag ? { untilTag } : {}), inflater: boundedInflater };
   try {
@@ -193,9 +193,14 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
  * classifyFile) on worker threads, never on the app's main thread (see header-scan.ts).
  */
 export function readDicomHeaderSync(path: string): HeaderRead | NotDicom {
-  const fd = openSync(path, 'r');
+  return withFileSync(path, 'r', readDicomHeader);
+}
+
+/** Runs `read` on a file opened with `flags`: four system calls in all with the read. */
+export function withFileSync<T>(path: string, flags: string | number, read: (src: ByteSource) => T): T {
+  const fd = openSync(path, flags);
   try {
-    return readDicomHeader({
+    return read({
       size: fstatSync(fd).size,
       read: (into, at, length, position) => readSync(fd, into, at, length, position),
     });
@@ -275,7 +280,7 @@ export function parseDicomFile(buffer: Buffer): ParsedDicom & { buffer: Buffer }
 }
 
 /** How many bytes of (uncompressed) pixel data are missing at the end of the file; 0 when none or unknown. */
-export function missingPixelBytes(buffer: Buffer, layout: DicomLayout): number {
+function missingPixelBytes(buffer: Buffer, layout: DicomLayout): number {
   try {
     const { dataSet } = parseDicomBytes(buffer, layout, true);
     const px = dataSet.elements[PIXEL_DATA];

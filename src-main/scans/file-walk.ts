@@ -12,7 +12,7 @@ export interface Candidate {
   origin: string;
 }
 
-export interface WalkResult {
+interface WalkResult {
   files: Candidate[];
   skipped: SkippedFile[];
   problems: ScanProblem[];

@@ -66,59 +66,6 @@ export interface DicomHeader {
 
 const CHARSET = 'x00080005';
 
-/**
- * Every top-level tag read from a header: by headerFields below, by the classifier (classify-file.ts:
- * Media Storage SOP Class, Directory Record Sequence) and for the transfer syntax (dicom-file.ts). The
- * tag-only reader (header-tag-reader.ts) keeps these and no others; a test checks that headerFields
- * asks for nothing else. The pixel data element is always kept.
- */
-export const HEADER_TAGS: readonly string[] = [
-  'x00020002',
-  'x00020010',
-  'x00041220',
-  'x00080005',
-  'x00080008',
-  'x00080016',
-  'x00080018',
-  'x00080020',
-  'x00080060',
-  'x00080070',
-  'x00081030',
-  'x0008103e',
-  'x00100010',
-  'x00100020',
-  'x00100030',
-  'x00180050',
-  'x00180088',
-  'x00181164',
-  'x0020000d',
-  'x0020000e',
-  'x00200011',
-  'x00200013',
-  'x00200032',
-  'x00200037',
-  'x00200052',
-  'x00280002',
-  'x00280004',
-  'x00280006',
-  'x00280008',
-  'x00280010',
-  'x00280011',
-  'x00280030',
-  'x00280100',
-  'x00280101',
-  'x00280103',
-  'x00280301',
-  'x00281050',
-  'x00281051',
-  'x00281052',
-  'x00281053',
-  'x3004000c',
-  // Enhanced multi-frame functional groups: sequences, whose items only dicom-parser reads.
-  'x52009229',
-  'x52009230',
-];
-
 const utf8Decoder = new TextDecoder('utf-8');
 
 /** The raw text of an element (Latin-1 bytes as characters), decoded once with Node's native slice. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyBytes } from './classify-file.js';
 import { fuzzSources, fuzzVerdict, mutate, prng, runFuzz, MUTATIONS } from './header-fuzz.test-support.js';
-import { FIXTURES } from './test-support.js';
+import { FIXTURES } from './scans.test-support.js';
 
 const sources = fuzzSources(FIXTURES);
 

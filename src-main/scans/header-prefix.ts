@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { constants } from 'node:fs';
 import {
   FIRST_CHUNK,
   SNIFF_BYTES,
@@ -6,6 +6,7 @@ import {
   type ByteSource,
   type HeaderRead,
   type NotDicom,
+  withFileSync,
 } from './dicom-file.js';
 import { readHeaderTags } from './header-tag-reader.js';
 
@@ -57,15 +58,11 @@ export function readHeaderPrefix(src: ByteSource, limit: number): HeaderRead | N
   }
 }
 
-/** Runs `read` on a file opened for reading; four system calls in all with the read. */
+/**
+ * Runs `read` on a file opened for reading; four system calls in all with the read. Non-blocking, as
+ * this may be the app's main thread: a file swapped for a pipe after the folder was listed fails
+ * to read (listed as unreadable) instead of waiting for a writer. No effect on regular files.
+ */
 export function withFile<T>(path: string, read: (src: ByteSource) => T): T {
-  const fd = openSync(path, 'r');
-  try {
-    return read({
-      size: fstatSync(fd).size,
-      read: (into, at, length, position) => readSync(fd, into, at, length, position),
-    });
-  } finally {
-    closeSync(fd);
-  }
+  return withFileSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0), read);
 }

@@ -4,10 +4,10 @@ import dicomParser from 'dicom-parser';
 import { describe, expect, it } from 'vitest';
 import { classifyBytes, classifyFile, classifyQuickly, classifyRead } from './classify-file.js';
 import { bufferSource, readDicomHeader, readDicomHeaderSync, type HeaderRead } from './dicom-file.js';
-import { HEADER_TAGS } from './header-fields.js';
+import { HEADER_TAGS } from './header-tags.js';
 import { fuzzSources, mutate, MUTATIONS, prng } from './header-fuzz.test-support.js';
 import { readHeaderPrefix } from './header-prefix.js';
-import { FIXTURES, phantomFiles } from './test-support.js';
+import { FIXTURES, phantomFiles } from './scans.test-support.js';
 
 function allFixtureFiles(dir = FIXTURES): string[] {
   return readdirSync(dir)

@@ -1,7 +1,8 @@
 import dicomParser from 'dicom-parser';
 import type { DataSet, Element } from 'dicom-parser';
 import type { ParsedDicom } from './dicom-file.js';
-import { fixedText, HEADER_TAGS } from './header-fields.js';
+import { fixedText } from './header-fields.js';
+import { HEADER_TAGS } from './header-tags.js';
 import { DEFLATED_LE, EXPLICIT_BE, IMPLICIT_LE } from './transfer-syntax.js';
 
 /**

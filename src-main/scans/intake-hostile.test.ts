@@ -7,7 +7,7 @@ import { classifyBytes } from './classify-file.js';
 import { maxInflated } from './dicom-file.js';
 import { fuzzSources, mutate, prng } from './header-fuzz.test-support.js';
 import { intake } from './intake.js';
-import { FIXTURES, phantomFiles, tempFolders } from './test-support.js';
+import { FIXTURES, phantomFiles, tempFolders } from './scans.test-support.js';
 
 const { fresh } = tempFolders('s2m-hostile-');
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { intake } from './intake.js';
-import { phantomFiles } from './test-support.js';
+import { phantomFiles } from './scans.test-support.js';
 
 const root = mkdtempSync(join(tmpdir(), 's2m-many-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

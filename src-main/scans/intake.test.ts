@@ -26,8 +26,8 @@ import {
   python,
   sameLength,
   tempFolders,
-} from './test-support.js';
-import { declareSizes, renameEntry, writeZip } from './zip-test-support.js';
+} from './scans.test-support.js';
+import { declareSizes, renameEntry, writeZip } from './zip.test-support.js';
 
 const { fresh } = tempFolders('s2m-intake-');
 

@@ -10,7 +10,7 @@ import { isUsable, sortProblems, summarizeSeries } from './series-summary.js';
 import type { SliceLayout } from './slice-layout.js';
 import type { Logger } from '../logging/logger.js';
 
-export interface IntakeOptions {
+interface IntakeOptions {
   /** Archives found in the drop are unpacked under here. */
   tempDir: string;
   signal?: AbortSignal;
@@ -35,7 +35,7 @@ export interface IntakeSeries {
   inputs: string[];
 }
 
-export interface IntakeOutcome {
+interface IntakeOutcome {
   result: IntakeResult;
   series: IntakeSeries[];
   /** Folders created for unpacked archives; the caller removes them when done with the series. */

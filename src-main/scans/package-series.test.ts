@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { packageSeries } from './package-series.js';
-import { phantomBySlice } from './test-support.js';
+import { phantomBySlice } from './scans.test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'package-series-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SlicePlane, SlicePreview } from '../../src-shared/scans.js';
 import { renderPlane } from './preview.js';
-import { FIXTURES, pydicomMissing, python } from './test-support.js';
+import { FIXTURES, pydicomMissing, python } from './scans.test-support.js';
 import { readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 

@@ -76,7 +76,7 @@ export function histogramWindow(volume: Volume): WindowLevel {
 }
 
 /** Index count of a plane: axial slices, sagittal columns, coronal rows. */
-export function planeCount(volume: Volume, plane: SlicePlane): number {
+function planeCount(volume: Volume, plane: SlicePlane): number {
   const [nx, ny, nz] = volume.dims;
   return plane === 'axial' ? nz : plane === 'sagittal' ? nx : ny;
 }

@@ -9,7 +9,6 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { SlicePreviewSchema, type SeriesSummary } from '../../src-shared/scans.js';
@@ -24,8 +23,8 @@ import {
   phantomBySlice,
   phantomFiles,
   tempFolders,
-} from './test-support.js';
-import { writeZip } from './zip-test-support.js';
+} from './scans.test-support.js';
+import { writeZip, zipEntries } from './zip.test-support.js';
 import { readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 
@@ -56,33 +55,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service.dispose();
 });
-
-function zipEntries(bytes: Buffer): Promise<{ name: string; data: Buffer; compressed: boolean }[]> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err ?? new Error('no zip'));
-      const out: { name: string; data: Buffer; compressed: boolean }[] = [];
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e ?? new Error('no stream'));
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.push({
-              name: entry.fileName,
-              data: Buffer.concat(chunks),
-              compressed: entry.compressionMethod !== 0,
-            });
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 describe('ScanService basics', () => {
   it('remembers series by id and lists their files in slice order', () => {

@@ -10,7 +10,7 @@ import type {
 } from '../../src-shared/scans.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
 import { intake, type IntakeSeries } from './intake.js';
-import { packageBaseName, packageSeries, type PackagedScan } from './package-series.js';
+import { packageBaseName, packageSeries, type PackageOptions, type PackagedScan } from './package-series.js';
 import { histogramWindow, renderPlane, type WindowLevel } from './preview.js';
 import { volumeFromHeaders } from './volume-reader.js';
 import type { Volume } from './volume.js';
@@ -103,18 +103,7 @@ export class ScanService {
     return renderPlane(volume, s.summary.id, req.plane, req.index, wl);
   }
 
-  async packageForUpload(
-    id: string,
-    opts: {
-      deidentify: boolean;
-      acceptBurnedIn?: boolean;
-      gzip?: boolean;
-      compress?: boolean;
-      outDir: string;
-      onProgress?: (done: number, total: number) => void;
-      signal?: AbortSignal;
-    },
-  ): Promise<{ path: string; extension: string; bytes: number }> {
+  async packageForUpload(id: string, opts: PackageOptions): Promise<PackagedScan> {
     const s = this.require(id);
     const error = s.summary.problems.find((p) => p.severity === 'error');
     if (error) {

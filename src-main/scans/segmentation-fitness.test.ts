@@ -12,7 +12,7 @@ import {
 } from './segmentation-fitness.js';
 import { summarizeSeries } from './series-summary.js';
 import { layoutSlices } from './slice-layout.js';
-import { FIXTURES, phantomBySlice, phantomFiles } from './test-support.js';
+import { FIXTURES, phantomBySlice, phantomFiles } from './scans.test-support.js';
 import { readSeriesHeaders } from './volume-reader.js';
 
 async function fitnessOf(

@@ -8,7 +8,7 @@ import type { DicomHeader } from './header-fields.js';
 import type { SliceLayout } from './slice-layout.js';
 import { gapWords, maxBridgeableGap, MAX_OFF_LINE_MM, type StackGap } from './stack-grid.js';
 
-export interface SegmentationFitness {
+interface SegmentationFitness {
   fit: boolean;
   /** Plain sentences for a clinician, one per reason; empty when fit. */
   reasons: string[];

@@ -3,7 +3,7 @@ import type { ScanProblem, SeriesSummary } from '../../src-shared/scans.js';
 import { burnedInReason } from './burned-in.js';
 import { planeName } from './geometry.js';
 import type { DicomHeader } from './header-fields.js';
-import { canDecode, readsAsGrey } from './pixel-decode.js';
+import { canDecode, readsAsGrey } from './pixel-format.js';
 import { fitnessInputOf, modalityWords, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type SliceLayout } from './slice-layout.js';
 import { transferSyntax } from './transfer-syntax.js';

@@ -8,7 +8,7 @@ import { layoutSlices } from './slice-layout.js';
 import { planeSources, stackGrid } from './stack-grid.js';
 import { renderPlane } from './preview.js';
 import { summarizeSeries } from './series-summary.js';
-import { FIXTURES, patchElement, phantomBySlice, phantomFiles, sameLength } from './test-support.js';
+import { FIXTURES, patchElement, phantomBySlice, phantomFiles, sameLength } from './scans.test-support.js';
 import { readSeriesHeaders, readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 

@@ -138,7 +138,7 @@ export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: numb
 }
 
 /** Which slices make grid plane m: slice `k` weighted 1 - w and slice `k + 1` weighted w. */
-export interface PlaneSource {
+interface PlaneSource {
   k: number;
   w: number;
 }

@@ -2,7 +2,7 @@
  * The transfer syntaxes scan2mesh knows by name, and what each means for reading pixel data.
  * A transfer syntax fixes the byte order, whether the VR is spelled out, and how pixels are encoded.
  */
-export interface TransferSyntaxInfo {
+interface TransferSyntaxInfo {
   uid: string;
   name: string;
   /** Pixel data is encapsulated (compressed, or RLE): frames come as fragments. */

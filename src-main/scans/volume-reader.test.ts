@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
-import { FIXTURES, copyClaimingSyntax, phantomFiles, pydicomMissing, python } from './test-support.js';
+import { FIXTURES, copyClaimingSyntax, phantomFiles, pydicomMissing, python } from './scans.test-support.js';
 
 const noPydicom = pydicomMissing();
 const tmp = mkdtempSync(join(tmpdir(), 's2m-volume-'));

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
 import { AppError } from '../../src-shared/errors.js';
+import { pipeFileBody, type FileBodySource } from './file-body.js';
 
 /**
  * One HTTP exchange on Node's own http/https modules: bodies stream both ways (a 1 GiB upload never sits
@@ -15,8 +15,8 @@ interface SendOptions {
   headers?: Record<string, string | number>;
   /** A small body held in memory (JSON). */
   body?: Buffer;
-  /** A large body, opened afresh for each attempt. */
-  bodyStream?: () => Readable;
+  /** A large body: a file, read afresh for each attempt (Content-Length is the caller's to set). */
+  bodyFile?: FileBodySource;
   /** Keep-alive agents; false for a fresh connection (used where a stale pooled socket would be ambiguous). */
   agents: Agents | false;
   signal?: AbortSignal | undefined;
@@ -77,7 +77,7 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
     const req = (isHttps ? https : http).request(opts.url, { method: opts.method, headers, agent });
     let sent = false;
     let settled = false;
-    let source: Readable | undefined;
+    let source: { stop(): void } | undefined;
     let continueTimer: NodeJS.Timeout | undefined;
 
     const onAbort = (): void => {
@@ -101,10 +101,7 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
       settled = true;
       clearTimeout(continueTimer);
       // The server may answer (403, 5xx) before it has read the whole upload: stop reading the file.
-      if (source && !sent) {
-        source.unpipe(req);
-        source.destroy();
-      }
+      if (source && !sent) source.stop();
       // The request can never complete now (a body cut short, or one never sent after an answer that
       // came instead of "100 Continue"): drop its connection once the answer has been read.
       if ((source || expectContinue) && !sent) res.on('end', () => req.destroy());
@@ -115,17 +112,15 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
       if (settled) return; // surfaces on the response body instead
       settled = true;
       cleanup();
-      source?.destroy();
+      source?.stop();
       if (err instanceof AppError) return reject(err);
       if (err instanceof TransportError) return reject(err);
       // The library's own text (an errno, a TLS alert) stays in `cause` for the log; the code says what happened.
       reject(new TransportError('the connection was lost or refused', sent, err.code, { cause: err }));
     });
 
-    if (opts.bodyStream) {
-      source = opts.bodyStream();
-      source.on('error', (e) => req.destroy(e));
-      source.pipe(req);
+    if (opts.bodyFile) {
+      source = pipeFileBody(opts.bodyFile, req);
     } else if (expectContinue) {
       let bodyGone = false;
       const sendBody = (): void => {

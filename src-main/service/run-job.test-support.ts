@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { meshFileName, type JobSpec, type MeshResult, type PollResult } from '../../src-shared/job-spec.js';
-import type { OnExists } from './output-files.js';
 import { DEFAULT_POLL, pollInterval, sleep, withJitter, type PollPolicy } from './retry.js';
 import { PresignedRefusedError, type PollState, type ServiceClient } from './service-client.js';
 
@@ -19,8 +18,6 @@ export interface RunJobHooks {
   onUploadProgress?: (input: string, sent: number, total: number | undefined) => void;
   onPoll?: (state: PollState) => void;
   onDownloadProgress?: (meshIndex: number, received: number, total: number | undefined) => void;
-  /** Default 'rename': existing files are kept, new ones get "name (2).ext". */
-  onExists?: OnExists;
   /** Poll spacing; default the interface's (about 2 s backing off to 30 s). */
   poll?: Partial<PollPolicy>;
 }
@@ -104,7 +101,6 @@ export async function runJob(
       client.download(url, dest, {
         ...(size !== undefined ? { expectedSize: size } : {}),
         ...(signal ? { signal } : {}),
-        onExists: hooks.onExists ?? 'rename',
         onProgress: (got, total) => hooks.onDownloadProgress?.(i, got, total),
       });
     let saved: { path: string; bytes: number };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { RunningEngine } from '../engine/local-engine.js';
@@ -125,18 +125,6 @@ describe('ServiceClient against the local engine on loopback', () => {
         expect(engine.stats.tokenRequests).toBe(1);
         expect(engine.stats.jobsCreated).toBe(6);
         noPresignedAuth(engine);
-      }),
-    );
-  });
-
-  it('never overwrites an existing output: the second copy gets a new name', async () => {
-    await withEngine({}, async ({ client }) =>
-      withTempDir(async (dir) => {
-        const spec = { ...SPEC, meshes: [{ extension: '.stl' as const, structures: ['mandible'] }] };
-        await writeFile(join(dir, 'mandible.stl'), 'mine');
-        const res = await runTestJob(client, spec, { cbct: SCAN }, dir);
-        expect(res.outputs[0]?.path).toBe(join(dir, 'mandible (2).stl'));
-        expect(await readFile(join(dir, 'mandible.stl'), 'utf8')).toBe('mine');
       }),
     );
   });

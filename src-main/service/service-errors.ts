@@ -82,7 +82,7 @@ const CERTIFICATE_CODES = new Set([
 /** What to do about a failed connection; a certificate the system does not trust has its own remedy. */
 export function connectionAction(e: TransportError, what: string): string {
   if (e.code && CERTIFICATE_CODES.has(e.code))
-    return `If ${what} uses a certificate of your organisation's own authority, start scan2mesh with NODE_EXTRA_CA_CERTS set to that authority's certificate file (PEM); otherwise report it to the service operator.`;
+    return `If ${what} uses a certificate of your organisation's own authority, have that authority installed in this computer's trusted certificates (the installed app trusts them; a command line run with plain Node takes NODE_EXTRA_CA_CERTS set to its certificate file); otherwise report it to the service operator.`;
   return `Check the network connection and ${what}, then try again.`;
 }
 
@@ -150,7 +150,7 @@ export async function errorDetail(res: HttpResponse): Promise<string> {
 }
 
 /** ": <message>" from an error body already read, short and redacted, or ''. */
-function errorDetailOf(body: string): string {
+export function errorDetailOf(body: string): string {
   const text = body.trim();
   if (!text) return '';
   let message = text;

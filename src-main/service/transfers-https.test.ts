@@ -79,7 +79,7 @@ describe('transfers over https', () => {
       const { ServiceClient } = await import(${JSON.stringify(serviceClient)});
       const c = new ServiceClient(JSON.parse(process.argv[1]));
       await c.upload(process.argv[2], process.argv[3]);
-      const got = await c.download(process.argv[4], process.argv[5], { onExists: 'overwrite' });
+      const got = await c.download(process.argv[4], process.argv[5], {});
       c.close();
       process.stdout.write(JSON.stringify(got));
     `;

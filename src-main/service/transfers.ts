@@ -1,7 +1,7 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { FileBatcher } from './batched-file-writer.js';
@@ -14,9 +14,15 @@ import {
   type Agents,
   type HttpResponse,
 } from './http-transport.js';
-import { placeFile, type OnExists } from './output-files.js';
 import { waitBeforeRetry, type RetryPolicy } from './retry.js';
-import { errorDetail, networkError, PresignedRefusedError, Transient } from './service-errors.js';
+import {
+  errorDetail,
+  errorDetailOf,
+  networkError,
+  PresignedRefusedError,
+  Transient,
+} from './service-errors.js';
+import { NotPlainBody, socketGetToFile, type SocketGetResult } from './socket-download.js';
 import { parseTransportUrl, safeUrl } from './url-policy.js';
 
 export interface TransferOptions {
@@ -27,8 +33,6 @@ export interface TransferOptions {
 export interface DownloadOptions extends TransferOptions {
   /** `size` from the poll result; the file is refused when the bytes differ. */
   expectedSize?: number;
-  /** Default 'rename': an existing file is kept and the download gets "name (2).ext". */
-  onExists?: OnExists;
 }
 
 interface TransfersConfig {
@@ -38,7 +42,6 @@ interface TransfersConfig {
   logger: Logger;
 }
 
-const UPLOAD_CHUNK = 1024 * 1024;
 /** Socket reads gathered into one file write (see batched-file-writer.ts). */
 const DOWNLOAD_BATCH = 1024 * 1024;
 /** Progress is told at most every this many bytes, not for each 16 KiB TLS record (see throttledProgress). */
@@ -57,20 +60,12 @@ export class Transfers {
     const url = parseTransportUrl(uploadUrl, 'The upload address');
     const size = await fileSize(filePath);
     await this.withRetries('upload', url, opts.signal, async () => {
-      let sentBytes = 0;
       opts.onProgress?.(0, size);
       const res = await send({
         method: 'PUT',
         url,
         headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': size },
-        bodyStream: () => {
-          const stream = createReadStream(filePath, { highWaterMark: UPLOAD_CHUNK });
-          stream.on('data', (chunk) => {
-            sentBytes += chunk.length;
-            opts.onProgress?.(sentBytes, size);
-          });
-          return stream;
-        },
+        bodyFile: { path: filePath, onBytes: (sent) => opts.onProgress?.(sent, size) },
         agents: this.cfg.agents,
         signal: opts.signal,
         idleTimeoutMs: this.cfg.idleTimeoutMs,
@@ -84,7 +79,9 @@ export class Transfers {
 
   /**
    * GET of a pre-signed address into a temporary file beside destPath, checked against the expected
-   * size, then moved into place. Returns the path used (see onExists) and the bytes.
+   * size, then renamed to destPath, so a reader never sees half a file. The caller owns destPath (the
+   * job queue hands a staging path; choosing a free name in the user's folder is jobs/output-place.ts's
+   * work). Returns the path and the bytes.
    */
   async download(
     url: string,
@@ -113,9 +110,9 @@ export class Transfers {
           );
         return 'done';
       });
-      const path = await placeFile(tmp, destPath, opts.onExists ?? 'rename');
+      await rename(tmp, destPath);
       this.cfg.logger.info('downloaded', { url: safeUrl(target), bytes });
-      return { path, bytes };
+      return { path: destPath, bytes };
     } catch (e) {
       await unlink(tmp).catch(() => {});
       throw e;
@@ -127,62 +124,91 @@ export class Transfers {
     target: URL,
     tmp: string,
     opts: DownloadOptions,
-  ): Promise<number | HttpResponse> {
-    // The file is opened first: the body's listeners must be attached as soon as the answer comes, or
-    // a connection lost meanwhile would end the body unseen.
+  ): Promise<number | FailedAnswer> {
     const file = await FileBatcher.create(tmp, DOWNLOAD_BATCH);
     try {
-      const res = await send({
-        method: 'GET',
-        url: target,
-        headers: { Accept: '*/*' },
-        agents: this.cfg.agents,
-        signal: opts.signal,
-        idleTimeoutMs: this.cfg.idleTimeoutMs,
-      });
-      if (res.status < 200 || res.status >= 300) return res;
-      const header = res.headers['content-length'];
-      const total = header !== undefined ? Number(header) : opts.expectedSize;
-      const progress = throttledProgress(opts.onProgress, total);
-      let bytes = 0;
+      const total = { value: opts.expectedSize };
+      const progress = throttledProgress(opts.onProgress, () => total.value);
+      let got: SocketGetResult;
       try {
-        await new Promise<void>((resolve, reject) => {
-          const body = res.body;
-          // A 'data' listener straight into the batcher: a Writable in between (pipeline) costs more
-          // CPU per 16 KiB TLS record than the rest of the download together (bench/transfer.bench.ts).
-          body.on('data', (chunk: Buffer) => {
-            bytes += chunk.length;
-            progress(bytes);
-            const wait = file.add(chunk);
-            if (!wait) return;
-            body.pause();
-            wait.then(
-              () => body.resume(),
-              (e: unknown) => {
-                body.destroy();
-                reject(e instanceof Error ? e : new Error(String(e)));
-              },
-            );
-          });
-          body.once('end', () => resolve());
-          body.once('error', (e) => reject(e));
-          body.once('close', () => {
-            if (!body.complete) reject(new Error('the answer ended early'));
-          });
+        got = await socketGetToFile(target, file, {
+          signal: opts.signal,
+          idleTimeoutMs: this.cfg.idleTimeoutMs,
+          onHead: (length) => {
+            if (length !== undefined) total.value = length;
+            progress(0);
+          },
+          onBytes: (n) => progress(n),
         });
-        await file.finish();
       } catch (e) {
-        if (opts.signal?.aborted) throw canceledError();
-        if (e instanceof AppError) throw e;
-        throw new TransportError('the download was cut off', true, 'ECONNRESET', { cause: e });
+        if (!(e instanceof NotPlainBody)) throw e;
+        // An answer shape the socket path leaves alone (a chunked body): the http module takes it.
+        return await this.moduleDownload(target, file, opts, progress, total);
       }
-      if (header !== undefined && bytes !== Number(header))
-        throw new TransportError(`the download ended after ${bytes} of ${header} bytes`, true, 'ECONNRESET');
-      progress(bytes, true);
-      return bytes;
+      if (got.status < 200 || got.status >= 300)
+        return { status: got.status, headers: got.headers, detail: errorDetailOf(got.errorBody ?? '') };
+      progress(got.bytes, true);
+      return got.bytes;
     } finally {
       await file.close().catch(() => {});
     }
+  }
+
+  /** One GET through Node's http module, for answers the socket path leaves alone. */
+  private async moduleDownload(
+    target: URL,
+    file: FileBatcher,
+    opts: DownloadOptions,
+    progress: (done: number, last?: boolean) => void,
+    total: { value: number | undefined },
+  ): Promise<number | FailedAnswer> {
+    const res = await send({
+      method: 'GET',
+      url: target,
+      headers: { Accept: '*/*' },
+      agents: this.cfg.agents,
+      signal: opts.signal,
+      idleTimeoutMs: this.cfg.idleTimeoutMs,
+    });
+    if (res.status < 200 || res.status >= 300)
+      return { status: res.status, headers: res.headers, detail: await errorDetail(res) };
+    const header = res.headers['content-length'];
+    if (header !== undefined) total.value = Number(header);
+    progress(0);
+    let bytes = 0;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const body = res.body;
+        body.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          progress(bytes);
+          const wait = file.add(chunk);
+          if (!wait) return;
+          body.pause();
+          wait.then(
+            () => body.resume(),
+            (e: unknown) => {
+              body.destroy();
+              reject(e instanceof Error ? e : new Error(String(e)));
+            },
+          );
+        });
+        body.once('end', () => resolve());
+        body.once('error', (e) => reject(e));
+        body.once('close', () => {
+          if (!body.complete) reject(new Error('the answer ended early'));
+        });
+      });
+      await file.finish();
+    } catch (e) {
+      if (opts.signal?.aborted) throw canceledError();
+      if (e instanceof AppError) throw e;
+      throw new TransportError('the download was cut off', true, 'ECONNRESET', { cause: e });
+    }
+    if (header !== undefined && bytes !== Number(header))
+      throw new TransportError(`the download ended after ${bytes} of ${header} bytes`, true, 'ECONNRESET');
+    progress(bytes, true);
+    return bytes;
   }
 
   /** `attempt` returns 'done' or an answer that is not a success; refusals other than 429 and 5xx end it. */
@@ -190,7 +216,7 @@ export class Transfers {
     what: 'upload' | 'download',
     url: URL,
     signal: AbortSignal | undefined,
-    attempt: () => Promise<'done' | HttpResponse>,
+    attempt: () => Promise<'done' | HttpResponse | FailedAnswer>,
   ): Promise<void> {
     const label = what === 'upload' ? 'Upload' : 'Download';
     for (let n = 1; ; n++) {
@@ -199,7 +225,7 @@ export class Transfers {
       try {
         const res = await attempt();
         if (res === 'done') return;
-        const detail = await errorDetail(res);
+        const detail = 'detail' in res ? res.detail : await errorDetail(res);
         if (res.status === 403) throw new PresignedRefusedError(what, res.status, detail);
         if (res.status !== 429 && res.status < 500)
           throw new AppError('service', `${label} refused by storage (${res.status}${detail}).`, {
@@ -227,22 +253,32 @@ export class Transfers {
 }
 
 /**
- * onProgress at 0, then every PROGRESS_STEP bytes or every percent of the total, whichever is smaller
- * (a small file still shows progress), and at the end (`last`).
+ * onProgress every PROGRESS_STEP bytes or every percent of the total, whichever is smaller (a small
+ * file still shows progress), and at the end (`last`). The total is read when the answer's head came.
  */
 function throttledProgress(
   onProgress: TransferOptions['onProgress'],
-  total: number | undefined,
+  total: () => number | undefined,
 ): (done: number, last?: boolean) => void {
   if (!onProgress) return () => {};
-  const step = total ? Math.max(1, Math.min(PROGRESS_STEP, Math.floor(total / 100))) : PROGRESS_STEP;
-  let next = step;
-  onProgress(0, total);
+  let step = PROGRESS_STEP;
+  let next = 0;
   return (done, last = false) => {
     if (done < next && !last) return;
+    if (done === 0) {
+      const t = total();
+      step = t ? Math.max(1, Math.min(PROGRESS_STEP, Math.floor(t / 100))) : PROGRESS_STEP;
+    }
     next = done + step;
-    onProgress(done, total);
+    onProgress(done, total());
   };
+}
+
+/** An answer other than a success whose body has been read already (the socket path). */
+interface FailedAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  detail: string;
 }
 
 async function fileSize(path: string): Promise<number> {

@@ -16,7 +16,7 @@ export function defaultOutputDir(home = homedir()): string {
   return existsSync(documents) ? join(documents, 'scan2mesh') : join(home, 'scan2mesh-meshes');
 }
 
-export function defaultAppSettings(): AppSettings {
+function defaultAppSettings(): AppSettings {
   return {
     outputDir: defaultOutputDir(),
     namingTemplate: DEFAULT_NAMING_TEMPLATE,

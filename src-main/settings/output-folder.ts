@@ -11,13 +11,13 @@ import { AppError } from '../../src-shared/errors.js';
  * a symbolic link.
  */
 
-export interface OutputFolderCheck {
+interface OutputFolderCheck {
   /** The full path that will be used, symbolic links of existing parents resolved. */
   path: string;
   exists: boolean;
 }
 
-export interface OutputFolderEnv {
+interface OutputFolderEnv {
   home?: string;
   platform?: NodeJS.Platform;
   /**

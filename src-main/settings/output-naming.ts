@@ -3,8 +3,8 @@ import { AppError } from '../../src-shared/errors.js';
 import { sanitizeFileNamePart } from '../../src-shared/job-spec.js';
 import { NAMING_FIELDS } from '../../src-shared/jobs.js';
 
-export type NamingField = (typeof NAMING_FIELDS)[number];
-export type NamingValues = Record<NamingField, string> & { structuresList: string[] };
+type NamingField = (typeof NAMING_FIELDS)[number];
+type NamingValues = Record<NamingField, string> & { structuresList: string[] };
 
 const FIELD = /\{([^{}]*)\}/g;
 
@@ -31,7 +31,7 @@ export function checkNamingTemplate(template: string): string | null {
 }
 
 /** What names a job's meshes: the fields of a job the file name pattern can use. */
-export interface NamedJob {
+interface NamedJob {
   outputDir: string;
   namingTemplate: string;
   scanName: string;

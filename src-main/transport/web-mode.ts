@@ -8,14 +8,14 @@ import { startWebServer, webFileUrl, type RunningWebServer } from './web-server.
 import { createLogger } from '../logging/logger.js';
 import { stageLimitsFromEnv } from './web-stage.js';
 
-export interface WebModeOptions {
+interface WebModeOptions {
   port?: number;
   dataDir?: string;
   token?: string;
   secrets?: SecretStore;
 }
 
-export interface RunningWebMode {
+interface RunningWebMode {
   core: Core;
   server: RunningWebServer;
   close(): Promise<void>;

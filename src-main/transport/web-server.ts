@@ -29,7 +29,7 @@ const MIME: Record<string, string> = {
 /** Where web mode serves a file the core granted to the page (a finished mesh): see api() below. */
 export const webFileUrl = (grantId: string): string => `/api/file/${grantId}`;
 
-export interface WebServerOptions {
+interface WebServerOptions {
   /** What the server carries: the contract's dispatcher, the core's events, and its grants. */
   core: Pick<Core, 'dispatch' | 'bus' | 'logger' | 'files' | 'scanGrants'>;
   /** The built renderer (dist/renderer). */

@@ -23,7 +23,7 @@ const GiB = 1024 * MiB;
 export const DEFAULT_STAGE_LIMITS: StageLimits = { maxFileBytes: 2 * GiB, maxDropBytes: 20 * GiB };
 
 /** Environment variables that raise or lower the limits, in MiB (README, "Web mode"). */
-export const STAGE_LIMIT_ENV = {
+const STAGE_LIMIT_ENV = {
   file: 'SCAN2MESH_STAGE_MAX_FILE_MB',
   drop: 'SCAN2MESH_STAGE_MAX_DROP_MB',
 } as const;

@@ -5,7 +5,7 @@ import type { DroppedItem } from './dropped-item';
  * taken from the DataTransfer while the drop event is being handled (the browser empties it
  * afterwards), so this is split in a synchronous grab and an asynchronous walk.
  */
-export interface GrabbedDrop {
+interface GrabbedDrop {
   entries: FileSystemEntry[];
   /** Files that came without a file-system entry (e.g. a DataTransfer built by a page). */
   loose: File[];

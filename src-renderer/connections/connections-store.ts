@@ -3,7 +3,7 @@ import type { Capabilities, ConnectionTest, ProfileView } from '../../src-shared
 import type { RemoteProfileInput } from '../../src-shared/profiles';
 import { api, errorText, type ErrorText } from '../bridge/api';
 
-export interface TestState {
+interface TestState {
   running: boolean;
   result: ConnectionTest | null;
   at?: number;

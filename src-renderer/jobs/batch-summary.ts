@@ -6,7 +6,7 @@ export const STATE_FILTERS = ['all', 'waiting', 'running', 'done', 'failed', 'ca
 export type StateFilter = (typeof STATE_FILTERS)[number];
 export type StateGroup = Exclude<StateFilter, 'all'>;
 
-export function stateGroup(state: JobState): StateGroup {
+function stateGroup(state: JobState): StateGroup {
   if (state === 'queued') return 'waiting';
   if (state === 'done' || state === 'failed' || state === 'canceled') return state;
   return 'running';

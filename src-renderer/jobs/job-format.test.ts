@@ -72,6 +72,8 @@ describe('job formatting', () => {
     expect(kinds(failed('network'), true)).toEqual(['retry']);
     expect(kinds(failed('auth-failed', false))).toEqual(['edit-connection']);
     expect(kinds(failed('bad-input', false))).toEqual(['rescan']);
+    expect(kinds(failed('disk-full', false))).toEqual(['retry']);
+    expect(kinds(failed('job-unknown', false))).toEqual(['retry']);
     expect(kinds(job({ state: 'processing' }))).toEqual([]);
     expect(kinds(job({ state: 'canceled' }))).toEqual(['retry']);
     // A job that may exist on the service is never offered a plain retry, only a knowing resubmit.

@@ -58,7 +58,10 @@ export function errorActions(job: JobView, localEngine: boolean): ErrorAction[] 
     job.state === 'canceled' ||
     job.error?.retryable !== false ||
     code === 'network' ||
-    code === 'service'
+    code === 'service' ||
+    // Space the user frees, or a job the service forgot (sent again as a new job): worth a retry.
+    code === 'disk-full' ||
+    code === 'job-unknown'
   )
     out.push({ kind: 'retry', label: 'Retry' });
   if ((code === 'auth-failed' || code === 'network' || code === 'service') && !localEngine)

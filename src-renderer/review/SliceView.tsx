@@ -11,13 +11,13 @@ import {
   type Vec3,
 } from './slice-space';
 
-export const PLANE_LABEL: Record<SlicePlane, string> = {
+const PLANE_LABEL: Record<SlicePlane, string> = {
   axial: 'Axial',
   coronal: 'Coronal',
   sagittal: 'Sagittal',
 };
 
-export interface SliceViewProps {
+interface SliceViewProps {
   scanLabel: string;
   plane: SlicePlane;
   preview: SlicePreview | null;

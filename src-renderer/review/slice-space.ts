@@ -7,7 +7,7 @@ import type { SlicePlane, SlicePreview } from '../../src-shared/scans';
 
 export type Vec3 = [number, number, number];
 export type SliceGeometry = SlicePreview['geometry'];
-export type VolumeGrid = SlicePreview['grid'];
+type VolumeGrid = SlicePreview['grid'];
 
 const dot = (a: readonly number[], b: readonly number[]): number =>
   a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SlicePlane, SlicePreview } from '../../src-shared/scans';
 import { api, errorText, type ErrorText } from '../bridge/api';
 
-export interface SliceWish {
+interface SliceWish {
   plane: SlicePlane;
   /** Undefined: the middle slice. */
   index?: number;

@@ -1,4 +1,4 @@
-import { useRef, type ReactNode } from 'react';
+import { useRef, type ChangeEvent, type ReactNode } from 'react';
 import { api, errorText } from '../bridge/api';
 import { itemFromPicked } from '../bridge/drop-collect';
 import { useApp } from '../app/app-store';
@@ -35,21 +35,21 @@ export function useScanPickers(): ScanPickers {
     void useScans.getState().addItems(picked);
   };
 
+  // What the two hidden inputs share: both take many files and add what was picked.
+  const chooser = {
+    type: 'file',
+    multiple: true,
+    hidden: true,
+    onChange: (e: ChangeEvent<HTMLInputElement>) => onPicked(e.currentTarget),
+  } as const;
+
   return {
     native,
     addFiles: () => (native ? void chooseNative() : files.current?.click()),
     addFolder: () => (native ? void chooseNative() : folder.current?.click()),
     inputs: native ? null : (
       <>
-        <input
-          ref={files}
-          type="file"
-          multiple
-          hidden
-          aria-label="Scan files"
-          data-testid="scan-file-input"
-          onChange={(e) => onPicked(e.currentTarget)}
-        />
+        <input ref={files} {...chooser} aria-label="Scan files" data-testid="scan-file-input" />
         <input
           ref={(el) => {
             folder.current = el;
@@ -59,12 +59,9 @@ export function useScanPickers(): ScanPickers {
               el.setAttribute('directory', '');
             }
           }}
-          type="file"
-          multiple
-          hidden
+          {...chooser}
           aria-label="Scan folder"
           data-testid="scan-folder-input"
-          onChange={(e) => onPicked(e.currentTarget)}
         />
       </>
     ),

@@ -11,7 +11,7 @@ import './series-card.css';
 
 const SEVERITY_WORD = { error: 'Cannot be used', warning: 'Check', info: 'Note' } as const;
 
-export function seriesTitle(s: SeriesSummary): string {
+function seriesTitle(s: SeriesSummary): string {
   return (
     s.seriesDescription || (s.seriesNumber !== undefined ? `Series ${s.seriesNumber}` : 'Unnamed series')
   );

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { SeriesSummary } from '../../src-shared/scans';
-import { duplicateIds, duplicateOf } from './duplicates';
+import { duplicateOf } from './duplicates';
 
 // Only the fields the check reads; the rest of a summary plays no part in it.
 const s = (id: string, seriesUid: string, instancesKey?: string): SeriesSummary =>
   ({ id, seriesUid, ...(instancesKey ? { instancesKey } : {}) }) as SeriesSummary;
+
+/** Ids of the cards that repeat an earlier one, mapped to the earlier one's id. */
+function duplicateIds(list: readonly SeriesSummary[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const card of list) {
+    const first = duplicateOf(card, list);
+    if (first) out.set(card.id, first.id);
+  }
+  return out;
+}
 
 describe('the same series dropped twice', () => {
   it('is the later card of the same series with the same images', () => {

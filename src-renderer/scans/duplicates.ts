@@ -16,13 +16,3 @@ export function duplicateOf(
   }
   return undefined;
 }
-
-/** Ids of the cards that repeat an earlier one, mapped to the earlier one's id. */
-export function duplicateIds(list: readonly SeriesSummary[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const s of list) {
-    const first = duplicateOf(s, list);
-    if (first) out.set(s.id, first.id);
-  }
-  return out;
-}

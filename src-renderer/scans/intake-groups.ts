@@ -1,7 +1,7 @@
 import type { ScanProblem, SkippedFile } from '../../src-shared/scans';
 
 /** One reason something in a drop was left out or is wrong, with every item it applies to. */
-export interface ReasonGroup {
+interface ReasonGroup {
   /** The reason, in words, starting with a capital. */
   reason: string;
   /** What to do about it. */

@@ -15,19 +15,12 @@ export function greyToRgba(base64: string, width: number, height: number): Uint8
   return out;
 }
 
-/** Width / height of the preview as it should look, from its pixel size in mm. */
-export function displayAspect(width: number, height: number, spacing: readonly [number, number]): number {
-  const w = width * (spacing[0] > 0 ? spacing[0] : 1);
-  const h = height * (spacing[1] > 0 ? spacing[1] : 1);
-  return h > 0 ? w / h : 1;
-}
-
 /**
  * Dragging changes window and level at a rate tied to the window width where the drag started:
  * one pixel sideways scales the width by 0.5% (so it never reaches zero and 80 px is a gentle 50%
  * change), one pixel down raises the level by 0.5% of the width. Fine and coarse windows feel alike.
  */
-export const DRAG_RATE = 0.005;
+const DRAG_RATE = 0.005;
 export function dragWindowLevel(
   start: { window: number; level: number },
   dx: number,
@@ -40,7 +33,7 @@ export function dragWindowLevel(
   return { window: Math.max(1, round(window)), level: round(level) };
 }
 
-export interface WindowPreset {
+interface WindowPreset {
   id: string;
   label: string;
   /** Width and centre in HU; 'full' spans the scan's whole value range. */

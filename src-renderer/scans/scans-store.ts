@@ -8,7 +8,7 @@ import { announce } from '../shell/announce';
 import { plural } from '../common/format';
 import { duplicateOf } from './duplicates';
 
-export interface IntakeProgress {
+interface IntakeProgress {
   phase: 'copying' | 'reading';
   files: number;
   filesDone: number;

@@ -12,10 +12,10 @@ export type MeshMode = 'separate' | 'merged';
 export type MeshExtension = MeshChoice['extension'];
 
 /** Limits of one job request (SubmitJobsRequestSchema, MeshChoiceSchema). */
-export const MAX_MESHES = 32;
-export const MAX_STRUCTURES_PER_MESH = 64;
+const MAX_MESHES = 32;
+const MAX_STRUCTURES_PER_MESH = 64;
 
-export function shorthandsCovering(name: string, chosen: readonly string[]): string[] {
+function shorthandsCovering(name: string, chosen: readonly string[]): string[] {
   return chosen.filter((c) => SHORTHANDS[c]?.includes(name));
 }
 
@@ -66,7 +66,7 @@ export function planMeshes(
   return { meshes: chosen.map((name) => ({ structures: [name], extension })) };
 }
 
-export type Refusal = StructureRefusal;
+type Refusal = StructureRefusal;
 
 /**
  * The chosen names the connection is known not to produce, each with the reason in words: the same

@@ -3,7 +3,7 @@ import type { Handlers } from '../dispatch.js';
 import type { Platform } from '../platform.js';
 import { APP_VERSION } from '../version.js';
 
-export interface AppInfoDeps {
+interface AppInfoDeps {
   platform: Pick<Platform, 'transport' | 'dataDir' | 'chooseScans'>;
 }
 

@@ -9,7 +9,7 @@ import { ServiceClient } from '../../service/service-client.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
 import { connectionCapabilities } from '../structure-check.js';
 
-export interface ConnectionHandlerDeps {
+interface ConnectionHandlerDeps {
   profiles: Pick<ProfileStore, 'get'>;
   secrets: SecretStore;
   localEngine: () => Promise<RunningEngine>;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeableNames } from '../../../src-shared/structure-check.js';
 import type { JobView } from '../../../src-shared/jobs.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
-import { PHANTOM_DIR } from '../../scans/test-support.js';
+import { PHANTOM_DIR } from '../../scans/scans.test-support.js';
 import { connectionCapabilities } from '../structure-check.js';
 import { testCore } from '../core.test-support.js';
 import type { Core } from '../core.js';

@@ -22,7 +22,7 @@ type JobHandlers = Pick<
 
 const FORMATS = { '.stl': 'stl', '.ply': 'ply', '.obj': 'obj', '.drc': 'drc' } as const;
 
-export interface JobHandlerDeps {
+interface JobHandlerDeps {
   jobs: OpenJobQueue;
   /** The connection a submission goes to, to refuse what it cannot make before anything is packed. */
   profiles: Pick<ProfileStore, 'get' | 'activeId'>;

@@ -23,7 +23,7 @@ type ProfileHandlers = Pick<
   'profiles.list' | 'profiles.save' | 'profiles.delete' | 'profiles.setActive'
 >;
 
-export interface ProfileHandlerDeps {
+interface ProfileHandlerDeps {
   profiles: Pick<ProfileStore, 'list' | 'activeId' | 'save' | 'delete' | 'setActive'>;
   secrets: Pick<SecretStore, 'has' | 'set' | 'delete'>;
   events: EventSink;

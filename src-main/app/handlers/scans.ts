@@ -4,7 +4,7 @@ import type { ScanGrants } from '../scan-grants.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import { AppError } from '../../../src-shared/errors.js';
 
-export interface ScanHandlerDeps {
+interface ScanHandlerDeps {
   scans: Pick<ScanService, 'intake' | 'preview'>;
   scanGrants: Pick<ScanGrants, 'grant' | 'resolveAll'>;
   platform: Pick<Platform, 'chooseScans'>;

@@ -23,7 +23,7 @@ const CONFIRMATION_TTL_MS = 10 * 60_000;
  * through a flow a person takes part in: the system's folder picker (Electron), or in web mode a typed
  * path that the core checks and the page shows back for confirmation. A settings update cannot set it.
  */
-export interface SettingsHandlerDeps {
+interface SettingsHandlerDeps {
   settings: Pick<AppSettingsStore, 'get' | 'update'>;
   /** Changed transfer limits apply to the running queue. */
   jobs: () => Promise<Pick<JobQueue, 'setLimits'>>;

@@ -1,7 +1,7 @@
 import { Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_CATALOG, registerCommands } from './catalog.js';
-import { COMMANDS } from './index.js';
+import { COMMANDS } from './commands.test-support.js';
 
 const program = (): Command => new Command().name('scan2mesh').description('test').exitOverride();
 

@@ -8,7 +8,7 @@ import { Help, type Command } from 'commander';
  * turns these dynamic imports into modules initialised on first use. catalog.test.ts checks that the
  * list matches the real commands, term for term.
  */
-export interface CatalogEntry {
+interface CatalogEntry {
   name: string;
   /** What the help's command list shows: name, [options], arguments. */
   term: string;

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IntakeResultSchema } from '../../../src-shared/scans.js';
-import { FIXTURES, PHANTOM_DIR } from '../../scans/test-support.js';
+import { FIXTURES, PHANTOM_DIR } from '../../scans/scans.test-support.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 

@@ -17,7 +17,7 @@ import { EXIT } from '../exit-codes.js';
  * and loading that code (codecs, de-identification tables, zip writing) cost inspect more start-up
  * time than reading the headers.
  */
-export async function runInspect(
+async function runInspect(
   paths: string[],
   opts: { json?: boolean },
   write: (text: string) => void = (t) => process.stdout.write(t),
@@ -33,7 +33,7 @@ export async function runInspect(
   }
 }
 
-export function formatIntake(r: IntakeResult): string {
+function formatIntake(r: IntakeResult): string {
   const lines: string[] = [];
   const n = r.series.length;
   lines.push(n === 0 ? 'No DICOM series found.' : `Found ${n} series${n > 1 ? ' (largest first)' : ''}.`);

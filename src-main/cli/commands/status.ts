@@ -9,7 +9,7 @@ export interface StatusOptions {
 }
 
 /** A job as `status --json` shows it: what the app shows, and which process runs it now. */
-export interface StatusEntry extends JobView {
+interface StatusEntry extends JobView {
   runningInPid?: number;
 }
 

@@ -8,7 +8,7 @@ import { checkStructures, makeableNames } from '../../../src-shared/structure-ch
 import { connectionCapabilities } from '../../app/structure-check.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import { ScanService } from '../../scans/scan-service.js';
-import { PHANTOM_DIR, phantomFiles } from '../../scans/test-support.js';
+import { PHANTOM_DIR, phantomFiles } from '../../scans/scans.test-support.js';
 import { runStatus } from './status.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

@@ -36,7 +36,7 @@ export interface SubmitOptions extends ConnectionFlags {
   verbose?: boolean;
 }
 
-export interface SubmitIo {
+interface SubmitIo {
   out: (text: string) => void;
   err: (text: string) => void;
   /** Where the jobs' progress goes: one line per job redrawn on a terminal, plain lines otherwise. */
@@ -272,7 +272,7 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
 }
 
 /** "…/Patient 7/" -> "Patient 7"; "scan.zip" -> "scan"; "vol.dcm.gz" -> "vol". */
-export function scanBaseName(path: string): string {
+function scanBaseName(path: string): string {
   const base = basename(path.replace(/[\\/]+$/, '')).replace(/(\.dcm|\.zip|\.dicom)?(\.gz)?$/i, '');
   return sanitizeFileNamePart(base) || 'scan';
 }

@@ -4,7 +4,6 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { AppError } from '../../../src-shared/errors.js';
 import type { RunningEngine } from '../../engine/local-engine.js';
 import { silentLogger } from '../../logging/logger.js';
 import { createKeytarSecretStore, type SecretStore } from '../../secrets/secret-store.js';
@@ -13,6 +12,7 @@ import { ProfileStore } from '../../settings/profile-store.js';
 import { EXIT, exitCodeOfError } from '../exit-codes.js';
 import { engineSecret, ENGINE_SECRET_ENV } from './engine.js';
 import { runTestAuth, type TestAuthDeps } from './test-auth.js';
+import { rejection } from '../../../src-shared/errors.test-support.js';
 
 /** A data folder of its own and the real keychain under a service name of the test's own. */
 function deps(dataDir: string, extra: Partial<TestAuthDeps> = {}): TestAuthDeps {
@@ -26,15 +26,6 @@ function deps(dataDir: string, extra: Partial<TestAuthDeps> = {}): TestAuthDeps 
     secrets: () => secrets,
     ...extra,
   };
-}
-
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 const addressOf = (engine: RunningEngine) => ({

@@ -126,6 +126,8 @@ export function countSlab(p: GridParams, r: SlabRange, bits: Int32Array, out: Ro
  * Calls visit(case, I) for every cube of cube row J in layer K (rows J, J + 1 of planes K, K + 1)
  * whose corners are not all inside or all outside, in increasing I. Case bit c is corner
  * (c & 1, c >> 1 & 1, c >> 2 & 1).
+ * fillSlab writes this loop out again on purpose (it is the hottest loop of the extraction, and a
+ * closure call per cube there would cost more than the work): change both copies together.
  */
 function forActiveCubes(
   g: Grid,
@@ -263,7 +265,8 @@ export function fillSlab(
       let zJ1 = off.z[plane + J + 1] as number;
       let w3 = (off.t[plane + J] as number) * 3;
       let prev = -2;
-      // The loop of forActiveCubes, inlined: this is the hottest loop of the extraction.
+      // The loop of forActiveCubes, inlined on purpose: this is the hottest loop of the extraction and
+      // a closure call per cube would cost more than the work it does. Keep the two copies in step.
       const ra = (plane + J) * W;
       const rb = ra + W;
       const rc = ra + PY * W;

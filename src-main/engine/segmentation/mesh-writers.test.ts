@@ -11,7 +11,7 @@ import { extractIsoSurface, type Mesh } from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
 import { signedVolume } from './mesh-checks.test-support.js';
 import { writeMesh } from './mesh-writers.js';
-import { isoSurfaceToFile } from './iso-surface-file.js';
+import { isoSurfaceToFile } from './iso-surface-file.test-support.js';
 
 let dir: string;
 let mesh: Mesh;

@@ -42,7 +42,7 @@ const encoders: Record<Exclude<MeshFormat, '.drc'>, (m: Mesh) => Iterable<Buffer
 };
 
 /** Binary STL: an 80-byte header, the triangle count, then 50 bytes per triangle (unit face normal, three corners). */
-export function* stlChunks(mesh: Mesh): Generator<Buffer> {
+function* stlChunks(mesh: Mesh): Generator<Buffer> {
   const p = mesh.positions;
   const ix = mesh.indices;
   const tris = ix.length / 3;
@@ -87,12 +87,12 @@ export function* stlChunks(mesh: Mesh): Generator<Buffer> {
 }
 
 /** Area-weighted unit vertex normals, pointing out of the surface (the side the triangles face). */
-export function vertexNormals(mesh: Mesh): Float32Array {
+function vertexNormals(mesh: Mesh): Float32Array {
   return areaWeightedNormals(mesh.positions, mesh.indices);
 }
 
 /** Binary little-endian PLY with float positions and normals and int32 triangle indices. */
-export function* plyChunks(mesh: Mesh): Generator<Buffer> {
+function* plyChunks(mesh: Mesh): Generator<Buffer> {
   const p = mesh.positions;
   const ix = mesh.indices;
   const verts = p.length / 3;
@@ -153,7 +153,7 @@ function littleEndian(buf: Buffer): Buffer {
 }
 
 /** Wavefront OBJ: positions and normals, faces as v//vn (1-based). */
-export function* objChunks(mesh: Mesh): Generator<Buffer> {
+function* objChunks(mesh: Mesh): Generator<Buffer> {
   const p = mesh.positions;
   const ix = mesh.indices;
   const normals = vertexNormals(mesh);

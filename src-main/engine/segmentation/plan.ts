@@ -44,7 +44,7 @@ export const LOCAL_STRUCTURES: readonly string[] = Object.keys(SUPPORTED);
 const NERVES = new Set(['left_nerve', 'right_nerve', ...(SHORTHANDS.all_nerves ?? []), 'all_nerves']);
 const SINGLE_TEETH = new Set([...PERMANENT_TEETH, ...DECIDUOUS_TEETH]);
 
-export const CBCT_EXTENSIONS = ['.dcm', '.zip', '.dcm.gz', '.zip.gz'] as const;
+const CBCT_EXTENSIONS = ['.dcm', '.zip', '.dcm.gz', '.zip.gz'] as const;
 export type CbctExtension = (typeof CBCT_EXTENSIONS)[number];
 const REMOTE_ONLY_FORMATS = ['.nii', '.nrrd', '.vti'];
 

@@ -10,8 +10,8 @@ import {
   phantomStack,
   referenceSurface,
   TriangleGrid,
-} from '../../scans/geometry-test-support.js';
-import { pydicomMissing, python } from '../../scans/test-support.js';
+} from '../../scans/geometry.test-support.js';
+import { pydicomMissing, python } from '../../scans/scans.test-support.js';
 import { readVolume, readVolumeForSegmentation } from '../../scans/volume-reader.js';
 import { extractIsoSurfaceVoxels, voxelToPatient } from './iso-surface.js';
 import { deriveThresholds, segmentTissue } from './tissue.js';

@@ -79,6 +79,16 @@ export function replyJson(
   return reply(res, status, text, 'application/json; charset=utf-8', headers, faults);
 }
 
+/** An error answer in the shape storage services and the protocol use: `{ "message": … }`. */
+export function replyError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  return replyJson(res, status, { message }, headers);
+}
+
 /** Streams a file as the answer; the connection is cut halfway when the fault says so. */
 export async function replyFile(
   res: ServerResponse,

@@ -11,7 +11,7 @@ import type { Logger } from '../../logging/logger.js';
 import type { Processor } from '../processor.js';
 import { postJson } from './client-storage.js';
 import type { EndpointKind, FaultInjector } from './faults.js';
-import { BodyError, readJsonBody, reply, replyJson } from './http-util.js';
+import { BodyError, readJsonBody, reply, replyError, replyJson } from './http-util.js';
 import type { EngineJob, JobStore } from './job-store.js';
 import type { JobProcessing } from './processing.js';
 import type { Presigner } from './presign.js';
@@ -123,10 +123,10 @@ export class ProtocolServer {
     const method = req.method ?? 'GET';
     const route = this.route(url.pathname);
     logger.debug('engine request', { method, path: url.pathname });
-    if (!route) return this.error(res, 404, `No such address: ${url.pathname}`);
+    if (!route) return replyError(res, 404, `No such address: ${url.pathname}`);
     if (route.kind === 'job') stats.jobRequests++;
     if (!ALLOWED[route.kind].includes(method)) {
-      return this.error(res, 405, `${method} is not allowed here.`, {
+      return replyError(res, 405, `${method} is not allowed here.`, {
         Allow: ALLOWED[route.kind].join(', '),
       });
     }
@@ -134,7 +134,7 @@ export class ProtocolServer {
     if (presigned && req.headers.authorization !== undefined) {
       // Storage refuses a second way of signing in; a client that sends its token here leaks it.
       stats.authHeaderOnPresigned++;
-      return this.error(
+      return replyError(
         res,
         400,
         'Only one auth mechanism allowed: pre-signed addresses take no Authorization header.',
@@ -150,12 +150,12 @@ export class ProtocolServer {
     }
     if (expectsContinue) res.writeContinue();
     if (faults.take500(route.kind))
-      return this.error(res, 500, 'Injected fault: internal error.', closeIfUpload(route));
+      return replyError(res, 500, 'Injected fault: internal error.', closeIfUpload(route));
     if (faults.take502(route.kind))
-      return this.error(res, 502, 'Injected fault: bad gateway.', closeIfUpload(route));
+      return replyError(res, 502, 'Injected fault: bad gateway.', closeIfUpload(route));
     const retryAfter = faults.take429(route.kind);
     if (retryAfter !== undefined)
-      return this.error(res, 429, 'Injected fault: too many requests.', {
+      return replyError(res, 429, 'Injected fault: too many requests.', {
         'Retry-After': String(retryAfter),
         ...closeIfUpload(route),
       });
@@ -165,7 +165,7 @@ export class ProtocolServer {
         : this.deps.tokens.check(req.headers.authorization);
       if (check !== 'ok') {
         stats.unauthorized++;
-        return this.error(res, 401, 'Unauthorized', { 'WWW-Authenticate': `Bearer error="invalid_token"` });
+        return replyError(res, 401, 'Unauthorized', { 'WWW-Authenticate': `Bearer error="invalid_token"` });
       }
     }
     switch (route.kind) {
@@ -215,12 +215,12 @@ export class ProtocolServer {
       body = await readJsonBody(req);
     } catch (e) {
       if (!(e instanceof BodyError)) throw e;
-      return this.error(res, e.status, e.message);
+      return replyError(res, e.status, e.message);
     }
     const parsed = JobBodySchema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return this.error(
+      return replyError(
         res,
         400,
         `Invalid job body: ${issue ? `${issue.path.join('.')}: ${issue.message}` : ''}`,
@@ -232,7 +232,7 @@ export class ProtocolServer {
       inputs: inputs.map((i) => ({ name: i.name, extension: i.extension })),
       meshes: meshes.map((m) => ({ extension: m.extension, structures: m.structures })),
     });
-    if (problem) return this.error(res, 400, problem);
+    if (problem) return replyError(res, 400, problem);
     const id = randomUUID();
     const dir = store.jobDir(id);
     const job: EngineJob = {
@@ -281,12 +281,12 @@ export class ProtocolServer {
   ): Promise<void> {
     req.resume();
     if (req.method === 'PUT' && this.deps.faults.options.notifyPostOnly)
-      return this.error(res, 405, 'Use POST to notify.', { Allow: 'POST' });
+      return replyError(res, 405, 'Use POST to notify.', { Allow: 'POST' });
     const job = this.deps.store.get(jobId);
     const input = job?.inputs.find((i) => i.name === inputName && !i.downloadUrl);
-    if (!job || !input) return this.error(res, 404, `No upload "${inputName}" for job ${jobId}.`);
+    if (!job || !input) return replyError(res, 404, `No upload "${inputName}" for job ${jobId}.`);
     if (job.state === 'awaiting-input') {
-      if (!input.uploaded) return this.error(res, 409, `The input "${inputName}" has not been uploaded yet.`);
+      if (!input.uploaded) return replyError(res, 409, `The input "${inputName}" has not been uploaded yet.`);
       input.notified = true;
       await this.deps.store.save(job);
       await this.deps.processing.maybeStart(job);
@@ -297,9 +297,9 @@ export class ProtocolServer {
 
   private poll(res: ServerResponse, url: URL): Promise<void> {
     const jobId = url.searchParams.get('jobId');
-    if (!jobId) return this.error(res, 400, 'The query parameter jobId is required.');
+    if (!jobId) return replyError(res, 400, 'The query parameter jobId is required.');
     const job = this.deps.store.get(jobId);
-    if (!job) return this.error(res, 404, `No job ${jobId}.`);
+    if (!job) return replyError(res, 404, `No job ${jobId}.`);
     this.deps.stats.polls++;
     if (job.state === 'awaiting-input' || job.state === 'processing') {
       const after = this.deps.faults.options.pollRetryAfterSeconds;
@@ -369,15 +369,6 @@ export class ProtocolServer {
   private replyJson(res: ServerResponse, kind: EndpointKind, status: number, value: unknown): Promise<void> {
     const malformed = status === 200 && this.deps.faults.takeMalformed(kind);
     return replyJson(res, status, value, {}, { ...this.deps.faults.bodyFaults(kind), malformed });
-  }
-
-  private error(
-    res: ServerResponse,
-    status: number,
-    message: string,
-    headers: Record<string, string> = {},
-  ): Promise<void> {
-    return replyJson(res, status, { message }, headers);
   }
 }
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { FaultInjector } from './faults.js';
-import { reply, replyFile, replyJson } from './http-util.js';
+import { reply, replyError, replyFile } from './http-util.js';
 import type { JobStore } from './job-store.js';
 import type { Presigner } from './presign.js';
 
@@ -34,12 +34,12 @@ export class StorageEndpoints {
     if (check !== 'ok') return this.refused(res, check);
     const job = this.deps.store.get(jobId);
     const input = job?.inputs.find((i) => i.name === inputName && !i.downloadUrl);
-    if (!job || !input) return this.error(res, 404, 'No such upload.', { Connection: 'close' });
+    if (!job || !input) return replyError(res, 404, 'No such upload.', { Connection: 'close' });
     if (job.state !== 'awaiting-input')
-      return this.error(res, 409, 'The job is no longer awaiting input.', { Connection: 'close' });
+      return replyError(res, 409, 'The job is no longer awaiting input.', { Connection: 'close' });
     const lengthHeader = req.headers['content-length'];
     if (lengthHeader === undefined || !/^\d+$/.test(lengthHeader))
-      return this.error(res, 411, 'Content-Length is required.', { Connection: 'close' });
+      return replyError(res, 411, 'Content-Length is required.', { Connection: 'close' });
     const length = Number(lengthHeader);
     const drop = this.deps.faults.takeDrop('upload');
     const tmp = `${input.path}.${randomUUID()}.part`;
@@ -68,7 +68,7 @@ export class StorageEndpoints {
     }
     if (received !== length) {
       await unlink(tmp).catch(() => {});
-      return this.error(res, 400, `Received ${received} of ${length} bytes.`);
+      return replyError(res, 400, `Received ${received} of ${length} bytes.`);
     }
     await rename(tmp, input.path);
     input.uploaded = true;
@@ -89,7 +89,7 @@ export class StorageEndpoints {
     const check = this.deps.presigner.verify('GET', url.pathname, url.searchParams);
     if (check !== 'ok') return this.refused(res, check);
     const mesh = this.deps.store.get(jobId)?.meshes[index];
-    if (!mesh?.path) return this.error(res, 404, 'No such output.');
+    if (!mesh?.path) return replyError(res, 404, 'No such output.');
     const size = (await stat(mesh.path)).size;
     this.deps.stats.downloads++;
     req.resume();
@@ -103,15 +103,6 @@ export class StorageEndpoints {
         : check === 'missing'
           ? 'Query-string authentication requires the signature and expiry parameters'
           : 'The request signature we calculated does not match the signature you provided';
-    return this.error(res, 403, message, { Connection: 'close' });
-  }
-
-  private error(
-    res: ServerResponse,
-    status: number,
-    message: string,
-    headers: Record<string, string> = {},
-  ): Promise<void> {
-    return replyJson(res, status, { message }, headers);
+    return replyError(res, 403, message, { Connection: 'close' });
   }
 }

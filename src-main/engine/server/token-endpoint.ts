@@ -12,7 +12,7 @@ interface TokenEndpointDeps {
 }
 
 /** Status and JSON body of the token endpoint's answer; the server sends it (with its body faults). */
-export interface TokenAnswer {
+interface TokenAnswer {
   status: number;
   body: unknown;
 }

@@ -43,7 +43,6 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
       if (!(await exists(staging))) {
         const download = (r: MeshResult) =>
           conn.client.download(r.url as string, staging, {
-            onExists: 'overwrite',
             signal: run.signal,
             ...(r.size !== undefined ? { expectedSize: r.size } : {}),
             onProgress: (got, size) =>

@@ -2,7 +2,7 @@
 // reference surface, and distances from a mesh to it.
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { phantomBySlice, python } from './test-support.js';
+import { phantomBySlice, python } from './scans.test-support.js';
 
 /**
  * Copies phantom slices into `dir` so that neighbouring slices are `steps` mm apart (the phantom's

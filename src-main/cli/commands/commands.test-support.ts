@@ -10,7 +10,10 @@ import { registerRetry } from './retry-command.js';
 import { registerRemove } from './remove-command.js';
 import { registerPrune } from './prune-command.js';
 
-/** Each command module adds itself to the program. One line per command. */
+/**
+ * Every command with its full definition, loaded eagerly: catalog.test.ts checks the lazy catalog
+ * (catalog.ts, what the CLI uses) against it. One line per command.
+ */
 export const COMMANDS: ((program: Command) => void)[] = [
   registerWeb,
   registerInspect,

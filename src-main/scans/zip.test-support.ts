@@ -50,19 +50,23 @@ export async function declareSizes(zipPath: string, size: number): Promise<void>
   await writeFile(zipPath, bytes);
 }
 
-/** Every entry of a zip, uncompressed, by name. */
-export function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
+/** Every entry of a zip in stored order, uncompressed, and whether it was stored compressed. */
+export function zipEntries(bytes: Buffer): Promise<{ name: string; data: Buffer; compressed: boolean }[]> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
       if (err || !zip) return reject(err ?? new Error('no zip'));
-      const out = new Map<string, Buffer>();
+      const out: { name: string; data: Buffer; compressed: boolean }[] = [];
       zip.on('entry', (entry: yauzl.Entry) => {
         zip.openReadStream(entry, (e, stream) => {
           if (e || !stream) return reject(e ?? new Error('no stream'));
           const chunks: Buffer[] = [];
           stream.on('data', (c: Buffer) => chunks.push(c));
           stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
+            out.push({
+              name: entry.fileName,
+              data: Buffer.concat(chunks),
+              compressed: entry.compressionMethod !== 0,
+            });
             zip.readEntry();
           });
         });
@@ -72,4 +76,9 @@ export function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
       zip.readEntry();
     });
   });
+}
+
+/** Every entry of a zip, uncompressed, by name. */
+export async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
+  return new Map((await zipEntries(bytes)).map((e) => [e.name, e.data]));
 }

@@ -7,7 +7,10 @@ import { ScanService } from '../scans/scan-service.js';
 import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
 import { ProfileStore } from '../settings/profile-store.js';
 import type { CustomConnection } from '../connections/custom-connection.js';
+import { JOB_STATES, type JobState, type JobView, type MeshChoice } from '../../src-shared/jobs.js';
+import { openJobDatabase } from './job-db.js';
 import { JobManager, type JobManagerOptions } from './job-manager.js';
+import { JobStore } from './job-store.js';
 
 /** The shared fixtures, relative to the project root as every test reads them. */
 export const FIXTURES = resolve(process.cwd(), '..', 'shared', 'fixtures');
@@ -111,4 +114,55 @@ export async function copiesOf(source: string, count: number, under: string): Pr
     out.push(dest);
   }
   return out;
+}
+
+/** The states a job goes to after 'queued' when nothing goes wrong, in the order of src-shared/jobs.ts. */
+export const STATES_OF_A_RUN: readonly JobState[] = JOB_STATES.slice(1, JOB_STATES.indexOf('done') + 1);
+
+/** The states a job went to, oldest first, from its event history. */
+export function statesOf(m: JobManager, id: string): (JobState | undefined)[] {
+  return m
+    .history(id)
+    .filter((e) => e.kind === 'state')
+    .map((e) => e.to);
+}
+
+/** Writes a crash state into the job database as another process would have left it. */
+export function writeAsAnotherProcess(dataDir: string, edit: (store: JobStore) => void): void {
+  const db = openJobDatabase(dataDir);
+  try {
+    edit(new JobStore(db));
+  } finally {
+    db.close();
+  }
+}
+
+/** The next start: a second manager on the data folder takes up what is unfinished, until `id` ends. */
+export async function resumeUntilEnded(
+  h: Harness,
+  id: string,
+): Promise<{ m: JobManager; ended: JobView | undefined }> {
+  const m = await h.open();
+  await m.resumeUnfinished();
+  const [ended] = await m.waitFor([id]);
+  return { m, ended };
+}
+
+/** The mesh most tests ask for. */
+export const MANDIBLE_STL: MeshChoice[] = [{ structures: ['mandible'], extension: '.stl' }];
+
+/** Reads the scan at `paths` and submits its first series as one job into the harness's output folder. */
+export async function submitScan(
+  h: Harness,
+  paths: string[],
+  meshes: MeshChoice[] = MANDIBLE_STL,
+): Promise<JobView> {
+  const r = await h.scans.intake(paths);
+  const [job] = await h.manager.submit({
+    seriesIds: [r.series[0]!.id],
+    meshes,
+    deidentify: false,
+    outputDir: h.outDir,
+  });
+  return job!;
 }

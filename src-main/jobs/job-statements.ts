@@ -1,0 +1,72 @@
+import type { Db } from './job-db.js';
+import type { EventRow, InputRow, JobRow, OutputRow } from './job-rows.js';
+
+/** The SQL the job store runs, prepared once per connection (UPDATEs of patches are prepared on demand). */
+export function prepareStatements(db: Db) {
+  return {
+    job: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
+    all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at, id'),
+    since: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE updated_at >= ? ORDER BY created_at, id'),
+    unfinished: db.prepare<[], JobRow>(
+      `SELECT * FROM jobs WHERE state NOT IN ('done', 'failed', 'canceled') ORDER BY priority DESC, created_at, id`,
+    ),
+    inBatch: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE batch_id = ? ORDER BY created_at, id'),
+    inputs: db.prepare<[string], InputRow>('SELECT * FROM job_inputs WHERE job_id = ? ORDER BY name'),
+    outputs: db.prepare<[string], OutputRow>('SELECT * FROM job_outputs WHERE job_id = ? ORDER BY idx'),
+    allInputs: db.prepare<[], InputRow>('SELECT * FROM job_inputs ORDER BY job_id, name'),
+    allOutputs: db.prepare<[], OutputRow>('SELECT * FROM job_outputs ORDER BY job_id, idx'),
+    event: db.prepare<[string, string, string, string | null, string | null, string | null]>(
+      'INSERT INTO job_events (job_id, at, kind, from_state, to_state, detail) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    events: db.prepare<[string], EventRow>(
+      'SELECT seq, at, kind, from_state, to_state, detail FROM job_events WHERE job_id = ? ORDER BY seq',
+    ),
+    byRemote: db.prepare<[string], { id: string }>('SELECT id FROM jobs WHERE remote_job_id = ?'),
+    byPrefix: db.prepare<[string, string], { id: string }>(
+      `SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' OR remote_job_id LIKE ? ESCAPE '\\'`,
+    ),
+    maxPriority: db.prepare<[], { p: number | null }>('SELECT MAX(priority) AS p FROM jobs'),
+    priority: db.prepare<[string], { priority: number }>('SELECT priority FROM jobs WHERE id = ?'),
+    insertJob: db.prepare(
+      `INSERT INTO jobs (id, batch_id, state, profile_id, profile_name, connection, series_id, scan_name,
+        series_description, source_files, meshes, options, deidentify, output_dir, naming_template, priority,
+        created_at, updated_at, accept_burned_in, patient_name)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertInput: db.prepare<[string]>(`INSERT INTO job_inputs (job_id, name) VALUES (?, 'cbct')`),
+    insertOutput: db.prepare<[string, number, string, string]>(
+      'INSERT INTO job_outputs (job_id, idx, structures, extension) VALUES (?, ?, ?, ?)',
+    ),
+    progress: db.prepare<[string, string, string]>(
+      `UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ? AND state NOT IN ('done', 'failed', 'canceled')`,
+    ),
+    touch: db.prepare<[string, string]>('UPDATE jobs SET updated_at = ? WHERE id = ?'),
+    forgetInputs: db.prepare<[string]>(
+      'UPDATE job_inputs SET upload_url = NULL, notify_url = NULL, uploaded = 0, notified = 0 WHERE job_id = ?',
+    ),
+    resetOutputs: db.prepare<[string]>(
+      `UPDATE job_outputs SET status = 'pending', path = NULL, bytes = NULL, note = NULL WHERE job_id = ?`,
+    ),
+    saveOutput: db.prepare<[string, number, string | null, string, number]>(
+      `UPDATE job_outputs SET status = 'saved', path = ?, bytes = ?, note = ? WHERE job_id = ? AND idx = ?`,
+    ),
+    remove: db.prepare<[string]>('DELETE FROM jobs WHERE id = ?'),
+    claim: db.prepare<[string, number, number, string, string, number, string]>(
+      `UPDATE jobs SET owner = ?, owner_pid = ?, lease_until = ?
+       WHERE id = ? AND (owner IS NULL OR owner = ? OR lease_until < ? OR owner = ?)`,
+    ),
+    heartbeat: db.prepare<[number, string]>('UPDATE jobs SET lease_until = ? WHERE owner = ?'),
+    releaseOne: db.prepare<[string, string]>(
+      'UPDATE jobs SET owner = NULL, owner_pid = NULL, lease_until = NULL WHERE owner = ? AND id = ?',
+    ),
+    releaseAll: db.prepare<[string]>(
+      'UPDATE jobs SET owner = NULL, owner_pid = NULL, lease_until = NULL WHERE owner = ?',
+    ),
+    // Prepared once: db.pragma() prepares its statement on every call, and these run per job.
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+    syncFull: db.prepare('PRAGMA synchronous = FULL'),
+    syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
