@@ -178,6 +178,8 @@ async function main(): Promise<void> {
     wallMs: Math.round(wall),
     wallMsPerJob: +(wall / JOBS).toFixed(1),
     clientCpuPerJobMs: +(cpuMs(queueCpu) / JOBS).toFixed(2),
+    // The kernel's share (files, sockets, syncs) beside the JavaScript's.
+    clientSysCpuPerJobMs: +(queueCpu.system / 1000 / JOBS).toFixed(2),
     clientCpuGoalMs: CPU_GOAL_MS,
     clientCpuGoalMet: cpuMs(queueCpu) / JOBS <= CPU_GOAL_MS,
     notifications: notes,

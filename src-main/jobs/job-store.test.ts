@@ -147,4 +147,19 @@ describe('JobStore', () => {
     expect(store.changedSince('1970-01-01T00:00:00.000Z').map((j) => j.id)).toEqual(['j2']);
     other.close();
   });
+
+  it('reads a job again after any write of it, here or by another connection', () => {
+    store.insert([job('j1')]);
+    const first = store.get('j1');
+    // Read twice without a write between: the same record, not a second read.
+    expect(store.get('j1')).toBe(first);
+    store.saveOutput('j1', 0, { path: '/out/m.stl', bytes: 3 });
+    expect(store.get('j1')?.outputs[0]).toMatchObject({ status: 'saved', path: '/out/m.stl' });
+    store.updateProgress('j1', { stage: 'packing the scan' });
+    expect(store.get('j1')?.progress.stage).toBe('packing the scan');
+    const other = new JobStore(openJobDatabase(dir));
+    other.transition('j1', 'canceled');
+    expect(store.get('j1')?.state).toBe('canceled');
+    other.close();
+  });
 });

@@ -1,5 +1,8 @@
 import type { JobRecord } from './job-record.js';
 
+/** Jobs running at once are a few dozen; past this many, keeping every read is not worth the memory. */
+const MAX_KEPT = 1_000;
+
 /**
  * The job records last read, by id: a running job is looked at many times between its writes. The
  * store drops a job's entry on every write of it, and all of them when another connection committed
@@ -20,6 +23,7 @@ export class KnownRecords {
   }
 
   set(record: JobRecord): JobRecord {
+    if (this.records.size >= MAX_KEPT) this.records.clear();
     this.records.set(record.id, record);
     return record;
   }

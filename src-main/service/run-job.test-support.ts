@@ -40,8 +40,8 @@ export interface RunJobResult {
 }
 
 /**
- * One job from start to end. Meshes are saved as
- * `<outDir>/<structures joined by +><ext>`; an existing file is never replaced silently.
+ * One job from start to end, without the queue: what the contract tests drive the service client
+ * with. Meshes are saved as `<outDir>/<structures joined by +><ext>`, replacing a file of that name.
  */
 export async function runJob(
   client: ServiceClient,

@@ -6,7 +6,7 @@ import { createFixtureProcessor, FIXTURES } from '../engine/server/fixture-proce
 import type { ProcessorJob } from '../engine/processor.js';
 import type { JobSpec } from '../../src-shared/job-spec.js';
 import type { PollPolicy } from './retry.js';
-import { runJob, type RunJobHooks, type RunJobResult } from './run-job.test-support.js';
+import { runJob, type RunJobResult } from './run-job.test-support.js';
 import { ServiceClient, type ServiceClientOptions } from './service-client.js';
 
 /** A real DICOM file from the fixtures, uploaded as the cbct input (the fixture processor does not read it). */
@@ -62,11 +62,7 @@ export const TEST_POLL: PollPolicy = { initialMs: 20, maxMs: 80, factor: 1.5, ji
 
 /** runJob with TEST_POLL unless the hooks say otherwise. */
 export function runTestJob(
-  client: ServiceClient,
-  spec: JobSpec,
-  inputFiles: Record<string, string>,
-  outDir: string,
-  hooks: RunJobHooks = {},
+  ...[client, spec, inputFiles, outDir, hooks = {}]: Parameters<typeof runJob>
 ): Promise<RunJobResult> {
   return runJob(client, spec, inputFiles, outDir, { poll: TEST_POLL, ...hooks });
 }

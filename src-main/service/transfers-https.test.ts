@@ -34,15 +34,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function client(): ServiceClient {
-  return new ServiceClient({
+/** A client of the https storage; plain data, so a child process can be given the same. */
+function clientOptions(): ConstructorParameters<typeof ServiceClient>[0] {
+  return {
     baseUrl: `${storage.origin}/24.06`,
     authUrl: `${storage.origin}/auth`,
     audience: 'test',
     clientId: 'test',
     clientSecret: 'test',
     retry: { maxAttempts: 1 },
-  });
+  };
+}
+
+function client(): ServiceClient {
+  return new ServiceClient(clientOptions());
 }
 
 async function failure(p: Promise<unknown>): Promise<AppError> {
@@ -83,14 +88,7 @@ describe('transfers over https', () => {
       c.close();
       process.stdout.write(JSON.stringify(got));
     `;
-    const options = {
-      baseUrl: `${storage.origin}/24.06`,
-      authUrl: `${storage.origin}/auth`,
-      audience: 'test',
-      clientId: 'test',
-      clientSecret: 'test',
-      retry: { maxAttempts: 1 },
-    };
+    const options = clientOptions();
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
