@@ -1,7 +1,7 @@
 // The two tables de-identification is built from, as scripts/generate-deid-profile.mjs writes them:
 // data files (JSON) rather than code, with tags as 8 hex digits, read into numbers once here.
-import basicProfile from './deid-basic-profile.generated.json';
-import dictionary from './deid-dictionary.generated.json';
+import basicProfile from './deid-basic-profile.generated.json' with { type: 'json' };
+import dictionary from './deid-dictionary.generated.json' with { type: 'json' };
 
 const tag = (hex: string): number => Number.parseInt(hex, 16) >>> 0;
 
