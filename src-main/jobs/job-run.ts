@@ -2,7 +2,7 @@ import type { PollResult } from '../../src-shared/job-spec.js';
 import type { JobState, JobView } from '../../src-shared/jobs.js';
 import type { Connections } from '../connections/connection-resolver.js';
 import type { Logger } from '../logging/logger.js';
-import type { PollPolicy } from '../service/retry.js';
+import { DEFAULT_POLL, type PollPolicy } from '../service/retry.js';
 import type { JobPatch, JobProgress, JobRecord, TransitionExtras } from './job-record.js';
 import type { JobStore } from './job-store.js';
 import type { JobGate, PrioritySlots } from './slots.js';
@@ -38,10 +38,8 @@ export interface QueuePolicy extends PollPolicy {
 }
 
 export const DEFAULT_QUEUE_POLICY: QueuePolicy = {
-  initialMs: 2_000,
-  maxMs: 30_000,
-  factor: 1.5,
-  jitter: 0.2,
+  // The interface's poll spacing, kept in one place (service/retry.ts).
+  ...DEFAULT_POLL,
   firstPollDelayMs: 1_000,
   transientBaseMs: 5_000,
   transientMaxMs: 5 * 60_000,
