@@ -2,7 +2,6 @@
  * Mesh measurements that only tests use: edge defects counted, enclosed volume, Euler characteristic.
  */
 import type { Mesh } from './iso-surface.js';
-import { sortedEdgeKeys } from './mesh-checks.js';
 
 export interface EdgeReport {
   /** Distinct undirected edges. */
@@ -13,6 +12,30 @@ export interface EdgeReport {
   nonManifoldEdges: number;
   /** Edges whose two triangles run along them in the same direction (flipped neighbours). */
   inconsistentEdges: number;
+}
+
+/**
+ * Every triangle edge as a number (a * vertexCount + b), as drawn (a to b) and undirected (smaller
+ * vertex first), both sorted so that equal edges sit next to each other.
+ */
+function sortedEdgeKeys(
+  indices: Uint32Array,
+  vertexCount: number,
+): { n: number; undirected: Float64Array; directed: Float64Array } {
+  const n = indices.length;
+  const undirected = new Float64Array(n);
+  const directed = new Float64Array(n);
+  for (let t = 0; t < n; t += 3) {
+    for (let e = 0; e < 3; e++) {
+      const a = indices[t + e] as number;
+      const b = indices[t + ((e + 1) % 3)] as number;
+      directed[t + e] = a * vertexCount + b;
+      undirected[t + e] = a < b ? a * vertexCount + b : b * vertexCount + a;
+    }
+  }
+  undirected.sort();
+  directed.sort();
+  return { n, undirected, directed };
 }
 
 /**

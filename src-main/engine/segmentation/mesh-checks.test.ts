@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { badEdgeVertices } from './mesh-checks.js';
+
+// A closed, consistently wound tetrahedron: every edge drawn once each way.
+const TETRA = [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2];
+const bad = (ix: number[], vertices = 4): number[] =>
+  Array.from(badEdgeVertices(Uint32Array.from(ix), vertices));
+
+describe('badEdgeVertices', () => {
+  it('finds nothing on a closed, consistently wound surface', () => {
+    expect(bad(TETRA)).toEqual([]);
+  });
+
+  it('marks the rim of a hole', () => {
+    expect(bad(TETRA.slice(3))).toEqual([0, 1, 2]);
+  });
+
+  it('marks the edges of a triangle wound the wrong way', () => {
+    const flipped = [...TETRA];
+    [flipped[1], flipped[2]] = [flipped[2]!, flipped[1]!];
+    expect(bad(flipped)).toEqual([0, 1, 2]);
+  });
+
+  it('marks an edge shared by three or four triangles', () => {
+    // A second tetrahedron (0, 1, 4, 5)'s faces around edge 0-1 make it shared four times.
+    const second = [0, 4, 1, 0, 1, 5, 1, 4, 5, 0, 5, 4];
+    expect(bad([...TETRA, ...second], 6)).toEqual([0, 1]);
+    expect(bad([...TETRA, 0, 4, 1], 6)).toEqual([0, 1, 4]);
+  });
+
+  it('marks a degenerate triangle and a duplicated one', () => {
+    expect(bad([...TETRA, 0, 0, 1])).toContain(0);
+    expect(bad([...TETRA, 0, 2, 1])).toEqual([0, 1, 2]);
+  });
+
+  it('ignores vertices no triangle uses', () => {
+    expect(bad(TETRA, 10)).toEqual([]);
+  });
+});
