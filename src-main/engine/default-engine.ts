@@ -15,10 +15,18 @@ interface DefaultEngineOptions {
   clientSecret?: string;
 }
 
+/**
+ * How long the app's engine holds a poll of a running job: long enough that a finish mostly falls
+ * within a held poll (the client polls again 0.1 to 0.25 s after each answer), short of any client's
+ * patience for one answer.
+ */
+const POLL_HOLD_MS = 2_000;
+
 /** The app's local engine: the protocol server with real segmentation behind it. */
 export function startDefaultEngine(opts: DefaultEngineOptions = {}): Promise<RunningEngine> {
   return startLocalEngine({
     processor: createSegmentationProcessor(opts.logger ? { logger: opts.logger.child('segmentation') } : {}),
+    pollHoldMs: POLL_HOLD_MS,
     ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
     ...(opts.logger ? { logger: opts.logger.child('engine') } : {}),
     ...(opts.port !== undefined ? { port: opts.port } : {}),

@@ -32,6 +32,12 @@ export interface LocalEngineOptions {
   logger?: Logger;
   /** A job stays in processing at least this long. */
   processingDelayMs?: number;
+  /**
+   * A poll of a processing job is held until the job ends or this long has passed (default 0: answered
+   * at once, as a remote service does). The app's engine holds polls, so that a finished job is
+   * known at once rather than at the next poll.
+   */
+  pollHoldMs?: number;
   /** Jobs processed at the same time (default 1: segmentation uses the cores it gets). */
   concurrency?: number;
   /** Jobs older than this are deleted with their files when the engine starts (default 7 days). */
@@ -91,6 +97,7 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
     clientSecret: opts.clientSecret ?? randomBytes(24).toString('base64url'),
     audience: opts.audience ?? LOCAL_ENGINE_AUDIENCE,
     authPath: '/auth',
+    pollHoldMs: opts.pollHoldMs ?? 0,
   };
   if (!/^[A-Za-z0-9._-]+$/.test(config.version))
     throw new Error(`invalid engine version segment: ${config.version}`);
@@ -143,6 +150,9 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
   for (const job of store.all()) processing.resume(job);
+  // An engine is started when a job is about to come: the processor starts getting ready now, while
+  // the client prepares the job (for the command line, while the scan is read and packed).
+  processing.prepare();
   logger.info('local engine listening', { origin, version: config.version });
 
   let closing: Promise<void> | undefined;

@@ -57,4 +57,11 @@ export interface Processor {
     onProgress: (p: ProcessorProgress) => void,
     signal: AbortSignal,
   ): Promise<ProcessorResult>;
+  /**
+   * A job is likely soon (the engine started, or a job was created and its upload is under way): get
+   * ready for it, so that process() does not start cold. Optional, and never required for process().
+   */
+  prepare?(): void;
+  /** Lets go of what prepare() made ready. */
+  dispose?(): Promise<void>;
 }

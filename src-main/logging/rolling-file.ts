@@ -1,6 +1,5 @@
 import { appendFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import pinoRoll from 'pino-roll';
 import type SonicBoom from 'sonic-boom';
 
 interface RollingFileOptions {
@@ -42,38 +41,44 @@ export class RollingFile {
   #caughtUp: (() => void)[] = [];
 
   constructor(private readonly opts: RollingFileOptions) {
-    this.#opened = pinoRoll({
-      file: opts.file,
-      size: `${opts.maxBytes}b`,
-      limit: { count: Math.max(1, opts.keep - 1), removeOtherLogFiles: true },
-      // No mkdir: the logger made the folder (private); one removed since is not made again.
-      mode: 0o600,
-    }).then(
-      (dest) =>
-        new Promise<void>((ready) => {
-          dest.on('write', (n: number) => {
-            this.#written += n;
-            if (this.#written >= this.#queued) this.#release();
-          });
-          // A full disk or a removed folder must not take the app down with it, nor hang a flush.
-          dest.on('error', () => {
-            this.#written = this.#queued;
-            this.#release();
-          });
-          const flushPending = (): void => {
-            this.#dest = dest;
-            for (const line of this.#pending.splice(0)) dest.write(line);
-            ready();
-          };
-          if (state(dest).fd >= 0) flushPending();
-          else {
-            dest.once('ready', flushPending);
-            // A file that cannot be opened (its folder removed): nothing will be written, nothing waits.
-            dest.once('error', () => ready());
-          }
+    // Loaded when a file log is opened, not with this module: pino-roll pulls in all of date-fns
+    // (about 100 ms of start-up), which the command line, logging to stderr only, never needs.
+    this.#opened = import('pino-roll')
+      .then(({ default: pinoRoll }) =>
+        pinoRoll({
+          file: opts.file,
+          size: `${opts.maxBytes}b`,
+          limit: { count: Math.max(1, opts.keep - 1), removeOtherLogFiles: true },
+          // No mkdir: the logger made the folder (private); one removed since is not made again.
+          mode: 0o600,
         }),
-      () => undefined,
-    );
+      )
+      .then(
+        (dest) =>
+          new Promise<void>((ready) => {
+            dest.on('write', (n: number) => {
+              this.#written += n;
+              if (this.#written >= this.#queued) this.#release();
+            });
+            // A full disk or a removed folder must not take the app down with it, nor hang a flush.
+            dest.on('error', () => {
+              this.#written = this.#queued;
+              this.#release();
+            });
+            const flushPending = (): void => {
+              this.#dest = dest;
+              for (const line of this.#pending.splice(0)) dest.write(line);
+              ready();
+            };
+            if (state(dest).fd >= 0) flushPending();
+            else {
+              dest.once('ready', flushPending);
+              // A file that cannot be opened (its folder removed): nothing will be written, nothing waits.
+              dest.once('error', () => ready());
+            }
+          }),
+        () => undefined,
+      );
     open.add(this);
     installExitHook();
   }

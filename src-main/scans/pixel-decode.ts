@@ -169,7 +169,8 @@ function swapBytes(src: Uint8Array, width: number): Uint8Array {
   return out;
 }
 
-function typed(bytes: Uint8Array, bits: number, signed: boolean): StoredValues {
+/** Stored values over raw little-endian sample bytes (a view when aligned, else a copy). */
+export function typed(bytes: Uint8Array, bits: number, signed: boolean): StoredValues {
   const width = bits / 8;
   // Typed views need their offset aligned to the element size; copy when it is not.
   const b = bytes.byteOffset % width === 0 ? bytes : new Uint8Array(bytes);

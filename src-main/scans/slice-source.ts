@@ -19,6 +19,8 @@ export interface SliceSource {
   header(path: string): HeaderRead | NotDicom;
   /** The whole file parsed, pixel data included (readDicomFile's contract). */
   file(path: string): Promise<ParsedDicom & { buffer: Buffer }>;
+  /** The file's bytes when they are in memory already (then a frame can be read without a parse). */
+  bytes?(path: string): Uint8Array | undefined;
 }
 
 export const diskSlices: SliceSource = { header: readDicomHeaderSync, file: readDicomFile };
@@ -34,5 +36,6 @@ export function memorySlices(files: ReadonlyMap<string, Buffer>): SliceSource {
       const b = files.get(path);
       return b ? parseDicomFile(b) : readDicomFile(path);
     },
+    bytes: (path) => files.get(path),
   };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
+import { memorySlices } from './slice-source.js';
 import { readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 import { FIXTURES, copyClaimingSyntax, phantomFiles, pydicomMissing, python } from './scans.test-support.js';
@@ -168,6 +169,41 @@ describe('readVolume on compressed pixel data', () => {
       /jpeg-ext\.dcm cannot be read: its pixels are compressed as JPEG Extended/,
     );
     expect((err as AppError).action).toMatch(/without compression/);
+  });
+});
+
+describe('readVolume from slices held in memory', () => {
+  it('reads uncompressed frames in place, without parsing the files again, to the same values as from disk', async () => {
+    const sets = [
+      phantomFiles().slice(60, 64),
+      [join(FIXTURES, 'transfer-syntax', 'ct-512-implicit-le.dcm')],
+      [join(FIXTURES, 'transfer-syntax', 'mr-ts-implicit-le.dcm')],
+      [join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')],
+    ];
+    for (const files of sets) {
+      const parsed: string[] = [];
+      const memory = memorySlices(new Map(files.map((f) => [f, readFileSync(f)])));
+      const counted = { ...memory, file: (path: string) => (parsed.push(path), memory.file(path)) };
+      const fromMemory = await readVolume(files, { source: counted });
+      const fromDisk = await readVolume(files);
+      expect(Buffer.from(fromMemory.data.buffer).equals(Buffer.from(fromDisk.data.buffer)), files[0]).toBe(
+        true,
+      );
+      expect(parsed, files[0]).toEqual([]);
+    }
+  });
+
+  it('parses the file when its bytes are not laid out where the header says (big endian, deflated, compressed)', async () => {
+    for (const name of ['ct-512-explicit-be.dcm', 'deflated-explicit-le.dcm', 'mr-ts-rle.dcm']) {
+      const file = join(FIXTURES, 'transfer-syntax', name);
+      const parsed: string[] = [];
+      const memory = memorySlices(new Map([[file, readFileSync(file)]]));
+      const counted = { ...memory, file: (path: string) => (parsed.push(path), memory.file(path)) };
+      const fromMemory = await readVolume([file], { source: counted });
+      const fromDisk = await readVolume([file]);
+      expect(Buffer.from(fromMemory.data.buffer).equals(Buffer.from(fromDisk.data.buffer)), name).toBe(true);
+      expect(parsed, name).toEqual([file]);
+    }
   });
 });
 

@@ -5,7 +5,8 @@ import { DicomParseError, type ParsedDicom } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
 import { headerFields, uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { transferSyntax } from './transfer-syntax.js';
-import { PixelDecodeError, frameStoredValues, storedValueMapper, checkPixelFormat } from './pixel-decode.js';
+import { PixelDecodeError, frameStoredValues, checkPixelFormat } from './pixel-decode.js';
+import { Int16Overflow, storedValuesInPlace, writeStored } from './frame-values.js';
 import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
@@ -83,9 +84,12 @@ function fileError(path: string, e: unknown): AppError {
  * decoded; other compressions are refused with AppError('bad-input'). Files are read one at a time,
  * so memory is the volume plus one file. For display: see readVolumeForSegmentation for a model.
  */
-export async function readVolume(files: string[], opts: { signal?: AbortSignal } = {}): Promise<Volume> {
-  const headers = await readSeriesHeaders(files, opts.signal);
-  return volumeFromHeaders(headers, opts.signal);
+export async function readVolume(
+  files: string[],
+  opts: { signal?: AbortSignal; source?: SliceSource } = {},
+): Promise<Volume> {
+  const headers = await readSeriesHeaders(files, opts.signal, opts.source);
+  return volumeFromHeaders(headers, opts.signal, opts.source ? { source: opts.source } : {});
 }
 
 /**
@@ -94,17 +98,22 @@ export async function readVolume(files: string[], opts: { signal?: AbortSignal }
  */
 export async function readVolumeForSegmentation(
   files: string[],
-  opts: { signal?: AbortSignal; source?: SliceSource } = {},
+  opts: { signal?: AbortSignal; source?: SliceSource; shared?: boolean } = {},
 ): Promise<Volume> {
   const headers = await readSeriesHeaders(files, opts.signal, opts.source);
   const { source } = opts;
-  return volumeFromHeaders(headers, opts.signal, { requireFit: true, ...(source ? { source } : {}) });
+  return volumeFromHeaders(headers, opts.signal, {
+    requireFit: true,
+    shared: opts.shared ?? false,
+    ...(source ? { source } : {}),
+  });
 }
 
 export async function volumeFromHeaders(
   headers: DicomHeader[],
   signal?: AbortSignal,
-  opts: { requireFit?: boolean; source?: SliceSource } = {},
+  /** shared: the voxels on a SharedArrayBuffer, for worker threads to read in place (no copy later). */
+  opts: { requireFit?: boolean; source?: SliceSource; shared?: boolean } = {},
 ): Promise<Volume> {
   const seriesUids = new Set(headers.map((h) => h.seriesUid));
   if (seriesUids.size > 1) {
@@ -157,15 +166,13 @@ export async function volumeFromHeaders(
   }
   const wantInt16 = int16Fits(layout);
   try {
-    return await decodeVolume(layout, wantInt16, signal, opts.source);
+    return await decodeVolume(layout, wantInt16, signal, opts.source, opts.shared);
   } catch (e) {
     // A value outside the int16 range after all (unusual headers): read again as floats.
-    if (e instanceof Int16Overflow) return decodeVolume(layout, false, signal, opts.source);
+    if (e instanceof Int16Overflow) return decodeVolume(layout, false, signal, opts.source, opts.shared);
     throw e;
   }
 }
-
-class Int16Overflow extends Error {}
 
 /** Voxels one volume may have: 1.5 billion is 3 GB as int16, far beyond any dental CBCT. */
 const MAX_VOXELS = 1.5e9;
@@ -204,26 +211,25 @@ function int16Fits(layout: SliceLayout): boolean {
 }
 
 /**
- * Decodes the frames in stack order and builds the grid planes from them: a plane on a slice is
- * that slice, a plane between two slices is their linear blend by distance (rounded when int16).
- * Only the two slices around the current plane are kept decoded.
+ * Decodes the frames in stack order straight into the volume: a plane on a slice is that slice,
+ * written in place; a plane between two slices is their linear blend by distance (rounded when
+ * int16), made from the two slices around it, the only ones kept decoded.
  */
 async function decodeVolume(
   layout: SliceLayout,
   asInt16: boolean,
   signal?: AbortSignal,
   source: SliceSource = diskSlices,
+  shared = false,
 ): Promise<Volume> {
   const { columns, rows, frames, stack } = layout;
   const plane = columns * rows;
-  const data = asInt16 ? new Int16Array(plane * stack.count) : new Float32Array(plane * stack.count);
-  const decoded = new Map<number, Int16Array | Float32Array>();
+  const bytes = plane * stack.count * (asInt16 ? 2 : 4);
+  const buffer = shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  const data = asInt16 ? new Int16Array(buffer) : new Float32Array(buffer);
   // Frames of one file are decoded from one read of it; files are read in slice order.
   let cached: { path: string; parsed: ParsedDicom } | undefined;
-  const frame = async (k: number): Promise<Int16Array | Float32Array> => {
-    const have = decoded.get(k);
-    if (have) return have;
-    const ref = frames[k]!;
+  const parsedOf = async (ref: FrameRef): Promise<ParsedDicom> => {
     if (cached?.path !== ref.header.path) {
       try {
         cached = { path: ref.header.path, parsed: await source.file(ref.header.path) };
@@ -231,21 +237,35 @@ async function decodeVolume(
         throw fileError(ref.header.path, e);
       }
     }
+    return cached.parsed;
+  };
+  // A frame's values into `out` at `at`: read in place from bytes in memory when it can, else parsed.
+  const write = async (ref: FrameRef, out: Int16Array | Float32Array, at: number): Promise<void> => {
+    const held = source.bytes?.(ref.header.path);
+    const inPlace = held ? storedValuesInPlace(held, ref) : undefined;
+    if (inPlace) writeStored(inPlace, ref, out, at, asInt16);
+    else writeFrame(await parsedOf(ref), ref, out, at, asInt16);
+  };
+  // Only for planes between slices: the two slices around the current plane, decoded on their own.
+  const blendSources = new Map<number, Int16Array | Float32Array>();
+  const alone = async (k: number): Promise<Int16Array | Float32Array> => {
+    const have = blendSources.get(k);
+    if (have) return have;
     const out = asInt16 ? new Int16Array(plane) : new Float32Array(plane);
-    writeFrame(cached.parsed, ref, out, 0, asInt16);
-    for (const old of decoded.keys()) if (old < k - 1) decoded.delete(old);
-    decoded.set(k, out);
+    await write(frames[k]!, out, 0);
+    for (const old of blendSources.keys()) if (old < k - 1) blendSources.delete(old);
+    blendSources.set(k, out);
     return out;
   };
   const sources = planeSources(stack);
   for (const [m, { k, w }] of sources.entries()) {
     if (signal?.aborted) throw canceled();
-    const a = await frame(k);
+    const at = m * plane;
     if (w === 0) {
-      data.set(a, m * plane);
+      await write(frames[k]!, data, at);
     } else {
-      const b = await frame(k + 1);
-      const at = m * plane;
+      const a = await alone(k);
+      const b = await alone(k + 1);
       if (asInt16) {
         for (let i = 0; i < plane; i++) data[at + i] = Math.round(a[i]! + (b[i]! - a[i]!) * w);
       } else {
@@ -279,51 +299,11 @@ function writeFrame(
   at: number,
   asInt16: boolean,
 ): void {
-  const h = ref.header;
   let stored;
   try {
-    stored = frameStoredValues(parsed, h, ref.frameIndex);
+    stored = frameStoredValues(parsed, ref.header, ref.frameIndex);
   } catch (e) {
-    throw fileError(h.path, e);
+    throw fileError(ref.header.path, e);
   }
-  const n = h.rows * h.columns;
-  const map = storedValueMapper(h.bitsStored, h.bitsAllocated, h.pixelRepresentation === 1);
-  const { slope, intercept } = ref.info;
-  const identity = h.bitsStored >= h.bitsAllocated;
-  if (asInt16 && identity && slope === 1) {
-    // The common CT case (all 16 bits stored, slope 1, integer intercept): integer adds only, no
-    // call per voxel; a quarter of the time of the general loop on a 512 x 512 x 140 scan.
-    if (!writeShifted(stored, intercept, out as Int16Array, at, n)) throw new Int16Overflow();
-  } else if (asInt16) {
-    let min = 0;
-    let max = 0;
-    for (let i = 0; i < n; i++) {
-      const v = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
-      if (v < min) min = v;
-      else if (v > max) max = v;
-      out[at + i] = v;
-    }
-    if (min < -32768 || max > 32767) throw new Int16Overflow();
-  } else {
-    for (let i = 0; i < n; i++) out[at + i] = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
-  }
-}
-
-/** out[at + i] = stored[i] + shift for n values; false when a value leaves the int16 range. */
-function writeShifted(
-  stored: ArrayLike<number>,
-  shift: number,
-  out: Int16Array,
-  at: number,
-  n: number,
-): boolean {
-  let min = 0;
-  let max = 0;
-  for (let i = 0; i < n; i++) {
-    const v = (stored[i] as number) + shift;
-    min = v < min ? v : min;
-    max = v > max ? v : max;
-    out[at + i] = v;
-  }
-  return min >= -32768 && max <= 32767;
+  writeStored(stored, ref, out, at, asInt16);
 }

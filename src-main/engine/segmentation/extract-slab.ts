@@ -1,4 +1,5 @@
 import { MC_TABLE } from './mc-table.js';
+import type { InsideRuns } from './components.js';
 import { gridOf, type Grid, type GridParams, type RowTables, type SlabRange } from './slab-grid.js';
 
 /**
@@ -62,6 +63,10 @@ export function packSlab(p: GridParams, r: SlabRange, bits: Int32Array): void {
   const g = gridOf(p);
   const { nx, ny, nz, PY, W } = g;
   const { data, iso } = p;
+  if (p.runs) {
+    packRuns(p.runs, g, r, bits);
+    return;
+  }
   const mask = p.mask ?? null;
   const above = p.polarity === 'above';
   for (let K = Math.max(1, r.k0); K < Math.min(nz + 1, r.k1); K++) {
@@ -83,6 +88,31 @@ export function packSlab(p: GridParams, r: SlabRange, bits: Int32Array): void {
           for (let I = I0; I <= I1; I++) if ((data[base + I] as number) < iso) word |= 1 << (I & 31);
         }
         bits[row + w] = word;
+      }
+    }
+  }
+}
+
+/** packSlab from runs of inside voxels: each run sets its bits a word at a time. */
+function packRuns(runs: InsideRuns, g: Grid, r: SlabRange, bits: Int32Array): void {
+  const { ny, nz, PY, W } = g;
+  const { rowStart, st, en } = runs;
+  for (let K = Math.max(1, r.k0); K < Math.min(nz + 1, r.k1); K++) {
+    for (let j = 0; j < ny; j++) {
+      const row = (K * PY + j + 1) * W;
+      bits.fill(0, row, row + W);
+      const src = (K - 1) * ny + j;
+      for (let i = rowStart[src] as number; i < (rowStart[src + 1] as number); i++) {
+        // Real columns [st, en) are padded columns [st + 1, en].
+        const a = (st[i] as number) + 1;
+        const b = en[i] as number;
+        for (let w = a >>> 5; w <= b >>> 5; w++) {
+          const lo = w === a >>> 5 ? a & 31 : 0;
+          const hi = w === b >>> 5 ? b & 31 : 31;
+          // Bits lo..hi of the word (all 32 when lo is 0 and hi is 31).
+          const span = hi - lo === 31 ? -1 : ((1 << (hi - lo + 1)) - 1) << lo;
+          bits[row + w] = (bits[row + w] as number) | span;
+        }
       }
     }
   }

@@ -18,11 +18,7 @@ const FLOAT_BINS = 4096;
 
 export function histogram(data: Int16Array | Float32Array): Histogram {
   if (data instanceof Int16Array) {
-    const raw = new Float64Array(65536);
-    for (let i = 0; i < data.length; i++) {
-      const b = (data[i] as number) + 32768;
-      raw[b] = (raw[b] as number) + 1;
-    }
+    const raw = int16Counts(data);
     let lo = 0;
     while (lo < 65535 && raw[lo] === 0) lo++;
     let hi = 65535;
@@ -50,6 +46,29 @@ export function histogram(data: Int16Array | Float32Array): Histogram {
     counts[b] = (counts[b] as number) + 1;
   }
   return { counts, min, binWidth, integer: false };
+}
+
+/**
+ * Counts of every int16 value (index value + 32768). Four interleaved tables: neighbouring voxels
+ * mostly share a value (air, padding), and one table would make each count wait for the previous
+ * store to the same counter; four let consecutive voxels count independently (2-3x faster).
+ */
+function int16Counts(data: Int16Array): Float64Array {
+  const T = 65536;
+  const c = new Uint32Array(4 * T);
+  const n = data.length;
+  const n4 = n - (n & 3);
+  let i = 0;
+  for (; i < n4; i += 4) {
+    c[(data[i] as number) + 32768]!++;
+    c[(data[i + 1] as number) + 32768 + T]!++;
+    c[(data[i + 2] as number) + 32768 + 2 * T]!++;
+    c[(data[i + 3] as number) + 32768 + 3 * T]!++;
+  }
+  for (; i < n; i++) c[(data[i] as number) + 32768]!++;
+  const raw = new Float64Array(T);
+  for (let b = 0; b < T; b++) raw[b] = c[b]! + c[b + T]! + c[b + 2 * T]! + c[b + 3 * T]!;
+  return raw;
 }
 
 /** Value of the boundary just above bin b: halfway between integers for integer data. */

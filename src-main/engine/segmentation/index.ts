@@ -8,7 +8,7 @@ import { AppError } from '../../../src-shared/errors.js';
 import { silentLogger, type Logger } from '../../logging/logger.js';
 import { workerScript } from '../../platform/worker-entry.js';
 import type { Processor, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
-import type { JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
+import type { JobWorkerData, JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
 import { describeStructure, validateSpec } from './plan.js';
 import { defaultWorkerCount, MESH_WORKER_ENTRY } from './worker-pool.js';
 
@@ -18,31 +18,98 @@ const JOB_WORKER_ENTRY = 'engine/segmentation/job-worker.entry.ts';
 
 export function createSegmentationProcessor(opts: { logger?: Logger; workers?: number } = {}): Processor {
   const log = opts.logger ?? silentLogger;
-  const workers = opts.workers ?? defaultWorkerCount();
+  const ready = new ReadyJobWorker(opts.workers ?? defaultWorkerCount());
   return {
     validate: (spec) => validateSpec(spec),
     describe: (structure) => describeStructure(structure),
-    process: (job, onProgress, signal) => runInWorker(job, onProgress, signal, workers, log),
+    prepare: () => ready.prepare(),
+    dispose: () => ready.dispose(),
+    process: (job, onProgress, signal) => runInWorker(job, onProgress, signal, ready, log),
   };
 }
+
+/** How long a job worker made ready ahead of a job waits for one before it is let go. */
+const READY_IDLE_MS = 120_000;
+
+/**
+ * At most one job worker started ahead of its job, with its mesh workers up and their simplifier
+ * warm (job-worker.entry.ts): that start-up, a few hundred milliseconds of two cores, then overlaps
+ * the client's packing and upload instead of following them. It holds no work and does not keep
+ * the process alive, and goes after READY_IDLE_MS unused.
+ */
+class ReadyJobWorker {
+  private waiting: { worker: Promise<Worker>; timer: NodeJS.Timeout } | undefined;
+
+  constructor(private readonly workers: number) {}
+
+  /** Starts a job worker unless one is waiting already. */
+  prepare(): void {
+    if (this.waiting) return;
+    const worker = this.start();
+    const timer = setTimeout(() => void this.dispose(), READY_IDLE_MS).unref();
+    this.waiting = { worker, timer };
+    worker.then(
+      (w) => w.unref(),
+      () => {
+        if (this.waiting?.worker === worker) this.clear();
+      },
+    );
+  }
+
+  /** The waiting worker, or a new one (also when the waiting one has died meanwhile). */
+  async take(): Promise<Worker> {
+    const waiting = this.waiting;
+    this.clear();
+    let worker = await (waiting?.worker.catch(() => undefined) ?? this.start());
+    if (!worker || exited.has(worker)) worker = await this.start();
+    worker.ref();
+    return worker;
+  }
+
+  async dispose(): Promise<void> {
+    const waiting = this.waiting;
+    this.clear();
+    if (waiting) await (await waiting.worker.catch(() => undefined))?.terminate();
+  }
+
+  private clear(): void {
+    if (this.waiting) clearTimeout(this.waiting.timer);
+    this.waiting = undefined;
+  }
+
+  private async start(): Promise<Worker> {
+    const [jobScript, meshWorkerScript] = await Promise.all([
+      workerScript(JOB_WORKER_ENTRY),
+      workerScript(MESH_WORKER_ENTRY),
+    ]);
+    const workerData: JobWorkerData = { workers: this.workers, meshWorkerScript };
+    // A self-contained bundle: no need for the parent's flags (e.g. a TypeScript loader in tests).
+    const worker = new Worker(jobScript, { execArgv: [], workerData });
+    worker.once('exit', () => exited.add(worker));
+    // An error ends the worker ('exit' follows); a job that takes it then hears of it from 'exit'.
+    worker.on('error', () => {});
+    return worker;
+  }
+}
+
+/** Job workers that have stopped: one made ready may die before its job comes. */
+const exited = new WeakSet<Worker>();
 
 async function runInWorker(
   job: ProcessorJob,
   onProgress: (p: ProcessorProgress) => void,
   signal: AbortSignal,
-  workers: number,
+  ready: ReadyJobWorker,
   log: Logger,
 ): Promise<ProcessorResult> {
   if (signal.aborted) throw new AppError('canceled', 'The job was canceled.');
-  const [jobScript, meshScript] = await Promise.all([
-    workerScript(JOB_WORKER_ENTRY),
-    workerScript(MESH_WORKER_ENTRY),
-  ]);
-  if (signal.aborted) throw new AppError('canceled', 'The job was canceled.');
+  const worker = await ready.take();
+  if (signal.aborted) {
+    void worker.terminate();
+    throw new AppError('canceled', 'The job was canceled.');
+  }
   const started = Date.now();
   return new Promise<ProcessorResult>((resolve, reject) => {
-    // A self-contained bundle: no need for the parent's flags (e.g. a TypeScript loader in tests).
-    const worker = new Worker(jobScript, { execArgv: [] });
     let settled = false;
     const finish = (fn: () => void): void => {
       if (settled) return;
@@ -87,7 +154,7 @@ async function runInWorker(
         reject(new AppError('internal', `The segmentation worker stopped unexpectedly (exit code ${code}).`)),
       ),
     );
-    const start: JobWorkerStart = { job, workers, meshWorkerScript: meshScript };
+    const start: JobWorkerStart = { job };
     worker.postMessage(start);
   });
 }

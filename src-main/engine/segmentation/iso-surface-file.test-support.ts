@@ -2,7 +2,8 @@ import { extname } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
 import type { Volume } from '../../scans/volume.js';
 import { extractIsoSurface, type IsoSurfaceOptions } from './iso-surface.js';
-import { isMeshFormat, writeMesh, type MeshFormat, type WrittenMesh } from './mesh-writers.js';
+import { isMeshFormat, type MeshFormat } from './mesh-formats.js';
+import { writeMesh, type WrittenMesh } from './mesh-writers.js';
 import { simplifyMesh } from './simplify.js';
 
 interface IsoSurfaceFileOptions extends Omit<IsoSurfaceOptions, 'mask'> {

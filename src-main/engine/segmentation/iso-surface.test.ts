@@ -1,5 +1,6 @@
 import { describe, expect, it, afterAll } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
+import { componentsAbove } from './components.js';
 import { MC_TABLE } from './mc-table.js';
 import { createSlabPool, extractIsoSurface, extractIsoSurfaceVoxels, type SlabPool } from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
@@ -169,6 +170,24 @@ describe('extractIsoSurface', () => {
       expect(rep.nonManifoldEdges).toBe(0);
       if (closeBorders) expect(rep).toMatchObject({ boundaryEdges: 0, inconsistentEdges: 0 });
       else expect(rep.boundaryEdges).toBeGreaterThan(0);
+    }
+  });
+
+  it('reads what is inside from runs exactly as from the mask they stand for, with columns across word edges', async () => {
+    pool ??= await createSlabPool(2);
+    let seed = 99;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) * 2 - 1;
+    // 70 columns: runs that start, end and cross at the 32-column word edges of the packed rows.
+    const dims: [number, number, number] = [70, 21, 17];
+    const vol = analyticVolume(dims, (x, y, z) => sphere(35, 10, 8, 9)(x, y, z) + rnd() * 400, {}, 'int16');
+    const mask = new Uint8Array(new SharedArrayBuffer(vol.data.length));
+    const { runs } = componentsAbove(vol.data, 0.5, dims, () => new Uint8Array(100_000).fill(1), mask);
+    for (const opts of [{ workers: 0 }, { pool }]) {
+      const fromMask = await extractIsoSurfaceVoxels(vol, 0.5, { ...opts, mask });
+      const fromRuns = await extractIsoSurfaceVoxels(vol, 0.5, { ...opts, runs });
+      expect(fromMask.indices.length).toBeGreaterThan(1000);
+      expect(Array.from(fromRuns.indices)).toEqual(Array.from(fromMask.indices));
+      expect(Array.from(fromRuns.positions)).toEqual(Array.from(fromMask.positions));
     }
   });
 

@@ -1,7 +1,16 @@
 import type { Volume } from '../../scans/volume.js';
 import { AppError } from '../../../src-shared/errors.js';
+import type { InsideRuns } from './components.js';
 import { countSlab, fillSlab, packSlab, type MeshTask } from './extract-slab.js';
-import { bitWords, gridOf, type Grid, type GridParams, type RowTables, type SlabRange } from './slab-grid.js';
+import {
+  bitWords,
+  gridOf,
+  type Grid,
+  type GridParams,
+  type MeshLayers,
+  type RowTables,
+  type SlabRange,
+} from './slab-grid.js';
 import type { SimplifyPartResult, SimplifyPartTask } from './simplify-parts.js';
 import type { SmoothTask } from './smooth.js';
 import { WorkerPool, defaultWorkerCount, meshWorkerScript } from './worker-pool.js';
@@ -10,6 +19,11 @@ import { WorkerPool, defaultWorkerCount, meshWorkerScript } from './worker-pool.
 export interface Mesh {
   positions: Float32Array;
   indices: Uint32Array;
+}
+
+/** A surface as the extraction made it, with where its layers lie (slab-grid.ts), for cutting it up. */
+export interface ExtractedMesh extends Mesh {
+  layers: MeshLayers;
 }
 
 /** The mesh workers: slab extraction passes and smoothing steps (no reply), slab simplification. */
@@ -27,6 +41,8 @@ export interface IsoSurfaceOptions {
   polarity?: 'above' | 'below';
   /** Inside is mask !== 0 instead (one byte per voxel, same layout as the data); values still place vertices. */
   mask?: Uint8Array | null;
+  /** The mask's voxels as runs (components.ts), read instead of it: far fewer numbers than voxels. */
+  runs?: InsideRuns;
   /** Close the surface where the region reaches the edge of the volume (default true). */
   closeBorders?: boolean;
   /** Worker threads to use when no pool is given; 0 runs in the calling thread. */
@@ -45,7 +61,7 @@ export async function extractIsoSurface(
   volume: Volume,
   iso: number,
   opts: IsoSurfaceOptions = {},
-): Promise<Mesh> {
+): Promise<ExtractedMesh> {
   const mesh = await extractIsoSurfaceVoxels(volume, iso, opts);
   voxelToPatient(mesh, volume);
   return mesh;
@@ -56,7 +72,7 @@ export async function extractIsoSurfaceVoxels(
   volume: Pick<Volume, 'data' | 'dims'>,
   iso: number,
   opts: IsoSurfaceOptions = {},
-): Promise<Mesh> {
+): Promise<ExtractedMesh> {
   const [nx, ny, nz] = volume.dims;
   if (volume.data.length !== nx * ny * nz) {
     throw new AppError(
@@ -72,7 +88,15 @@ export async function extractIsoSurfaceVoxels(
   const cancelError = (): AppError => new AppError('canceled', 'The surface extraction was canceled.');
   if (canceled()) throw cancelError();
   const closeBorders = opts.closeBorders ?? true;
-  const empty: Mesh = { positions: new Float32Array(0), indices: new Uint32Array(0) };
+  const empty: ExtractedMesh = {
+    positions: new Float32Array(0),
+    indices: new Uint32Array(0),
+    layers: {
+      triangleStart: new Float64Array(1),
+      inPlaneStart: new Float64Array(0),
+      inPlaneEnd: new Float64Array(0),
+    },
+  };
   if (nx < 2 || ny < 2 || nz < 2) return empty;
   const inThread = !opts.pool && opts.workers === 0;
   const grid: GridParams = {
@@ -81,6 +105,7 @@ export async function extractIsoSurfaceVoxels(
     iso,
     polarity: opts.polarity ?? 'above',
     mask: opts.mask ? (inThread ? opts.mask : toShared(opts.mask)) : null,
+    runs: opts.runs ?? null,
     closeBorders,
   };
   const g = gridOf(grid);
@@ -110,7 +135,7 @@ export async function extractIsoSurfaceVoxels(
     const { offsets, vertices, triangles } = prefixSums(counts, g);
     const out = allocate(vertices, triangles, false);
     fillSlab(grid, r, bits, offsets, out.positions, out.indices);
-    return out;
+    return { ...out, layers: layersOf(offsets, g, triangles) };
   }
 
   const pool = opts.pool ?? (await createSlabPool(workers));
@@ -127,7 +152,7 @@ export async function extractIsoSurfaceVoxels(
     const { offsets, vertices, triangles } = prefixSums(counts, g, true);
     const out = allocate(vertices, triangles, true);
     await all((range) => ({ kind: 'fill', grid, range, bits, offsets, ...out }));
-    return out;
+    return { ...out, layers: layersOf(offsets, g, triangles) };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     if (!opts.pool) await pool.close();
@@ -176,6 +201,21 @@ function prefixSums(
     );
   }
   return { offsets: o, vertices: v, triangles: t };
+}
+
+function layersOf(o: RowTables<Float64Array>, g: Grid, triangles: number): MeshLayers {
+  const layers: MeshLayers = {
+    triangleStart: new Float64Array(g.PZ + 1),
+    inPlaneStart: new Float64Array(g.PZ),
+    inPlaneEnd: new Float64Array(g.PZ),
+  };
+  for (let K = 0; K < g.PZ; K++) {
+    layers.triangleStart[K] = o.t[K * g.PY] as number;
+    layers.inPlaneStart[K] = o.x[K * g.PY] as number;
+    layers.inPlaneEnd[K] = o.z[K * g.PY] as number;
+  }
+  layers.triangleStart[g.PZ] = triangles;
+  return layers;
 }
 
 function allocate(vertices: number, triangles: number, shared: boolean): Mesh {

@@ -3,12 +3,13 @@
  * thread nor the engine's HTTP event loop ever waits on it. The parent ends it with terminate() to
  * cancel; its slab workers end with it.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProcessorJob } from '../processor.js';
 import { runSegmentationJob } from './run-job.js';
-import type { JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
+import { createSlabPool } from './iso-surface.js';
+import type { JobWorkerData, JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('job-worker.entry must run in a worker thread');
@@ -28,11 +29,18 @@ function forwardingLogger(scope: string): Logger {
   };
 }
 
+// The mesh workers start now, before any job: a worker made ready ahead of a job (index.ts) has
+// them up and their simplifier warm by the time the scan arrives.
+const data = workerData as JobWorkerData;
+const pool = createSlabPool(data.workers, data.meshWorkerScript);
+// A failure here is the job's to report, when one comes.
+pool.catch(() => {});
+
 port.once('message', (start: JobWorkerStart) => {
   const job: ProcessorJob = start.job;
   runSegmentationJob(job, {
-    workers: start.workers,
-    meshWorkerScript: start.meshWorkerScript,
+    workers: data.workers,
+    pool,
     logger: forwardingLogger('segmentation'),
     onProgress: (p) => send({ type: 'progress', progress: p }),
   }).then(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { badEdgeVertices } from './mesh-checks.js';
+import type { Mesh } from './iso-surface.js';
+import { badEdgeVertices, countSurfaces } from './mesh-checks.js';
 
 // A closed, consistently wound tetrahedron: every edge drawn once each way.
 const TETRA = [0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2];
@@ -35,5 +36,32 @@ describe('badEdgeVertices', () => {
 
   it('ignores vertices no triangle uses', () => {
     expect(bad(TETRA, 10)).toEqual([]);
+  });
+});
+
+describe('countSurfaces', () => {
+  // A tetrahedron's corners, shifted along x.
+  const corners = (dx: number): number[] =>
+    [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1].map((c, i) => (i % 3 === 0 ? c + dx : c));
+  const mesh = (positions: number[], indices: number[]): Mesh => ({
+    positions: Float32Array.from(positions),
+    indices: Uint32Array.from(indices),
+  });
+
+  it('counts separate pieces, and pieces that meet only at equal positions as one', () => {
+    const two = mesh([...corners(0), ...corners(5)], [...TETRA, ...TETRA.map((v) => v + 4)]);
+    expect(countSurfaces(two)).toBe(2);
+    // The second tetrahedron's first corner is a copy of the first one's second corner (as in STL).
+    const touching = mesh([...corners(0), ...corners(1)], [...TETRA, ...TETRA.map((v) => v + 4)]);
+    expect(countSurfaces(touching)).toBe(1);
+  });
+
+  it('takes -0 and +0 for the same position and ignores vertices no triangle uses', () => {
+    const p = [...corners(0), ...corners(5)];
+    p[12] = -0;
+    p[13] = 0;
+    p[14] = 0;
+    const m = mesh([...p, 9, 9, 9], [...TETRA, ...TETRA.map((v) => v + 4)]);
+    expect(countSurfaces(m)).toBe(1);
   });
 });

@@ -96,21 +96,46 @@ export function countSurfaces(mesh: Mesh): number {
     union(ix[t] as number, ix[t + 1] as number);
     union(ix[t] as number, ix[t + 2] as number);
   }
-  // Weld by position: sort vertex ids by (x, y, z) and join neighbours with equal positions.
-  const order = Uint32Array.from({ length: n }, (_, v) => v).sort(
-    (a, b) =>
-      (p[a * 3] as number) - (p[b * 3] as number) ||
-      (p[a * 3 + 1] as number) - (p[b * 3 + 1] as number) ||
-      (p[a * 3 + 2] as number) - (p[b * 3 + 2] as number),
-  );
-  for (let i = 1; i < n; i++) {
-    const a = order[i - 1] as number;
-    const b = order[i] as number;
-    if (p[a * 3] === p[b * 3] && p[a * 3 + 1] === p[b * 3 + 1] && p[a * 3 + 2] === p[b * 3 + 2]) union(a, b);
-  }
+  // Weld by position: vertices with the same coordinates meet in one slot of a hash table.
+  weldEqualPositions(p, union);
   const used = new Uint8Array(n);
   for (const v of ix) used[v] = 1;
   const roots = new Set<number>();
   for (let v = 0; v < n; v++) if (used[v]) roots.add(find(v));
   return roots.size;
+}
+
+/**
+ * Calls join(a, b) for vertices at exactly the same position, through an open-addressing hash table
+ * keyed on the coordinates' bits: linear in the vertices, where sorting them cost n log n comparisons.
+ */
+function weldEqualPositions(p: Float32Array, join: (a: number, b: number) => void): void {
+  const n = p.length / 3;
+  const bitsOf = new Uint32Array(p.buffer, p.byteOffset, p.length);
+  let size = 1;
+  while (size < 2 * n) size <<= 1;
+  const mask = size - 1;
+  const slot = new Int32Array(size).fill(-1);
+  for (let v = 0; v < n; v++) {
+    const x = bitsOf[v * 3] as number;
+    const y = bitsOf[v * 3 + 1] as number;
+    const z = bitsOf[v * 3 + 2] as number;
+    // +0 and -0 are equal positions with different bits: key both as +0.
+    const kx = p[v * 3] === 0 ? 0 : x;
+    const ky = p[v * 3 + 1] === 0 ? 0 : y;
+    const kz = p[v * 3 + 2] === 0 ? 0 : z;
+    let h = (Math.imul(kx, 0x9e3779b1) ^ Math.imul(ky, 0x85ebca77) ^ Math.imul(kz, 0xc2b2ae3d)) & mask;
+    for (;;) {
+      const w = slot[h] as number;
+      if (w < 0) {
+        slot[h] = v;
+        break;
+      }
+      if (p[w * 3] === p[v * 3] && p[w * 3 + 1] === p[v * 3 + 1] && p[w * 3 + 2] === p[v * 3 + 2]) {
+        join(v, w);
+        break;
+      }
+      h = (h + 1) & mask;
+    }
+  }
 }

@@ -1,16 +1,11 @@
 import { open } from 'node:fs/promises';
-import draco3d, { type EncoderModule } from 'draco3d';
+import type { EncoderModule } from 'draco3d';
 import { AppError } from '../../../src-shared/errors.js';
 import { areaWeightedNormals } from '../../../src-shared/mesh-geometry.js';
 import type { Mesh } from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
 
-export type MeshFormat = '.stl' | '.ply' | '.obj' | '.drc';
-export const MESH_FORMATS: readonly MeshFormat[] = ['.stl', '.ply', '.obj', '.drc'];
-
-export function isMeshFormat(ext: string): ext is MeshFormat {
-  return (MESH_FORMATS as readonly string[]).includes(ext);
-}
+import type { MeshFormat } from './mesh-formats.js';
 
 export interface WrittenMesh {
   bytes: number;
@@ -194,7 +189,8 @@ let encoderModule: Promise<EncoderModule> | undefined;
  * what three's DRACOLoader reads. Normals are left out; a viewer derives them from the winding.
  */
 async function encodeDraco(mesh: Mesh): Promise<Buffer> {
-  encoderModule ??= draco3d.createEncoderModule({});
+  // Loaded on the first Draco file only: the other formats need none of its 2 MB.
+  encoderModule ??= import('draco3d').then(({ default: draco3d }) => draco3d.createEncoderModule({}));
   const m = await encoderModule;
   const tris = mesh.indices.length / 3;
   const verts = mesh.positions.length / 3;

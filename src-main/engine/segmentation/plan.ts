@@ -13,7 +13,7 @@ import { AppError } from '../../../src-shared/errors.js';
 import { DECIDUOUS_TEETH, PERMANENT_TEETH, SHORTHANDS } from '../../../src-shared/structures.js';
 import type { MeshRequest } from '../processor.js';
 import { DENTITION_MIN_HU } from './dentition.js';
-import { isMeshFormat, MESH_FORMATS } from './mesh-writers.js';
+import { isMeshFormat, MESH_FORMATS } from './mesh-formats.js';
 import type { Tissue } from './tissue.js';
 
 /**

@@ -157,10 +157,13 @@ describe('segmentation processor on the head phantom CT', () => {
     ).rejects.toMatchObject({ code: 'bad-input', message: expect.stringMatching(/MR/) });
   });
 
-  it('writes one surface as PLY, OBJ and Draco files', async () => {
+  it('writes one surface as PLY, OBJ and Draco files, with its workers made ready before the job', async () => {
     // The two-frame multi-frame .dcm used here before is now refused as too small to hold a jaw.
     const workDir = join(dir, 'job4');
-    const result = await createSegmentationProcessor({ workers: 1 }).process(
+    const processor = createSegmentationProcessor({ workers: 1 });
+    // As the engine does when a job is created: the job then runs on the worker that was made ready.
+    processor.prepare?.();
+    const result = await processor.process(
       job(workDir, {
         inputs: [{ name: 'cbct', extension: '.zip', path: craniumZip }],
         meshes: ['.ply', '.obj', '.drc'].map((extension) => ({ extension, structures: ['soft_tissue'] })),
@@ -175,5 +178,8 @@ describe('segmentation processor on the head phantom CT', () => {
       expect(m.note).toMatch(/0 smoothing iterations; \d+ triangles \(from \d+, simplified within 0\.2 mm\)/);
     }
     expect(new Set(result.meshes.map((m) => m.triangles)).size).toBe(1);
+    // Ready again and let go: dispose ends the waiting worker (the test would otherwise leave it).
+    processor.prepare?.();
+    await processor.dispose?.();
   });
 });

@@ -16,14 +16,16 @@ import type {
 import {
   createSlabPool,
   extractIsoSurfaceVoxels,
-  toShared,
   voxelToPatient,
+  type ExtractedMesh,
   type Mesh,
   type SlabPool,
 } from './iso-surface.js';
+import type { MeshLayers } from './slab-grid.js';
 import { DENTITION_BAND_MM, DENTITION_MIN_HU } from './dentition.js';
 import { countSurfaces } from './mesh-checks.js';
-import { isMeshFormat, writeMesh, type MeshFormat } from './mesh-writers.js';
+import { isMeshFormat, type MeshFormat } from './mesh-formats.js';
+import { writeMesh } from './mesh-writers.js';
 import { meshSettings, structureNote, tissueOf, validateSpec, type MeshSettings } from './plan.js';
 import { simplifyMesh } from './simplify.js';
 import type { SimplifyPartResult } from './simplify-parts.js';
@@ -42,6 +44,8 @@ interface RunContext {
   workers: number;
   /** Script of the slab workers (resolved by the thread that can build it); default: workerScript(). */
   meshWorkerScript?: string;
+  /** Mesh workers started ahead of the job (closed with it); otherwise they start here. */
+  pool?: Promise<SlabPool>;
   onProgress?: (p: ProcessorProgress) => void;
   signal?: AbortSignal;
 }
@@ -80,20 +84,30 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
   // Everything that can be wrong with the request is found before minutes of work, not after.
   const plans = job.meshes.map((request, m) => planMesh(request, m, job.options));
 
-  // The mesh workers start now: they warm up the simplifier while this thread reads the scan.
-  const pool = await createSlabPool(ctx.workers, ctx.meshWorkerScript);
+  const ms: Record<string, number> = {};
+  let t0 = performance.now();
+  const lap = (stage: string): void => {
+    const now = performance.now();
+    ms[stage] = Math.round(now - t0);
+    t0 = now;
+  };
+  // The mesh workers start now (if not before): they warm up the simplifier while this thread reads.
+  const pool = await (ctx.pool ?? createSlabPool(ctx.workers, ctx.meshWorkerScript));
   const results: ProcessedMesh[] = [];
   try {
     await mkdir(job.workDir, { recursive: true });
     progress(0.01, 'unpacking the scan');
     const { files, source } = await unpackInput(input, job.workDir, ctx.signal);
+    lap('unpack');
     checkAbort();
     progress(0.05, `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`);
     const volume = await readSharedVolume(files, source, ctx.signal);
+    lap('read');
     checkAbort();
     progress(0.35, 'deriving thresholds from the histogram');
     const thresholds = deriveThresholds(volume.data, volume.modality);
-    log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing });
+    lap('thresholds');
+    log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing, ms });
     const regions = new Map<Tissue, TissueRegion>();
     for (const [m, plan] of plans.entries()) {
       checkAbort();
@@ -204,6 +218,7 @@ async function produceMesh(
   const simple = await simplifyMesh(mesh, settings.decimateMaxError, {
     parts: Math.max(2, c.pool.size),
     runPart: (task) => c.pool.run(task) as Promise<SimplifyPartResult>,
+    ...(mesh.layers ? { layers: mesh.layers } : {}),
   });
   lap('simplify');
   if (c.ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
@@ -244,13 +259,15 @@ async function produceMesh(
   };
 }
 
-/**
- * Reads the volume and moves its voxels onto a SharedArrayBuffer, the one copy that the slab workers
- * read in place; the reader's own array goes out of scope here.
- */
+/** Reads the volume onto a SharedArrayBuffer and refuses what the local engine cannot segment. */
 async function readSharedVolume(files: string[], source: SliceSource, signal?: AbortSignal): Promise<Volume> {
   // Refuses, with the reasons, a series unfit for a model (the same check the series summary shows).
-  const read = await readVolumeForSegmentation(files, { source, ...(signal ? { signal } : {}) });
+  // Decoded straight onto shared memory: the one copy the slab workers read in place.
+  const read = await readVolumeForSegmentation(files, {
+    source,
+    shared: true,
+    ...(signal ? { signal } : {}),
+  });
   const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
   if (kind) {
     throw new AppError(
@@ -271,7 +288,7 @@ async function readSharedVolume(files: string[], source: SliceSource, signal?: A
       },
     );
   }
-  return { ...read, data: toShared(read.data) };
+  return read;
 }
 
 /** How a tissue was found. Its voxel pieces are not counted here: the note counts the file's surfaces. */
@@ -309,31 +326,39 @@ async function extractRegions(
   regions: Map<Tissue, TissueRegion>,
   pool: SlabPool,
   signal?: AbortSignal,
-): Promise<Mesh> {
-  const parts: Mesh[] = [];
+): Promise<Mesh & { layers?: MeshLayers }> {
+  const parts: ExtractedMesh[] = [];
   const dense = tissues.filter((x) => x !== 'airway');
   const opts = { pool, ...(signal ? { signal } : {}) };
   if (dense.length > 0) {
-    let mask = (regions.get(dense[0] as Tissue) as TissueRegion).mask;
-    if (dense.length > 1) {
-      mask = new Uint8Array(new SharedArrayBuffer(mask.length));
-      for (const d of dense) {
-        const m = (regions.get(d) as TissueRegion).mask;
-        for (let i = 0; i < m.length; i++) mask[i] = (mask[i] as number) | (m[i] as number);
-      }
-    }
+    const first = regions.get(dense[0] as Tissue) as TissueRegion;
     const iso = Math.min(...dense.map((d) => (regions.get(d) as TissueRegion).iso));
-    parts.push(await extractIsoSurfaceVoxels(volume, iso, { ...opts, mask, polarity: 'above' }));
+    if (dense.length === 1 && first.runs) {
+      // Its runs say what is inside with far fewer numbers than the mask's byte per voxel.
+      parts.push(
+        await extractIsoSurfaceVoxels(volume, iso, { ...opts, runs: first.runs, polarity: 'above' }),
+      );
+    } else {
+      let mask = first.mask;
+      if (dense.length > 1) {
+        mask = new Uint8Array(new SharedArrayBuffer(mask.length));
+        for (const d of dense) {
+          const m = (regions.get(d) as TissueRegion).mask;
+          for (let i = 0; i < m.length; i++) mask[i] = (mask[i] as number) | (m[i] as number);
+        }
+      }
+      parts.push(await extractIsoSurfaceVoxels(volume, iso, { ...opts, mask, polarity: 'above' }));
+    }
   }
   if (tissues.includes('airway')) {
     const r = regions.get('airway') as TissueRegion;
     parts.push(await extractIsoSurfaceVoxels(volume, r.iso, { ...opts, mask: r.mask, polarity: 'below' }));
   }
-  return concatMeshes(parts);
+  // One surface keeps the extraction's layers (simplify cuts it along them); joined ones do not.
+  return parts.length === 1 ? (parts[0] as ExtractedMesh) : concatMeshes(parts);
 }
 
 function concatMeshes(parts: Mesh[]): Mesh {
-  if (parts.length === 1) return parts[0] as Mesh;
   const positions = new Float32Array(parts.reduce((n, p) => n + p.positions.length, 0));
   const indices = new Uint32Array(parts.reduce((n, p) => n + p.indices.length, 0));
   let vo = 0;

@@ -1,4 +1,5 @@
 import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
+import type { MeshLayers } from './slab-grid.js';
 
 /**
  * Simplification of a big surface in parts, one per worker thread. meshoptimizer's cost grows faster
@@ -102,7 +103,10 @@ interface PartsResult {
 
 /**
  * Simplifies `mesh` in `parts` slabs, through `run` (a worker pool, or simplifyPart itself), with the
- * vertices flagged in `lock` (may be null) kept in place as well as the seams.
+ * vertices flagged in `lock` (may be null) kept in place as well as the seams. A mesh as the
+ * extraction made it (`layers` known) is cut between cube layers, where its numbering already keeps
+ * each slab's triangles together and the seam is one run of vertices: nothing is sorted or copied.
+ * Any other mesh is cut along its longest axis (assignSlabs).
  */
 export async function simplifyInParts(
   mesh: Mesh,
@@ -110,15 +114,83 @@ export async function simplifyInParts(
   maxErrorMm: number,
   parts: number,
   run: PartRunner,
+  layers?: MeshLayers,
 ): Promise<PartsResult> {
-  const { indices } = mesh;
-  const tcount = indices.length / 3;
   const vcount = mesh.positions.length / 3;
-  const slabOf = assignSlabs(mesh, parts);
   // Shared so that every worker reads the same memory: nothing big is copied to them.
   const positions = toShared(mesh.positions);
   const seamLock = new Uint8Array(new SharedArrayBuffer(vcount));
   if (lock) seamLock.set(lock);
+  const { slabs, seamVertices } = layers
+    ? layerSlabs(mesh, layers, parts, seamLock)
+    : axisSlabs(mesh, parts, seamLock);
+  const results = await Promise.all(
+    slabs
+      .filter((s) => s.length > 0)
+      .map((s) => run({ kind: 'simplify', positions, indices: s, lock: seamLock, maxErrorMm })),
+  );
+  const merged = new Uint32Array(results.reduce((n, r) => n + r.indices.length, 0));
+  let at = 0;
+  for (const r of results) {
+    merged.set(r.indices, at);
+    at += r.indices.length;
+  }
+  return { indices: merged, errorMm: Math.max(0, ...results.map((r) => r.errorMm)), seamVertices };
+}
+
+interface Slabs {
+  /** Each slab's triangles, indexing the whole mesh's positions. */
+  slabs: Uint32Array[];
+  /** Vertices newly locked because two slabs share them. */
+  seamVertices: number;
+}
+
+/**
+ * Slabs of whole cube layers, about equal in triangles, each cut moved (within a tenth of the
+ * triangles either way) to the plane the surface crosses least: its crossings are the seam.
+ */
+function layerSlabs(mesh: Mesh, layers: MeshLayers, parts: number, seamLock: Uint8Array): Slabs {
+  const { triangleStart, inPlaneStart, inPlaneEnd } = layers;
+  const planes = inPlaneStart.length;
+  const tcount = mesh.indices.length / 3;
+  const indices = toShared(mesh.indices);
+  const cuts: number[] = [];
+  for (let p = 1; p < parts; p++) {
+    const from = (tcount * p) / parts - tcount / (10 * parts);
+    const to = (tcount * p) / parts + tcount / (10 * parts);
+    let best = -1;
+    for (let K = (cuts[cuts.length - 1] ?? 0) + 1; K < planes; K++) {
+      const t = triangleStart[K] as number;
+      if (t < from) continue;
+      if (t > to) break;
+      const crossings = (inPlaneEnd[K] as number) - (inPlaneStart[K] as number);
+      if (best < 0 || crossings < (inPlaneEnd[best] as number) - (inPlaneStart[best] as number)) best = K;
+    }
+    if (best > 0) cuts.push(best);
+  }
+  let seamVertices = 0;
+  const slabs: Uint32Array[] = [];
+  let first = 0;
+  for (const K of cuts) {
+    for (let v = inPlaneStart[K] as number; v < (inPlaneEnd[K] as number); v++) {
+      if (seamLock[v]) continue;
+      seamLock[v] = 1;
+      seamVertices++;
+    }
+    const t = triangleStart[K] as number;
+    slabs.push(indices.subarray(first * 3, t * 3));
+    first = t;
+  }
+  slabs.push(indices.subarray(first * 3));
+  return { slabs, seamVertices };
+}
+
+/** Slabs along the longest axis (assignSlabs), their triangles copied out and their seams found. */
+function axisSlabs(mesh: Mesh, parts: number, seamLock: Uint8Array): Slabs {
+  const { indices } = mesh;
+  const tcount = indices.length / 3;
+  const vcount = mesh.positions.length / 3;
+  const slabOf = assignSlabs(mesh, parts);
   const owner = new Int16Array(vcount).fill(-1);
   let seamVertices = 0;
   for (let i = 0; i < indices.length; i++) {
@@ -133,29 +205,18 @@ export async function simplifyInParts(
   }
   const counts = new Uint32Array(parts);
   for (let t = 0; t < tcount; t++) counts[slabOf[t] as number]!++;
-  const slabIndices = Array.from(counts, (n) => new Uint32Array(n * 3));
+  const slabs = Array.from(counts, (n) => new Uint32Array(n * 3));
   const fill = new Uint32Array(parts);
   for (let t = 0; t < tcount; t++) {
     const s = slabOf[t] as number;
-    const out = slabIndices[s] as Uint32Array;
+    const out = slabs[s] as Uint32Array;
     const o = fill[s] as number;
     out[o] = indices[t * 3] as number;
     out[o + 1] = indices[t * 3 + 1] as number;
     out[o + 2] = indices[t * 3 + 2] as number;
     fill[s] = o + 3;
   }
-  const results = await Promise.all(
-    slabIndices
-      .filter((s) => s.length > 0)
-      .map((s) => run({ kind: 'simplify', positions, indices: s, lock: seamLock, maxErrorMm })),
-  );
-  const merged = new Uint32Array(results.reduce((n, r) => n + r.indices.length, 0));
-  let at = 0;
-  for (const r of results) {
-    merged.set(r.indices, at);
-    at += r.indices.length;
-  }
-  return { indices: merged, errorMm: Math.max(0, ...results.map((r) => r.errorMm)), seamVertices };
+  return { slabs, seamVertices };
 }
 
 /**
@@ -223,9 +284,10 @@ export function assignSlabs(mesh: Mesh, parts: number): Uint8Array {
   return slabOf;
 }
 
-function toShared(a: Float32Array): Float32Array {
+function toShared<A extends Float32Array | Uint32Array>(a: A): A {
   if (a.buffer instanceof SharedArrayBuffer) return a;
-  const s = new Float32Array(new SharedArrayBuffer(a.byteLength));
-  s.set(a);
+  const Ctor = a.constructor as new (buf: SharedArrayBuffer) => A;
+  const s = new Ctor(new SharedArrayBuffer(a.byteLength));
+  s.set(a as never);
   return s;
 }

@@ -3,6 +3,7 @@ import type { Mesh } from './iso-surface.js';
 import { badEdgeVertices } from './mesh-checks.js';
 import { repairPinches } from './pinch-repair.js';
 import { PARTS_FROM_TRIANGLES, simplifyInParts, simplifyPart, type PartRunner } from './simplify-parts.js';
+import type { MeshLayers } from './slab-grid.js';
 
 interface SimplifyResult extends Mesh {
   /** Largest deviation from the input that the simplifier reports, in mm. */
@@ -27,6 +28,8 @@ interface SimplifyOptions {
   parts?: number;
   /** A mesh with fewer triangles goes in one piece (default PARTS_FROM_TRIANGLES). */
   partsFromTriangles?: number;
+  /** Where the extraction's layers lie: the slabs are cut between them (simplify-parts.ts). */
+  layers?: MeshLayers;
 }
 
 /** Lock radius (in edges) around the defects of each failed round; after the last, the input is kept. */
@@ -73,7 +76,7 @@ export async function simplifyMesh(
     let indices: Uint32Array;
     let error: number;
     if (parts > 1) {
-      const r = await simplifyInParts(mesh, lock, maxErrorMm, parts, runPart);
+      const r = await simplifyInParts(mesh, lock, maxErrorMm, parts, runPart, opts.layers);
       [indices, error, seamVertices] = [r.indices, r.errorMm, r.seamVertices];
     } else {
       [indices, error] = lock
@@ -91,11 +94,14 @@ export async function simplifyMesh(
           )
         : MeshoptSimplifier.simplify(mesh.indices, mesh.positions, 3, 0, maxErrorMm, ['ErrorAbsolute']);
     }
-    const bad = badEdgeVertices(indices, vcount);
+    // Checked on the kept vertices only: a few per cent of the input's.
+    const compacted = compact(mesh.positions, indices);
+    const bad = badEdgeVertices(compacted.indices, compacted.positions.length / 3);
     let locked = 0;
     if (lock) for (const l of lock) locked += l;
     const done = (m: Mesh, split: number): SimplifyResult => ({
-      ...m,
+      positions: m.positions,
+      indices: m.indices,
       errorMm: error,
       lockedVertices: locked,
       splitVertices: split,
@@ -104,32 +110,42 @@ export async function simplifyMesh(
       parts,
       seamVertices,
     });
-    if (bad.length === 0) return done(compact(mesh.positions, indices), 0);
+    if (bad.length === 0) return done(compacted, 0);
     // Usually the defects are pinches: split them apart, far cheaper than simplifying again.
-    const compacted = compact(mesh.positions, indices);
     const repaired = repairPinches(compacted);
     if (repaired) return done(repaired, repaired.positions.length / 3 - compacted.positions.length / 3);
     const radius = LOCK_RADII[round];
     if (radius === undefined) break;
     lock ??= new Uint8Array(vcount);
     adjacency ??= buildAdjacency(mesh.indices, vcount);
-    lockAround(lock, adjacency, bad, radius);
+    // The defects by their numbers in the input, around which the next round locks.
+    lockAround(
+      lock,
+      adjacency,
+      bad.map((v) => compacted.original[v] as number),
+      radius,
+    );
   }
   return { ...unchanged, rounds: LOCK_RADII.length + 1 };
 }
 
-/** Drops the vertices no triangle uses any more (indices are rewritten in place). */
-function compact(src: Float32Array, indices: Uint32Array): Mesh {
+/**
+ * Drops the vertices no triangle uses any more (indices are rewritten in place); `original` gives each
+ * kept vertex's number in `src`.
+ */
+function compact(src: Float32Array, indices: Uint32Array): Mesh & { original: Uint32Array } {
   const [remap, unique] = MeshoptSimplifier.compactMesh(indices);
   const positions = new Float32Array(unique * 3);
+  const original = new Uint32Array(unique);
   for (let v = 0; v < remap.length; v++) {
     const r = remap[v] as number;
     if (r === 0xffffffff) continue;
+    original[r] = v;
     positions[r * 3] = src[v * 3] as number;
     positions[r * 3 + 1] = src[v * 3 + 1] as number;
     positions[r * 3 + 2] = src[v * 3 + 2] as number;
   }
-  return { positions, indices };
+  return { positions, indices, original };
 }
 
 interface Adjacency {

@@ -1,3 +1,5 @@
+import type { InsideRuns } from './components.js';
+
 /**
  * The padded grid that the marching cubes passes (extract-slab.ts) work on: what a pass is given
  * (GridParams, SlabRange), the per-row tables, and the geometry derived from the volume's size.
@@ -10,6 +12,8 @@ export interface GridParams {
   polarity: 'above' | 'below';
   /** When given, inside means mask[voxel] !== 0; values still place the vertices. */
   mask?: Uint8Array | null;
+  /** The same as a mask, as runs along rows (components.ts); read instead of the mask when given. */
+  runs?: InsideRuns | null;
   closeBorders: boolean;
 }
 
@@ -80,4 +84,19 @@ export function gridOf(p: Pick<GridParams, 'dims' | 'closeBorders'>): Grid {
 /** Size of the packed inside flags of the whole padded volume, in 32-bit words. */
 export function bitWords(g: Grid): number {
   return g.PZ * g.PY * g.W;
+}
+
+/**
+ * Where each padded plane K of an extracted surface begins, by the numbering the extraction gives:
+ * triangles go cube layer by cube layer, vertices plane by plane (a plane's x and y edges, then the z
+ * edges to the next plane). So the triangles of layers [a, b) are one run of the index buffer, and the
+ * only vertices that layers below K share with layers from K up are plane K's x and y edge vertices,
+ * also one run. Smoothing and the patient transform keep both numberings.
+ */
+export interface MeshLayers {
+  /** PZ + 1 entries: the first triangle of cube layer K; the last is the triangle count. */
+  triangleStart: Float64Array;
+  /** PZ entries each: plane K's x and y edge vertices are [inPlaneStart[K], inPlaneEnd[K]). */
+  inPlaneStart: Float64Array;
+  inPlaneEnd: Float64Array;
 }

@@ -3,10 +3,12 @@
  * voxel surface goes away without the mesh shrinking as it would under plain Laplacian smoothing.
  * Only vertex positions move, so a closed edge-manifold mesh stays one.
  *
- * Each vertex moves towards the average of the other two corners of every triangle around it: in a
- * closed manifold every edge lies in two triangles, so each neighbour counts twice and the average is
- * the umbrella operator's. Each step reads one copy of the positions and writes the other, so that
- * vertex ranges are independent: the mesh workers smooth a big surface side by side.
+ * Each vertex moves towards the average of its neighbours (the umbrella operator). The neighbours are
+ * read off the drawn edges: in a closed, consistently wound surface (what the extraction makes) every
+ * edge a-b is drawn once as a->b and once as b->a, so the edges drawn from a name each neighbour of a
+ * exactly once: three entries per triangle, half of listing both other corners of every triangle.
+ * Each step reads one copy of the positions and writes the other, so that vertex ranges are
+ * independent: the mesh workers smooth a big surface side by side.
  */
 interface SmoothOptions {
   lambda?: number;
@@ -23,9 +25,9 @@ interface SmoothOptions {
 export interface SmoothTask {
   kind: 'smooth';
   /** Per vertex, where its list in `others` starts (vertex count + 1 entries). */
-  start: Uint32Array;
-  /** The two other corners of each triangle around each vertex. */
-  others: Uint32Array;
+  start: Int32Array;
+  /** Each vertex's neighbours, as offsets into the positions (3 x the vertex index). */
+  others: Int32Array;
   from: Float32Array;
   to: Float32Array;
   factor: number;
@@ -48,22 +50,7 @@ export async function taubinSmooth(
   const shared = opts.run !== undefined;
   const alloc = (bytes: number): ArrayBuffer | SharedArrayBuffer =>
     shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
-  const start = new Uint32Array(alloc((vcount + 1) * 4));
-  for (const v of indices) start[v + 1] = (start[v + 1] as number) + 2;
-  for (let v = 0; v < vcount; v++) start[v + 1] = (start[v + 1] as number) + (start[v] as number);
-  const others = new Uint32Array(alloc(indices.length * 2 * 4));
-  const fill = start.slice(0, vcount);
-  for (let t = 0; t < indices.length; t += 3) {
-    const a = indices[t] as number;
-    const b = indices[t + 1] as number;
-    const c = indices[t + 2] as number;
-    others[fill[a]!++] = b;
-    others[fill[a]!++] = c;
-    others[fill[b]!++] = a;
-    others[fill[b]!++] = c;
-    others[fill[c]!++] = a;
-    others[fill[c]!++] = b;
-  }
+  const { start, others } = neighbours(indices, vcount, alloc);
   // Workers need the positions in shared memory; the result comes back to `positions`.
   const work =
     shared && !(positions.buffer instanceof SharedArrayBuffer)
@@ -99,8 +86,8 @@ export async function taubinSmooth(
 /** One step of the smoothing over one vertex range (also run by the mesh workers). */
 export function smoothStep(t: SmoothTask): void {
   const { start, others, from, to, factor, clamp } = t;
+  let s0 = start[t.v0] as number;
   for (let v = t.v0; v < t.v1; v++) {
-    const s0 = start[v] as number;
     const s1 = start[v + 1] as number;
     const o = v * 3;
     const px = from[o] as number;
@@ -114,7 +101,7 @@ export function smoothStep(t: SmoothTask): void {
       let sy = 0;
       let sz = 0;
       for (let i = s0; i < s1; i++) {
-        const w = (others[i] as number) * 3;
+        const w = others[i] as number;
         sx += from[w] as number;
         sy += from[w + 1] as number;
         sz += from[w + 2] as number;
@@ -124,6 +111,7 @@ export function smoothStep(t: SmoothTask): void {
       y = py + factor * (sy / n - py);
       z = pz + factor * (sz / n - pz);
     }
+    s0 = s1;
     if (clamp) {
       x = Math.min(Math.max(x, clamp.min[0]), clamp.max[0]);
       y = Math.min(Math.max(y, clamp.min[1]), clamp.max[1]);
@@ -133,4 +121,30 @@ export function smoothStep(t: SmoothTask): void {
     to[o + 1] = y;
     to[o + 2] = z;
   }
+}
+
+/**
+ * Each vertex's neighbours from the drawn edges a->b, b->c, c->a (a counting sort by first vertex),
+ * stored as position offsets (3 x index) so that the steps do no multiplication.
+ */
+function neighbours(
+  indices: Uint32Array,
+  vcount: number,
+  alloc: (bytes: number) => ArrayBuffer | SharedArrayBuffer,
+): { start: Int32Array; others: Int32Array } {
+  const n = indices.length;
+  const start = new Int32Array(alloc((vcount + 1) * 4));
+  for (let i = 0; i < n; i++) start[(indices[i] as number) + 1]!++;
+  for (let v = 0; v < vcount; v++) start[v + 1]! += start[v] as number;
+  const fill = start.slice(0, vcount);
+  const others = new Int32Array(alloc(n * 4));
+  for (let t = 0; t < n; t += 3) {
+    const a = indices[t] as number;
+    const b = indices[t + 1] as number;
+    const c = indices[t + 2] as number;
+    others[fill[a]!++] = b * 3;
+    others[fill[b]!++] = c * 3;
+    others[fill[c]!++] = a * 3;
+  }
+  return { start, others };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enclosedInSlices, filterComponents, keepLarge } from './components.js';
+import { componentsAbove, enclosedInSlices, filterComponents, keepLarge } from './components.js';
 import { histogram, otsuThreshold } from './histogram.js';
 import { deriveThresholds, segmentTissue } from './tissue.js';
 
@@ -60,6 +60,32 @@ describe('filterComponents', () => {
     expect(mask[at(4, 4, 1)]).toBe(0);
     // The cube reaches the last slice (k = 2): border; so does the lone voxel in column 0.
     expect(seen.border.reduce((a, b) => a + b, 0)).toBe(2);
+  });
+});
+
+describe('componentsAbove', () => {
+  it('keeps exactly what thresholding and then filterComponents keep', () => {
+    const dims: [number, number, number] = [23, 17, 11];
+    const n = 23 * 17 * 11;
+    // Blobs of varying size from a deterministic pseudo-random field, values on both sides of 0.
+    let seed = 12345;
+    const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const data = new Int16Array(n);
+    for (let i = 0; i < n; i++) data[i] = Math.round((rnd() - 0.6) * 1000);
+    const expected = new Uint8Array(n);
+    for (let i = 0; i < n; i++) expected[i] = data[i]! > 0 ? 1 : 0;
+    const keep = keepLarge(0.2, 3);
+    const want = filterComponents(expected, dims, keep);
+    const mask = new Uint8Array(n);
+    const { runs, ...got } = componentsAbove(data, 0, dims, keep, mask);
+    expect(got).toEqual(want);
+    // The runs are the mask's voxels.
+    let inRuns = 0;
+    for (let i = 0; i < runs.rowStart[dims[1] * dims[2]]!; i++) inRuns += runs.en[i]! - runs.st[i]!;
+    expect(inRuns).toBe(want.keptVoxels);
+    expect(want.components).toBeGreaterThan(want.kept);
+    expect(want.kept).toBeGreaterThan(0);
+    expect(Array.from(mask)).toEqual(Array.from(expected));
   });
 });
 

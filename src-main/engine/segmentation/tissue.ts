@@ -1,6 +1,13 @@
 import type { Volume } from '../../scans/volume.js';
 import { AppError } from '../../../src-shared/errors.js';
-import { enclosedInSlices, filterComponents, keepLarge, type FilterResult } from './components.js';
+import {
+  componentsAbove,
+  enclosedInSlices,
+  filterComponents,
+  keepLarge,
+  type FilterResult,
+  type InsideRuns,
+} from './components.js';
 import {
   checkDentitionBand,
   dentitionLevel,
@@ -63,6 +70,8 @@ export interface TissueRegion {
   iso: number;
   polarity: 'above' | 'below';
   components: FilterResult;
+  /** The same voxels as `mask`, as runs along rows, where segmentation made them (above a level). */
+  runs?: InsideRuns;
   /** Teeth only: where the class lies along the head-foot axis (it passed the band check). */
   band?: BandProfile;
 }
@@ -72,7 +81,10 @@ const MIN_PIECE_MM3: Record<Tissue, number> = { bone: 50, teeth: 10, 'soft-tissu
 /** Pieces smaller than this share of the largest are dropped: loose fragments, scanner parts, noise. */
 const MIN_SHARE_OF_LARGEST: Record<Tissue, number> = { bone: 0.1, teeth: 0.01, 'soft-tissue': 1, airway: 1 };
 
-/** The voxels of one tissue class: threshold, fill where needed, keep the large connected pieces. */
+/**
+ * The voxels of one tissue class: threshold, fill where needed, keep the large connected pieces.
+ * `mask` receives them and must be all zeros (a fresh array).
+ */
 export function segmentTissue(
   volume: Pick<Volume, 'data' | 'dims' | 'spacing'> & Partial<Pick<Volume, 'rowDir' | 'colDir' | 'sliceDir'>>,
   tissue: Tissue,
@@ -93,15 +105,21 @@ export function segmentTissue(
     return { tissue, mask, iso: t.air, polarity: 'below', components };
   }
   const level = tissue === 'bone' ? t.bone : tissue === 'teeth' ? teethLevel(t) : t.air;
-  for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
-  // The skin surface: air spaces inside the head would otherwise become inner surfaces.
-  if (tissue === 'soft-tissue') enclosedInSlices(mask, dims);
-  const components = filterComponents(mask, dims, keep);
+  let components: FilterResult;
+  let runs: InsideRuns | undefined;
+  if (tissue === 'soft-tissue') {
+    for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
+    // The skin surface: air spaces inside the head would otherwise become inner surfaces.
+    enclosedInSlices(mask, dims);
+    components = filterComponents(mask, dims, keep);
+  } else {
+    ({ runs, ...components } = componentsAbove(data, level, dims, keep, mask));
+  }
   if (tissue === 'teeth' && components.kept > 0) {
     const band = checkDentitionBand(mask, volume, level, t.scale as GreyScale);
-    return { tissue, mask, iso: level, polarity: 'above', components, band };
+    return { tissue, mask, iso: level, polarity: 'above', components, band, ...(runs ? { runs } : {}) };
   }
-  return { tissue, mask, iso: level, polarity: 'above', components };
+  return { tissue, mask, iso: level, polarity: 'above', components, ...(runs ? { runs } : {}) };
 }
 
 function teethLevel(t: Thresholds): number {

@@ -25,6 +25,8 @@ interface ProcessingDeps {
 export class JobProcessing {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly queue: EngineJob[] = [];
+  /** Held polls, by job: woken when the job moves to another stage, finishes or fails. */
+  private readonly waiters = new Map<string, Set<() => void>>();
   private active = 0;
   private closed = false;
 
@@ -68,11 +70,43 @@ export class JobProcessing {
     else if (job.state === 'awaiting-input') this.fetchRemoteInputs(job);
   }
 
+  /**
+   * Resolves when the job moves to another stage, finishes or fails, or after `ms`, whichever comes
+   * first: a poll held this long learns of the end the moment it comes instead of at its next turn,
+   * and a progress display still sees each stage as it starts.
+   */
+  changedOrAfter(jobId: string, ms: number): Promise<void> {
+    if (ms <= 0 || this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiting = this.waiters.get(jobId) ?? new Set<() => void>();
+      this.waiters.set(jobId, waiting);
+      const wake = (): void => {
+        clearTimeout(timer);
+        waiting.delete(wake);
+        if (waiting.size === 0) this.waiters.delete(jobId);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      waiting.add(wake);
+    });
+  }
+
+  private changed(jobId: string): void {
+    for (const wake of [...(this.waiters.get(jobId) ?? [])]) wake();
+  }
+
+  /** A job is likely soon: the processor may get ready for it (processor.ts). */
+  prepare(): void {
+    if (!this.closed) this.deps.processor.prepare?.();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    for (const id of [...this.waiters.keys()]) this.changed(id);
     this.queue.length = 0;
     for (const r of this.running.values()) r.abort.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await this.deps.processor.dispose?.();
   }
 
   private enqueue(job: EngineJob): void {
@@ -108,7 +142,9 @@ export class JobProcessing {
           workDir: join(store.jobDir(job.id), 'work'),
         },
         (p) => {
+          const stage = job.progress.stage;
           job.progress = { fraction: Math.min(1, Math.max(0, p.fraction)), stage: p.stage };
+          if (p.stage !== stage) this.changed(job.id);
         },
         signal,
       );
@@ -132,6 +168,7 @@ export class JobProcessing {
       job.finishedAt = Date.now();
       await store.save(job);
       logger.info('engine job finished', { jobId: job.id, ms: Date.now() - started });
+      this.changed(job.id);
       this.deps.onFinished(job);
     } catch (e) {
       // Closing: the job stays 'processing' on disk and is resumed by the next engine on this folder.
@@ -146,6 +183,7 @@ export class JobProcessing {
     job.finishedAt = Date.now();
     await this.deps.store.save(job).catch(() => {});
     this.deps.logger.warn('engine job failed', { jobId: job.id, error: message });
+    this.changed(job.id);
     this.deps.onFinished(job);
   }
 }

@@ -290,6 +290,36 @@ describe('local engine protocol server', () => {
     expect(await res.text()).toBe('PROCESSING');
   });
 
+  it('holds a poll of a running job until the job ends when asked to (the long poll of the app engine)', async () => {
+    // The hold is far longer than the test may take: only the job's stages and end can answer polls.
+    const engine = await start({ processingDelayMs: 300, pollHoldMs: 600_000 });
+    const auth = await bearer(engine);
+    const job = (await (await createJob(engine, auth, BODY)).json()) as Created;
+    const cbct = job.presignedUploadUrl.cbct;
+    await fetch(cbct?.presignedUploadUrl as string, { method: 'PUT', body: await readFile(SCAN) });
+    await fetch(cbct?.notifyFinishUploadUrl as string, { method: 'POST', headers: { Authorization: auth } });
+    // Each stage the job enters answers a held poll too (two here), then the end does.
+    let res = await poll(engine, auth, job.jobId);
+    while (res.status === 202 && engine.stats.polls < 4) {
+      await res.text();
+      res = await poll(engine, auth, job.jobId);
+    }
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { success: boolean }).success).toBe(true);
+  });
+
+  it('answers a held poll with 202 when the hold runs out before the job ends', async () => {
+    const engine = await start({ processingDelayMs: 600_000, pollHoldMs: 50 });
+    const auth = await bearer(engine);
+    const job = (await (await createJob(engine, auth, BODY)).json()) as Created;
+    const cbct = job.presignedUploadUrl.cbct;
+    await fetch(cbct?.presignedUploadUrl as string, { method: 'PUT', body: await readFile(SCAN) });
+    await fetch(cbct?.notifyFinishUploadUrl as string, { method: 'POST', headers: { Authorization: auth } });
+    const res = await poll(engine, auth, job.jobId);
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('PROCESSING');
+  });
+
   it('keeps jobs across a restart on the same data folder', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'scan2mesh-engine-test-'));
     dirs.push(dataDir);

@@ -44,6 +44,8 @@ interface ProtocolConfig {
   audience: string;
   /** Path of the identity provider on this server; the token endpoint is {authPath}/oauth/token. */
   authPath: string;
+  /** A poll of a processing job is answered when the job ends or changes stage, or after this long (0: at once). */
+  pollHoldMs: number;
 }
 
 interface ProtocolDeps {
@@ -258,6 +260,8 @@ export class ProtocolServer {
     };
     await store.add(job);
     stats.jobsCreated++;
+    // The upload takes a while: the processor gets ready meanwhile instead of after it.
+    processing.prepare();
     processing.fetchRemoteInputs(job);
     const presignedUploadUrl: Record<string, { presignedUploadUrl: string; notifyFinishUploadUrl: string }> =
       {};
@@ -295,12 +299,18 @@ export class ProtocolServer {
     return this.replyJson(res, 'notify', 200, { message: `Upload of "${inputName}" registered.` });
   }
 
-  private poll(res: ServerResponse, url: URL): Promise<void> {
+  private async poll(res: ServerResponse, url: URL): Promise<void> {
     const jobId = url.searchParams.get('jobId');
     if (!jobId) return replyError(res, 400, 'The query parameter jobId is required.');
     const job = this.deps.store.get(jobId);
     if (!job) return replyError(res, 404, `No job ${jobId}.`);
     this.deps.stats.polls++;
+    if (job.state === 'processing') {
+      // Held, as a long poll: on this computer the client is waiting for the result, and the end of
+      // the job (or its next stage) answers it at once instead of at the client's next poll.
+      await this.deps.processing.changedOrAfter(jobId, this.deps.config.pollHoldMs);
+      if (res.destroyed) return;
+    }
     if (job.state === 'awaiting-input' || job.state === 'processing') {
       const after = this.deps.faults.options.pollRetryAfterSeconds;
       return reply(

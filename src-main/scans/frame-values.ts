@@ -1,0 +1,94 @@
+import { uncompressedFrameBytes } from './header-fields.js';
+import { storedValueMapper, typed, type StoredValues } from './pixel-decode.js';
+import type { FrameRef } from './slice-layout.js';
+import { transferSyntax } from './transfer-syntax.js';
+
+/**
+ * From a frame's stored values to the volume's grey values (Rescale Slope and Intercept, Bits Stored),
+ * and a frame's stored values read from bytes in memory without a parse.
+ */
+
+/** A rescaled value outside the int16 range: the volume is read again as floats. */
+export class Int16Overflow extends Error {}
+
+/** The Explicit VR header of Pixel Data: tag (7FE0,0010) little endian, then VR OW or OB, two zero bytes. */
+const PIXEL_TAG = [0xe0, 0x7f, 0x10, 0x00];
+
+/**
+ * A frame's stored values read straight from the file's bytes, where its header found the pixel
+ * data, without parsing the file again: for the common uncompressed, little-endian, one-sample file
+ * whose bytes are at hand (the local engine holds an upload's slices in memory). Undefined when any
+ * of that does not hold, or when the bytes before that place are not the Pixel Data element the header
+ * saw (its offset was then not one in the file): the caller parses the file instead.
+ */
+export function storedValuesInPlace(bytes: Uint8Array, ref: FrameRef): StoredValues | undefined {
+  const h = ref.header;
+  const px = h.pixelData;
+  if (!px || px.encapsulated || px.missingBytes > 0 || h.samplesPerPixel !== 1) return undefined;
+  const ts = transferSyntax(h.transferSyntaxUid);
+  if (ts.compressed || ts.deflated || !ts.littleEndian) return undefined;
+  if (h.bitsAllocated !== 8 && h.bitsAllocated !== 16 && h.bitsAllocated !== 32) return undefined;
+  const at = px.offset;
+  const tagAt = ts.explicitVr ? at - 12 : at - 8;
+  if (tagAt < 0 || at > bytes.length) return undefined;
+  for (let i = 0; i < 4; i++) if (bytes[tagAt + i] !== PIXEL_TAG[i]) return undefined;
+  if (ts.explicitVr) {
+    const vr = String.fromCharCode(bytes[at - 8]!, bytes[at - 7]!);
+    if ((vr !== 'OW' && vr !== 'OB') || bytes[at - 6] !== 0 || bytes[at - 5] !== 0) return undefined;
+  }
+  const length =
+    (bytes[at - 4]! | (bytes[at - 3]! << 8) | (bytes[at - 2]! << 16)) + bytes[at - 1]! * 0x1000000;
+  if (length !== px.length) return undefined;
+  const frameBytes = uncompressedFrameBytes(h);
+  const start = at + ref.frameIndex * frameBytes;
+  if (start + frameBytes > at + px.length || start + frameBytes > bytes.length) return undefined;
+  return typed(bytes.subarray(start, start + frameBytes), h.bitsAllocated, h.pixelRepresentation === 1);
+}
+
+/** Rescaled values of one frame's stored values into `out` from `at`. */
+export function writeStored(
+  stored: StoredValues,
+  ref: FrameRef,
+  out: Int16Array | Float32Array,
+  at: number,
+  asInt16: boolean,
+): void {
+  const h = ref.header;
+  const n = h.rows * h.columns;
+  const map = storedValueMapper(h.bitsStored, h.bitsAllocated, h.pixelRepresentation === 1);
+  const { slope, intercept } = ref.info;
+  const identity = h.bitsStored >= h.bitsAllocated;
+  if (asInt16 && identity && slope === 1) {
+    // The common CT case (all bits stored, slope 1, integer intercept): an integer add per voxel.
+    if (!writeShifted(stored, intercept, out as Int16Array, at, n)) throw new Int16Overflow();
+  } else if (asInt16) {
+    let min = 0;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
+      if (v < min) min = v;
+      else if (v > max) max = v;
+      out[at + i] = v;
+    }
+    if (min < -32768 || max > 32767) throw new Int16Overflow();
+  } else {
+    for (let i = 0; i < n; i++) out[at + i] = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
+  }
+}
+
+/**
+ * out[at + i] = stored[i] + shift for n values; false when a value leaves the int16 range. The range
+ * is checked on the stored values (min and max), so the loop does integer work only.
+ */
+function writeShifted(stored: StoredValues, shift: number, out: Int16Array, at: number, n: number): boolean {
+  const s = shift | 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = stored[i] as number;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+    out[at + i] = v + s;
+  }
+  return n === 0 || (lo + s >= -32768 && hi + s <= 32767);
+}
