@@ -95,6 +95,7 @@ async function scan2mesh(): Promise<Run> {
     const downloading = state('downloading');
     const done = state('done');
     const mesh = lines.find((l) => l.msg === 'segmentation: mesh written');
+    const read = lines.find((l) => l.msg === 'segmentation: thresholds');
     const out = join(dir, 'out', 'ct-head-phantom-1mm', 'skull.stl');
     return {
       wallMs: r.ms,
@@ -112,6 +113,7 @@ async function scan2mesh(): Promise<Run> {
         exit: r.ms - done,
       },
       detail: {
+        engineReadMs: read?.ms,
         engineStagesMs: mesh?.ms,
         triangles: mesh?.triangles,
         extracted: mesh?.extracted,

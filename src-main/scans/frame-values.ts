@@ -1,5 +1,6 @@
 import { uncompressedFrameBytes } from './header-fields.js';
-import { storedValueMapper, typed, type StoredValues } from './pixel-decode.js';
+import { storedValueMapper } from './pixel-decode.js';
+import { typed, writeShifted, type PlaneCopy, type StoredValues } from './plane-copy.js';
 import type { FrameRef } from './slice-layout.js';
 import { transferSyntax } from './transfer-syntax.js';
 
@@ -23,6 +24,13 @@ const PIXEL_TAG = [0xe0, 0x7f, 0x10, 0x00];
  */
 export function storedValuesInPlace(bytes: Uint8Array, ref: FrameRef): StoredValues | undefined {
   const h = ref.header;
+  const raw = storedBytesInPlace(bytes, ref);
+  return raw && typed(raw, h.bitsAllocated, h.pixelRepresentation === 1);
+}
+
+/** The bytes of storedValuesInPlace, as they lie in `bytes` (a view of them, aligned or not). */
+function storedBytesInPlace(bytes: Uint8Array, ref: FrameRef): Uint8Array | undefined {
+  const h = ref.header;
   const px = h.pixelData;
   if (!px || px.encapsulated || px.missingBytes > 0 || h.samplesPerPixel !== 1) return undefined;
   const ts = transferSyntax(h.transferSyntaxUid);
@@ -42,7 +50,7 @@ export function storedValuesInPlace(bytes: Uint8Array, ref: FrameRef): StoredVal
   const frameBytes = uncompressedFrameBytes(h);
   const start = at + ref.frameIndex * frameBytes;
   if (start + frameBytes > at + px.length || start + frameBytes > bytes.length) return undefined;
-  return typed(bytes.subarray(start, start + frameBytes), h.bitsAllocated, h.pixelRepresentation === 1);
+  return bytes.subarray(start, start + frameBytes);
 }
 
 /** Rescaled values of one frame's stored values into `out` from `at`. */
@@ -58,9 +66,11 @@ export function writeStored(
   const map = storedValueMapper(h.bitsStored, h.bitsAllocated, h.pixelRepresentation === 1);
   const { slope, intercept } = ref.info;
   const identity = h.bitsStored >= h.bitsAllocated;
-  if (asInt16 && identity && slope === 1) {
-    // The common CT case (all bits stored, slope 1, integer intercept): an integer add per voxel.
-    if (!writeShifted(stored, intercept, out as Int16Array, at, n)) throw new Int16Overflow();
+  if (asInt16 && slope === 1) {
+    // The common CT case (slope 1, integer intercept): integer work per voxel.
+    const signed = h.pixelRepresentation === 1;
+    if (!writeShifted(stored, intercept, out as Int16Array, at, n, storedBitsOf(h), signed))
+      throw new Int16Overflow();
   } else if (asInt16) {
     let min = 0;
     let max = 0;
@@ -77,18 +87,29 @@ export function writeStored(
 }
 
 /**
- * out[at + i] = stored[i] + shift for n values; false when a value leaves the int16 range. The range
- * is checked on the stored values (min and max), so the loop does integer work only.
+ * The copy that makes a volume plane from a frame whose samples are in memory in place (see
+ * storedValuesInPlace) and need only integer work: slope 1, an integer intercept. Undefined otherwise.
  */
-function writeShifted(stored: StoredValues, shift: number, out: Int16Array, at: number, n: number): boolean {
-  const s = shift | 0;
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const v = stored[i] as number;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-    out[at + i] = v + s;
-  }
-  return n === 0 || (lo + s >= -32768 && hi + s <= 32767);
+export function planeCopyInPlace(bytes: Uint8Array, ref: FrameRef, at: number): PlaneCopy | undefined {
+  const h = ref.header;
+  const { slope, intercept } = ref.info;
+  if (slope !== 1 || !Number.isInteger(intercept)) return undefined;
+  const raw = storedBytesInPlace(bytes, ref);
+  if (!raw) return undefined;
+  const signed = h.pixelRepresentation === 1;
+  const storedBits = storedBitsOf(h);
+  return {
+    bytes: raw,
+    bits: h.bitsAllocated,
+    signed,
+    storedBits,
+    shift: intercept,
+    at,
+    n: h.rows * h.columns,
+  };
+}
+
+/** Bits Stored as the sample mask uses it: a value outside 1..31 means every bit (storedValueMapper). */
+function storedBitsOf(h: { bitsStored: number }): number {
+  return h.bitsStored > 0 && h.bitsStored < 32 ? h.bitsStored : 32;
 }

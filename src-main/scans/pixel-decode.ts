@@ -10,10 +10,11 @@ import {
   wasmCodecFor,
 } from './codecs.js';
 import { readsAsGrey } from './pixel-format.js';
+import { typed, type StoredValues } from './plane-copy.js';
+
+export type { StoredValues } from './plane-copy.js';
 import { decodeRleFrame } from './rle.js';
 import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } from './transfer-syntax.js';
-
-export type StoredValues = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array;
 
 /** Why a frame's pixels could not be had; the message is for people, `kind` for callers. */
 export class PixelDecodeError extends Error {
@@ -167,18 +168,6 @@ function swapBytes(src: Uint8Array, width: number): Uint8Array {
     for (let k = 0; k < width; k++) out[i + k] = src[i + width - 1 - k]!;
   }
   return out;
-}
-
-/** Stored values over raw little-endian sample bytes (a view when aligned, else a copy). */
-export function typed(bytes: Uint8Array, bits: number, signed: boolean): StoredValues {
-  const width = bits / 8;
-  // Typed views need their offset aligned to the element size; copy when it is not.
-  const b = bytes.byteOffset % width === 0 ? bytes : new Uint8Array(bytes);
-  const n = b.byteLength / width;
-  if (bits === 8) return signed ? new Int8Array(b.buffer, b.byteOffset, n) : b;
-  if (bits === 16)
-    return signed ? new Int16Array(b.buffer, b.byteOffset, n) : new Uint16Array(b.buffer, b.byteOffset, n);
-  return signed ? new Int32Array(b.buffer, b.byteOffset, n) : new Uint32Array(b.buffer, b.byteOffset, n);
 }
 
 /** Maps a stored value to its meaningful bits (Bits Stored), sign-extending signed data. */

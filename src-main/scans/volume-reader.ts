@@ -6,7 +6,8 @@ import { prepareCodec } from './codecs.js';
 import { headerFields, uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { transferSyntax } from './transfer-syntax.js';
 import { PixelDecodeError, frameStoredValues, checkPixelFormat } from './pixel-decode.js';
-import { Int16Overflow, storedValuesInPlace, writeStored } from './frame-values.js';
+import { Int16Overflow, planeCopyInPlace, storedValuesInPlace, writeStored } from './frame-values.js';
+import type { PlaneCopy } from './plane-copy.js';
 import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
@@ -86,10 +87,10 @@ function fileError(path: string, e: unknown): AppError {
  */
 export async function readVolume(
   files: string[],
-  opts: { signal?: AbortSignal; source?: SliceSource } = {},
+  opts: VolumeReadOptions & { signal?: AbortSignal } = {},
 ): Promise<Volume> {
   const headers = await readSeriesHeaders(files, opts.signal, opts.source);
-  return volumeFromHeaders(headers, opts.signal, opts.source ? { source: opts.source } : {});
+  return volumeFromHeaders(headers, opts.signal, opts);
 }
 
 /**
@@ -98,22 +99,28 @@ export async function readVolume(
  */
 export async function readVolumeForSegmentation(
   files: string[],
-  opts: { signal?: AbortSignal; source?: SliceSource; shared?: boolean } = {},
+  opts: VolumeReadOptions & { signal?: AbortSignal } = {},
 ): Promise<Volume> {
   const headers = await readSeriesHeaders(files, opts.signal, opts.source);
-  const { source } = opts;
-  return volumeFromHeaders(headers, opts.signal, {
-    requireFit: true,
-    shared: opts.shared ?? false,
-    ...(source ? { source } : {}),
-  });
+  return volumeFromHeaders(headers, opts.signal, { ...opts, requireFit: true });
+}
+
+/** How a volume is read, beyond which files. */
+export interface VolumeReadOptions {
+  source?: SliceSource;
+  /** The voxels on a SharedArrayBuffer, for worker threads to read in place (no copy later). */
+  shared?: boolean;
+  /**
+   * Copies int16 planes elsewhere (the local engine: on its mesh workers, side by side): given the
+   * planes whose samples lie in shared memory, resolves false when a value left the int16 range.
+   */
+  copyPlanes?: (planes: PlaneCopy[], out: Int16Array) => Promise<boolean>;
 }
 
 export async function volumeFromHeaders(
   headers: DicomHeader[],
   signal?: AbortSignal,
-  /** shared: the voxels on a SharedArrayBuffer, for worker threads to read in place (no copy later). */
-  opts: { requireFit?: boolean; source?: SliceSource; shared?: boolean } = {},
+  opts: VolumeReadOptions & { requireFit?: boolean } = {},
 ): Promise<Volume> {
   const seriesUids = new Set(headers.map((h) => h.seriesUid));
   if (seriesUids.size > 1) {
@@ -166,10 +173,10 @@ export async function volumeFromHeaders(
   }
   const wantInt16 = int16Fits(layout);
   try {
-    return await decodeVolume(layout, wantInt16, signal, opts.source, opts.shared);
+    return await decodeVolume(layout, wantInt16, opts, signal);
   } catch (e) {
     // A value outside the int16 range after all (unusual headers): read again as floats.
-    if (e instanceof Int16Overflow) return decodeVolume(layout, false, signal, opts.source, opts.shared);
+    if (e instanceof Int16Overflow) return decodeVolume(layout, false, opts, signal);
     throw e;
   }
 }
@@ -218,14 +225,14 @@ function int16Fits(layout: SliceLayout): boolean {
 async function decodeVolume(
   layout: SliceLayout,
   asInt16: boolean,
+  opts: VolumeReadOptions,
   signal?: AbortSignal,
-  source: SliceSource = diskSlices,
-  shared = false,
 ): Promise<Volume> {
+  const source = opts.source ?? diskSlices;
   const { columns, rows, frames, stack } = layout;
   const plane = columns * rows;
   const bytes = plane * stack.count * (asInt16 ? 2 : 4);
-  const buffer = shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  const buffer = opts.shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
   const data = asInt16 ? new Int16Array(buffer) : new Float32Array(buffer);
   // Frames of one file are decoded from one read of it; files are read in slice order.
   let cached: { path: string; parsed: ParsedDicom } | undefined;
@@ -239,9 +246,19 @@ async function decodeVolume(
     }
     return cached.parsed;
   };
+  // Planes left to opts.copyPlanes: frames in shared memory that only need an integer shift.
+  const elsewhere: PlaneCopy[] = [];
+  const copyElsewhere = asInt16 && buffer instanceof SharedArrayBuffer ? opts.copyPlanes : undefined;
   // A frame's values into `out` at `at`: read in place from bytes in memory when it can, else parsed.
   const write = async (ref: FrameRef, out: Int16Array | Float32Array, at: number): Promise<void> => {
     const held = source.bytes?.(ref.header.path);
+    if (copyElsewhere && out === data && held?.buffer instanceof SharedArrayBuffer) {
+      const copy = planeCopyInPlace(held, ref, at);
+      if (copy) {
+        elsewhere.push(copy);
+        return;
+      }
+    }
     const inPlace = held ? storedValuesInPlace(held, ref) : undefined;
     if (inPlace) writeStored(inPlace, ref, out, at, asInt16);
     else writeFrame(await parsedOf(ref), ref, out, at, asInt16);
@@ -274,6 +291,10 @@ async function decodeVolume(
     }
     // Let other work (IPC, progress) run between slices of a long series.
     if (m % 32 === 31) await new Promise<void>((r) => setImmediate(r));
+  }
+  if (copyElsewhere && elsewhere.length > 0) {
+    if (signal?.aborted) throw canceled();
+    if (!(await copyElsewhere(elsewhere, data as Int16Array))) throw new Int16Overflow();
   }
   const [rowSpacing, colSpacing] = layout.pixelSpacing;
   const origin = frames[0]!.position;

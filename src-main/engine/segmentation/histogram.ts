@@ -17,14 +17,7 @@ export interface Histogram {
 const FLOAT_BINS = 4096;
 
 export function histogram(data: Int16Array | Float32Array): Histogram {
-  if (data instanceof Int16Array) {
-    const raw = int16Counts(data);
-    let lo = 0;
-    while (lo < 65535 && raw[lo] === 0) lo++;
-    let hi = 65535;
-    while (hi > lo && raw[hi] === 0) hi--;
-    return { counts: raw.slice(lo, hi + 1), min: lo - 32768, binWidth: 1, integer: true };
-  }
+  if (data instanceof Int16Array) return int16Histogram(int16Counts(data, 0, data.length));
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < data.length; i++) {
@@ -48,17 +41,27 @@ export function histogram(data: Int16Array | Float32Array): Histogram {
   return { counts, min, binWidth, integer: false };
 }
 
+/** The histogram of int16 data from the counts of every value (int16Counts, summed over parts). */
+export function int16Histogram(raw: Float64Array): Histogram {
+  let lo = 0;
+  while (lo < 65535 && raw[lo] === 0) lo++;
+  let hi = 65535;
+  while (hi > lo && raw[hi] === 0) hi--;
+  return { counts: raw.slice(lo, hi + 1), min: lo - 32768, binWidth: 1, integer: true };
+}
+
 /**
- * Counts of every int16 value (index value + 32768). Four interleaved tables: neighbouring voxels
- * mostly share a value (air, padding), and one table would make each count wait for the previous
- * store to the same counter; four let consecutive voxels count independently (2-3x faster).
+ * Counts of every int16 value (index value + 32768) of data[from, to): the mesh workers count parts
+ * of a volume side by side. Four interleaved tables: neighbouring voxels mostly share a value (air,
+ * padding), and one table would make each count wait for the previous store to the same counter; four
+ * let consecutive voxels count independently (2-3x faster).
  */
-function int16Counts(data: Int16Array): Float64Array {
+export function int16Counts(data: Int16Array, from: number, to: number): Float64Array {
   const T = 65536;
   const c = new Uint32Array(4 * T);
-  const n = data.length;
-  const n4 = n - (n & 3);
-  let i = 0;
+  const n = to;
+  const n4 = n - ((n - from) & 3);
+  let i = from;
   for (; i < n4; i += 4) {
     c[(data[i] as number) + 32768]!++;
     c[(data[i + 1] as number) + 32768 + T]!++;

@@ -1,18 +1,15 @@
 /**
  * Worker thread of the slab pool: runs one pass of the extraction over one slab at a time. Volume,
  * mask, row tables and output all live in shared memory, so nothing big is copied either way.
- * It also runs one smoothing step over a range of vertices (smooth.ts) and simplifies one slab of a
- * finished surface (simplify-parts.ts).
+ * It also runs one smoothing step over a range of vertices (smooth.ts), simplifies one slab of a
+ * finished surface (simplify-parts.ts), and copies or counts part of a volume (volume-tasks.ts).
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { countSlab, fillSlab, packSlab, type MeshTask } from './extract-slab.js';
-import {
-  simplifyPart,
-  warmUpSimplifier,
-  type SimplifyPartResult,
-  type SimplifyPartTask,
-} from './simplify-parts.js';
-import { smoothStep, type SmoothTask } from './smooth.js';
+import { countSlab, fillSlab, packSlab } from './extract-slab.js';
+import type { SlabTask } from './iso-surface.js';
+import { simplifyPart, warmUpSimplifier, type SimplifyPartResult } from './simplify-parts.js';
+import { smoothStep } from './smooth.js';
+import { runVolumeTask } from './volume-tasks.js';
 import type { TaskReply, TaskRequest } from './worker-pool.js';
 
 if (!parentPort) throw new Error('mesh-worker.entry must run in a worker thread');
@@ -25,8 +22,19 @@ function fail(id: number, e: unknown): void {
   port.postMessage(reply);
 }
 
-port.on('message', (msg: TaskRequest<MeshTask | SmoothTask | SimplifyPartTask>) => {
+port.on('message', (msg: TaskRequest<SlabTask>) => {
   const t = msg.task;
+  if (t.kind === 'planes' || t.kind === 'histogram') {
+    try {
+      const result = runVolumeTask(t);
+      const reply: TaskReply<boolean | Float64Array> = { id: msg.id, ok: true, result };
+      // Counts are this thread's own array: handed over, not copied.
+      port.postMessage(reply, result instanceof Float64Array ? [result.buffer as ArrayBuffer] : []);
+    } catch (e) {
+      fail(msg.id, e);
+    }
+    return;
+  }
   if (t.kind === 'simplify') {
     simplifyPart(t).then(
       (result) => {

@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import { silentLogger } from '../../logging/logger.js';
-import { readVolumeForSegmentation } from '../../scans/volume-reader.js';
-import type { SliceSource } from '../../scans/slice-source.js';
 import type { Volume } from '../../scans/volume.js';
 import type {
   MeshRequest,
@@ -38,6 +36,7 @@ import {
   type TissueRegion,
 } from './tissue.js';
 import { unpackInput } from './unpack.js';
+import { countOnWorkers, readJobVolume } from './job-volume.js';
 
 interface RunContext {
   logger?: Logger;
@@ -55,14 +54,6 @@ const NONE_FOUND: Record<Tissue, string> = {
   teeth: 'No teeth were found in the scan (no enamel or dentine)',
   'soft-tissue': 'No soft tissue was found in the scan',
   airway: 'No airway was found in the scan',
-};
-
-/** Modalities whose grey values mean nothing to thresholds made for X-ray attenuation. */
-const NOT_XRAY: Record<string, string> = {
-  MR: 'an MR scan',
-  PT: 'a PET scan',
-  NM: 'a nuclear medicine scan',
-  US: 'an ultrasound',
 };
 
 /**
@@ -101,11 +92,15 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     lap('unpack');
     checkAbort();
     progress(0.05, `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`);
-    const volume = await readSharedVolume(files, source, ctx.signal);
+    const volume = await readJobVolume(files, source, pool, ctx.signal);
     lap('read');
     checkAbort();
     progress(0.35, 'deriving thresholds from the histogram');
-    const thresholds = deriveThresholds(volume.data, volume.modality);
+    const thresholds = deriveThresholds(
+      volume.data,
+      volume.modality,
+      await countOnWorkers(volume.data, pool),
+    );
     lap('thresholds');
     log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing, ms });
     const regions = new Map<Tissue, TissueRegion>();
@@ -257,38 +252,6 @@ async function produceMesh(
       ms,
     },
   };
-}
-
-/** Reads the volume onto a SharedArrayBuffer and refuses what the local engine cannot segment. */
-async function readSharedVolume(files: string[], source: SliceSource, signal?: AbortSignal): Promise<Volume> {
-  // Refuses, with the reasons, a series unfit for a model (the same check the series summary shows).
-  // Decoded straight onto shared memory: the one copy the slab workers read in place.
-  const read = await readVolumeForSegmentation(files, {
-    source,
-    shared: true,
-    ...(signal ? { signal } : {}),
-  });
-  const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
-  if (kind) {
-    throw new AppError(
-      'bad-input',
-      `The scan is ${kind} (modality ${read.modality}); the local engine segments CT and CBCT scans.`,
-      {
-        action: 'Choose the CBCT series of the patient.',
-      },
-    );
-  }
-  const [nx, ny, nz] = read.dims;
-  if (nx < 2 || ny < 2 || nz < 2) {
-    throw new AppError(
-      'bad-input',
-      `The scan has ${nx} x ${ny} x ${nz} voxels: a volume needs at least two slices.`,
-      {
-        action: 'Send the whole series, not a single slice.',
-      },
-    );
-  }
-  return read;
 }
 
 /** How a tissue was found. Its voxel pieces are not counted here: the note counts the file's surfaces. */

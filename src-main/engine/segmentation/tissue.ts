@@ -40,8 +40,13 @@ export interface Thresholds {
  * padding from the patient instead of air from tissue. `modality` 'CT' lets calibrated Hounsfield
  * values be used as such (after checking that air and soft tissue sit where they must).
  */
-export function deriveThresholds(data: Int16Array | Float32Array, modality?: string): Thresholds {
-  const h: Histogram = histogram(data);
+export function deriveThresholds(
+  data: Int16Array | Float32Array,
+  modality?: string,
+  /** The data's histogram when it was counted already (by the mesh workers, side by side). */
+  counted?: Histogram,
+): Thresholds {
+  const h: Histogram = counted ?? histogram(data);
   const total = h.counts.reduce((a, b) => a + b, 0);
   const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   const air = otsuThreshold(h, padding ? { above: h.min } : {});

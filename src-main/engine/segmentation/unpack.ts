@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join, posix, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -153,6 +153,26 @@ function entryInMemory(
   return bytes;
 }
 
+/**
+ * A file read whole onto a SharedArrayBuffer: the slices that are views of it reach the mesh workers
+ * without a copy (volume planes are copied there, job-volume.ts).
+ */
+async function readShared(path: string, size: number): Promise<Buffer> {
+  const bytes = Buffer.from(new SharedArrayBuffer(size));
+  const file = await open(path, 'r');
+  try {
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await file.read(bytes, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    await file.close();
+  }
+}
+
 /** Why a zip entry name cannot be written inside the target folder, or null when it can. */
 export function unsafeEntryName(name: string): string | null {
   if (name.includes('\\')) return 'uses backslashes';
@@ -168,7 +188,8 @@ async function unzip(
   memory: { left: number; files: Map<string, Buffer> },
   signal?: AbortSignal,
 ): Promise<string[]> {
-  const whole = (await stat(path)).size <= memory.left ? await readFile(path) : null;
+  const size = (await stat(path)).size;
+  const whole = size <= memory.left ? await readShared(path, size) : null;
   if (whole) memory.left -= whole.length;
   const zip = await openZip(path, whole);
   const root = resolve(dest);
