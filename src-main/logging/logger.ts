@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino';
+import type * as Pino from 'pino';
+import type { Logger as PinoLogger } from 'pino';
 import { redact } from './redact.js';
 import { RollingFile } from './rolling-file.js';
 
@@ -45,6 +47,9 @@ interface FileLogger extends Logger {
  */
 export function createLogger(opts: LoggerOptions = {}, scope = 'app'): FileLogger {
   const level = opts.level ?? envLevel() ?? 'info';
+  // Nowhere to write (the command line without --verbose): no logger library is even loaded.
+  if (!opts.file && !opts.stderr) return { ...silentLogger, flush: async () => {}, close: async () => {} };
+  const { pino, stdTimeFunctions } = loadPino();
   const file = opts.file ? openLogFile(opts.file, opts) : undefined;
   const sink = {
     write(line: string): void {
@@ -55,7 +60,7 @@ export function createLogger(opts: LoggerOptions = {}, scope = 'app'): FileLogge
   };
   const root = pino(
     {
-      level: file || opts.stderr ? level : 'silent',
+      level,
       base: undefined,
       messageKey: 'msg',
       timestamp: stdTimeFunctions.isoTime,
@@ -68,6 +73,11 @@ export function createLogger(opts: LoggerOptions = {}, scope = 'app'): FileLogge
     flush: async () => file?.flush(),
     close: async () => file?.close(),
   };
+}
+
+/** pino, loaded on the first logger that writes somewhere (it is a dozen modules to start). */
+function loadPino(): typeof Pino {
+  return createRequire(import.meta.url)('pino') as typeof Pino;
 }
 
 function wrap(log: PinoLogger): Logger {

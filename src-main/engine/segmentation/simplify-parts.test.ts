@@ -87,7 +87,7 @@ describe('simplification in slabs', () => {
     );
     expect(seen.length).toBe(2);
     const [low, high] = seen as [{ indices: Uint32Array; lock: Uint8Array }, { indices: Uint32Array }];
-    expect(Math.abs(low.indices.length / 3 / tcount - 0.5)).toBeLessThan(0.11);
+    expect(Math.abs(low.indices.length / 3 / tcount - 0.5)).toBeLessThan(0.03);
     expect(low.indices.length + high.indices.length).toBe(mesh.indices.length);
     const inLow = new Set(low.indices);
     const shared = [...new Set(high.indices)].filter((v) => inLow.has(v)).sort((a, b) => a - b);

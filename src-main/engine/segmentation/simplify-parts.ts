@@ -146,8 +146,9 @@ interface Slabs {
 }
 
 /**
- * Slabs of whole cube layers, about equal in triangles, each cut moved (within a tenth of the
- * triangles either way) to the plane the surface crosses least: its crossings are the seam.
+ * Slabs of whole cube layers, equal in triangles within a few per cent (the slabs are simplified side
+ * by side, so the largest sets the time), each cut moved within that to the plane the surface crosses
+ * least: its crossings are the seam.
  */
 function layerSlabs(mesh: Mesh, layers: MeshLayers, parts: number, seamLock: Uint8Array): Slabs {
   const { triangleStart, inPlaneStart, inPlaneEnd } = layers;
@@ -156,17 +157,22 @@ function layerSlabs(mesh: Mesh, layers: MeshLayers, parts: number, seamLock: Uin
   const indices = toShared(mesh.indices);
   const cuts: number[] = [];
   for (let p = 1; p < parts; p++) {
-    const from = (tcount * p) / parts - tcount / (10 * parts);
-    const to = (tcount * p) / parts + tcount / (10 * parts);
+    const from = (tcount * p) / parts - tcount / (40 * parts);
+    const to = (tcount * p) / parts + tcount / (40 * parts);
+    const target = (tcount * p) / parts;
     let best = -1;
+    let nearest = -1;
     for (let K = (cuts[cuts.length - 1] ?? 0) + 1; K < planes; K++) {
       const t = triangleStart[K] as number;
-      if (t < from) continue;
-      if (t > to) break;
+      const off = Math.abs(t - target);
+      if (nearest < 0 || off < Math.abs((triangleStart[nearest] as number) - target)) nearest = K;
+      if (t < from || t > to) continue;
       const crossings = (inPlaneEnd[K] as number) - (inPlaneStart[K] as number);
       if (best < 0 || crossings < (inPlaneEnd[best] as number) - (inPlaneStart[best] as number)) best = K;
     }
-    if (best > 0) cuts.push(best);
+    // Layers thicker than the window (a small surface): the plane nearest the even split.
+    const cut = best > 0 ? best : nearest;
+    if (cut > 0) cuts.push(cut);
   }
   let seamVertices = 0;
   const slabs: Uint32Array[] = [];
