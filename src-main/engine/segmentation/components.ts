@@ -77,15 +77,29 @@ function maskRuns(mask: Uint8Array, dims: [number, number, number]): Runs {
   return { rowStart, st: starts.buf, en: ends.buf, count: starts.n };
 }
 
-/** The runs of voxels above `level`, read straight from the values (no mask is written first). */
-function runsAbove(data: Int16Array | Float32Array, level: number, dims: [number, number, number]): Runs {
-  const [nx, ny, nz] = dims;
-  const rows = ny * nz;
-  const rowStart = new Int32Array(rows + 1);
+/** The runs of some rows, as a worker thread finds them: each row's number of runs, then the runs. */
+export interface RunsPart {
+  counts: Int32Array;
+  st: Int32Array;
+  en: Int32Array;
+}
+
+/**
+ * The runs of voxels above `level` in rows [r0, r1) (row r = slice * ny + row, nx voxels each), read
+ * straight from the values: no mask is written first. The mesh workers take a share of the rows each.
+ */
+export function runsAboveInRows(
+  data: Int16Array | Float32Array,
+  level: number,
+  nx: number,
+  r0: number,
+  r1: number,
+): RunsPart {
+  const counts = new Int32Array(r1 - r0);
   const starts = new GrowI32();
   const ends = new GrowI32();
-  for (let r = 0; r < rows; r++) {
-    rowStart[r] = starts.n;
+  for (let r = r0; r < r1; r++) {
+    const before = starts.n;
     const off = r * nx;
     let i = 0;
     while (i < nx) {
@@ -96,9 +110,30 @@ function runsAbove(data: Int16Array | Float32Array, level: number, dims: [number
       starts.push(s);
       ends.push(i);
     }
+    counts[r - r0] = starts.n - before;
   }
-  rowStart[rows] = starts.n;
-  return { rowStart, st: starts.buf, en: ends.buf, count: starts.n };
+  return { counts, st: starts.buf.slice(0, starts.n), en: ends.buf.slice(0, ends.n) };
+}
+
+/** The parts of consecutive row ranges, from row 0 on, as the runs of all rows. */
+function joinRuns(parts: readonly RunsPart[], rows: number): Runs {
+  const count = parts.reduce((n, p) => n + p.st.length, 0);
+  const rowStart = new Int32Array(rows + 1);
+  const st = new Int32Array(count);
+  const en = new Int32Array(count);
+  let r = 0;
+  let at = 0;
+  for (const p of parts) {
+    st.set(p.st, at);
+    en.set(p.en, at);
+    for (let k = 0; k < p.counts.length; k++) {
+      rowStart[r++] = at;
+      at += p.counts[k] as number;
+    }
+  }
+  if (r !== rows) throw new Error(`the runs cover ${r} rows, not ${rows}`);
+  rowStart[rows] = at;
+  return { rowStart, st, en, count };
 }
 
 /**
@@ -133,11 +168,13 @@ export function componentsAbove(
   dims: [number, number, number],
   keep: (stats: ComponentStats) => Uint8Array,
   mask: Uint8Array,
+  /** The runs above `level` when found already, row range by row range (runsAboveInRows). */
+  found?: readonly RunsPart[],
 ): FilterResult & { runs: InsideRuns } {
-  const runs = runsAbove(data, level, dims);
-  const { result, kept } = labelRuns(runs, dims, keep);
   const [nx, ny, nz] = dims;
   const rows = ny * nz;
+  const runs = joinRuns(found ?? [runsAboveInRows(data, level, nx, 0, rows)], rows);
+  const { result, kept } = labelRuns(runs, dims, keep);
   let keptRuns = 0;
   for (let i = 0; i < runs.count; i++) keptRuns += kept[i] as number;
   // The kept runs on shared memory too: the extraction's worker threads read them in place.

@@ -13,7 +13,7 @@ import {
 } from './slab-grid.js';
 import type { SimplifyPartResult, SimplifyPartTask } from './simplify-parts.js';
 import type { SmoothTask } from './smooth.js';
-import type { VolumeTask } from './volume-tasks.js';
+import type { VolumeReply, VolumeTask } from './volume-tasks.js';
 import { WorkerPool, defaultWorkerCount, meshWorkerScript } from './worker-pool.js';
 
 /** An indexed triangle mesh: xyz per vertex, three vertex indices per triangle, counter-clockwise seen from outside. */
@@ -29,7 +29,7 @@ export interface ExtractedMesh extends Mesh {
 
 /** The mesh workers: slab extraction passes and smoothing steps (no reply), slab simplification. */
 export type SlabTask = MeshTask | SmoothTask | SimplifyPartTask | VolumeTask;
-export type SlabReply = null | SimplifyPartResult | boolean | Float64Array;
+export type SlabReply = null | SimplifyPartResult | VolumeReply;
 export type SlabPool = WorkerPool<SlabTask, SlabReply>;
 
 export async function createSlabPool(workers = defaultWorkerCount(), script?: string): Promise<SlabPool> {

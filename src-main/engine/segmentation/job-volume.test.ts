@@ -5,7 +5,8 @@ import { phantomFiles } from '../../scans/scans.test-support.js';
 import { readVolume } from '../../scans/volume-reader.js';
 import { histogram } from './histogram.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
-import { countOnWorkers, readJobVolume } from './job-volume.js';
+import { countOnWorkers, readJobVolume, runsOnWorkers } from './job-volume.js';
+import { deriveThresholds, levelOf, segmentTissue } from './tissue.js';
 
 let pool: SlabPool;
 beforeAll(async () => {
@@ -49,5 +50,14 @@ describe('the job volume, copied and counted on the mesh workers', () => {
     expect(Buffer.from(volume.data.buffer).equals(Buffer.from(disk.data.buffer))).toBe(true);
     const counted = await countOnWorkers(volume.data, pool);
     expect(counted).toEqual(histogram(disk.data));
+    // Bone: the runs the workers find give the same region as this thread finds alone.
+    const t = deriveThresholds(volume.data, volume.modality);
+    const found = await runsOnWorkers(volume, levelOf('bone', t), pool);
+    expect(found!.length).toBeGreaterThan(1);
+    const there = segmentTissue(volume, 'bone', t, new Uint8Array(volume.data.length), found);
+    const here = segmentTissue(volume, 'bone', t, new Uint8Array(volume.data.length));
+    expect(there.components).toEqual(here.components);
+    expect(Buffer.from(there.mask).equals(Buffer.from(here.mask))).toBe(true);
+    expect(there.runs).toEqual(here.runs);
   });
 });

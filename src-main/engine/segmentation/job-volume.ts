@@ -3,13 +3,14 @@ import type { PlaneCopy } from '../../scans/plane-copy.js';
 import type { SliceSource } from '../../scans/slice-source.js';
 import { readVolumeForSegmentation } from '../../scans/volume-reader.js';
 import type { Volume } from '../../scans/volume.js';
+import type { RunsPart } from './components.js';
 import { int16Histogram, type Histogram } from './histogram.js';
 import type { SlabPool } from './iso-surface.js';
 
 /**
  * A job's volume, read with the mesh workers' help: the planes of an uploaded scan held in shared
- * memory are copied into the volume side by side, and its values counted side by side, instead of
- * one after the other on the job's thread (the workers are up and idle by then).
+ * memory are copied into the volume side by side, its values counted and a tissue's runs found side
+ * by side, instead of one after the other on the job's thread (the workers are up and idle by then).
  */
 
 /** Modalities whose grey values mean nothing to thresholds made for X-ray attenuation. */
@@ -92,4 +93,27 @@ export async function countOnWorkers(
   const total = counts[0] as Float64Array;
   for (const c of counts.slice(1)) for (let b = 0; b < c.length; b++) total[b]! += c[b] as number;
   return int16Histogram(total);
+}
+
+/**
+ * The runs of the voxels above `level`, found by the workers a share of the rows each; undefined
+ * for a volume not in shared memory (segmentTissue then finds them itself).
+ */
+export async function runsOnWorkers(
+  volume: Volume,
+  level: number,
+  pool: SlabPool,
+): Promise<RunsPart[] | undefined> {
+  if (!(volume.data.buffer instanceof SharedArrayBuffer)) return undefined;
+  const [nx, ny, nz] = volume.dims;
+  const rows = ny * nz;
+  const parts = Math.min(rows, pool.size * PARTS_PER_WORKER);
+  const data = volume.data;
+  return Promise.all(
+    Array.from({ length: parts }, (_, p) => {
+      const r0 = Math.round((rows * p) / parts);
+      const r1 = Math.round((rows * (p + 1)) / parts);
+      return pool.run({ kind: 'runs', data, level, nx, r0, r1 }) as Promise<RunsPart>;
+    }),
+  );
 }

@@ -9,7 +9,7 @@ import { countSlab, fillSlab, packSlab } from './extract-slab.js';
 import type { SlabTask } from './iso-surface.js';
 import { simplifyPart, warmUpSimplifier, type SimplifyPartResult } from './simplify-parts.js';
 import { smoothStep } from './smooth.js';
-import { runVolumeTask } from './volume-tasks.js';
+import { replyTransfers, runVolumeTask, type VolumeReply } from './volume-tasks.js';
 import type { TaskReply, TaskRequest } from './worker-pool.js';
 
 if (!parentPort) throw new Error('mesh-worker.entry must run in a worker thread');
@@ -24,12 +24,12 @@ function fail(id: number, e: unknown): void {
 
 port.on('message', (msg: TaskRequest<SlabTask>) => {
   const t = msg.task;
-  if (t.kind === 'planes' || t.kind === 'histogram') {
+  if (t.kind === 'planes' || t.kind === 'histogram' || t.kind === 'runs') {
     try {
       const result = runVolumeTask(t);
-      const reply: TaskReply<boolean | Float64Array> = { id: msg.id, ok: true, result };
-      // Counts are this thread's own array: handed over, not copied.
-      port.postMessage(reply, result instanceof Float64Array ? [result.buffer as ArrayBuffer] : []);
+      const reply: TaskReply<VolumeReply> = { id: msg.id, ok: true, result };
+      // Counts and runs are this thread's own arrays: handed over, not copied.
+      port.postMessage(reply, replyTransfers(result));
     } catch (e) {
       fail(msg.id, e);
     }

@@ -30,13 +30,15 @@ import type { SimplifyPartResult } from './simplify-parts.js';
 import { taubinSmooth } from './smooth.js';
 import {
   deriveThresholds,
+  isPlainAbove,
+  levelOf,
   segmentTissue,
   type Thresholds,
   type Tissue,
   type TissueRegion,
 } from './tissue.js';
 import { unpackInput } from './unpack.js';
-import { countOnWorkers, readJobVolume } from './job-volume.js';
+import { countOnWorkers, readJobVolume, runsOnWorkers } from './job-volume.js';
 
 interface RunContext {
   logger?: Logger;
@@ -185,7 +187,10 @@ async function produceMesh(
   for (const t of plan.tissues) {
     if (!regions.has(t)) {
       const mask = new Uint8Array(new SharedArrayBuffer(volume.data.length));
-      regions.set(t, segmentTissue(volume, t, c.thresholds, mask));
+      const found = isPlainAbove(t)
+        ? await runsOnWorkers(volume, levelOf(t, c.thresholds), c.pool)
+        : undefined;
+      regions.set(t, segmentTissue(volume, t, c.thresholds, mask, found));
     }
     if ((regions.get(t) as TissueRegion).components.kept === 0) {
       throw new AppError('bad-input', `${NONE_FOUND[t]} (for ${label}).`, {

@@ -7,6 +7,7 @@ import {
   keepLarge,
   type FilterResult,
   type InsideRuns,
+  type RunsPart,
 } from './components.js';
 import {
   checkDentitionBand,
@@ -95,6 +96,8 @@ export function segmentTissue(
   tissue: Tissue,
   t: Thresholds,
   mask: Uint8Array = new Uint8Array(volume.data.length),
+  /** For bone and teeth: the runs above levelOf(tissue) when found already (by the mesh workers). */
+  found?: readonly RunsPart[],
 ): TissueRegion {
   const { data, dims, spacing } = volume;
   const voxelMm3 = spacing[0] * spacing[1] * spacing[2];
@@ -109,7 +112,7 @@ export function segmentTissue(
     const components = filterComponents(mask, dims, keep);
     return { tissue, mask, iso: t.air, polarity: 'below', components };
   }
-  const level = tissue === 'bone' ? t.bone : tissue === 'teeth' ? teethLevel(t) : t.air;
+  const level = levelOf(tissue, t);
   let components: FilterResult;
   let runs: InsideRuns | undefined;
   if (tissue === 'soft-tissue') {
@@ -118,13 +121,23 @@ export function segmentTissue(
     enclosedInSlices(mask, dims);
     components = filterComponents(mask, dims, keep);
   } else {
-    ({ runs, ...components } = componentsAbove(data, level, dims, keep, mask));
+    ({ runs, ...components } = componentsAbove(data, level, dims, keep, mask, found));
   }
   if (tissue === 'teeth' && components.kept > 0) {
     const band = checkDentitionBand(mask, volume, level, t.scale as GreyScale);
     return { tissue, mask, iso: level, polarity: 'above', components, band, ...(runs ? { runs } : {}) };
   }
   return { tissue, mask, iso: level, polarity: 'above', components, ...(runs ? { runs } : {}) };
+}
+
+/** The grey value a tissue is told apart at: bone and teeth above it, skin above and airway below air's. */
+export function levelOf(tissue: Tissue, t: Thresholds): number {
+  return tissue === 'bone' ? t.bone : tissue === 'teeth' ? teethLevel(t) : t.air;
+}
+
+/** Whether segmentTissue takes the voxels above levelOf(tissue) as they are (runs found ahead help). */
+export function isPlainAbove(tissue: Tissue): boolean {
+  return tissue === 'bone' || tissue === 'teeth';
 }
 
 function teethLevel(t: Thresholds): number {
