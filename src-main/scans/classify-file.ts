@@ -11,8 +11,10 @@ import {
   type HeaderRead,
   type NotDicom,
 } from './dicom-file.js';
-import { fixedText, headerFields, type DicomHeader } from './header-fields.js';
-import { readHeaderPrefix, withFile } from './header-prefix.js';
+import { tableFields, tableOf, type DicomHeader } from './header-fields.js';
+import { readHeaderPrefix, withFile, type TagHeader } from './header-prefix.js';
+import { TAG } from './header-tags.js';
+import { fixedText } from './header-values.js';
 
 /** A file to look at: its path and the name the user knows it by (zip entries as archive/entry). */
 export interface ClassifyItem {
@@ -44,20 +46,21 @@ export function classifyBytes(bytes: Uint8Array, c: ClassifyItem): Classified {
 /**
  * classifyFile with bounded work, for the thread that must stay responsive: at most `maxBytes` of
  * the file are read and only the tag-only reader runs. Undefined when the file needs more (a long
- * header, or one for dicom-parser): classifyFile, on a worker, reads it then.
+ * header, or one for dicom-parser): classifyFile, on a worker, reads it then. Written out rather
+ * than through classifyRead: this runs once per file of every drop, mostly before the JIT has
+ * compiled it, where each closure and call costs.
  */
 export function classifyQuickly(c: ClassifyItem, maxBytes: number): Classified | undefined {
-  let deferred = false;
-  const r = classifyRead(c, () => {
-    const read = withFile(c.path, (src) => readHeaderPrefix(src, maxBytes));
-    if (read !== 'defer') return read;
-    deferred = true;
-    return undefined;
-  });
-  return deferred ? undefined : r;
+  let r: TagHeader | NotDicom | 'defer';
+  try {
+    r = withFile(c.path, (src) => readHeaderPrefix(src, maxBytes));
+  } catch (e) {
+    return failed(c, e);
+  }
+  return r === 'defer' ? undefined : classified(c, r);
 }
 
-function readAnyHeader(src: ByteSource): HeaderRead | NotDicom {
+function readAnyHeader(src: ByteSource): TagHeader | HeaderRead | NotDicom {
   const quick = readHeaderPrefix(src, Infinity);
   return quick === 'defer' ? readDicomHeader(src) : quick;
 }
@@ -66,25 +69,42 @@ function readAnyHeader(src: ByteSource): HeaderRead | NotDicom {
  * What a header read says the file is; `read` returns undefined when it left the file to another
  * reader (the result is then meaningless). Exported for the tests that compare readers.
  */
-export function classifyRead(c: ClassifyItem, read: () => HeaderRead | NotDicom | undefined): Classified {
-  let r: HeaderRead | NotDicom | undefined;
+export function classifyRead(
+  c: ClassifyItem,
+  read: () => TagHeader | HeaderRead | NotDicom | undefined,
+): Classified {
+  let r: TagHeader | HeaderRead | NotDicom | undefined;
   try {
     r = read();
     if (r === undefined) return { kind: 'skip', reason: 'left to another reader' };
   } catch (e) {
-    if (e instanceof DicomParseError) return damaged(c, e);
-    return unreadable(c, e);
+    return failed(c, e);
   }
+  return classified(c, r);
+}
+
+function failed(c: ClassifyItem, e: unknown): Classified {
+  return e instanceof DicomParseError ? damaged(c, e) : unreadable(c, e);
+}
+
+function classified(c: ClassifyItem, r: TagHeader | HeaderRead | NotDicom): Classified {
   try {
     if ('notDicom' in r) {
       const archive = archiveKind(r.head);
       if (archive) return { kind: 'archive', archive };
       return { kind: 'skip', reason: nonDicomReason(c.display, r.head, r.fileSize) };
     }
-    const header = headerFields(c.path, r.fileSize, r.parsed);
-    const ds = r.parsed.dataSet;
-    const metaClass = (fixedText(ds, 'x00020002') ?? '').replace(/\0/g, '');
-    const reason = nonImageReason(header, ds.elements.x00041220 !== undefined, metaClass);
+    let t;
+    let header: DicomHeader;
+    if ('tags' in r) {
+      t = r.tags;
+      header = tableFields(c.path, r.fileSize, t);
+    } else {
+      t = tableOf(r.parsed);
+      header = tableFields(c.path, r.fileSize, t, r.parsed.dataSet);
+    }
+    const metaClass = fixedText(t, TAG.mediaStorageSopClass) ?? '';
+    const reason = nonImageReason(header, t.offset[TAG.directoryRecords]! >= 0, metaClass);
     if (reason) return { kind: 'skip', reason };
     return { kind: 'image', header };
   } catch (e) {

@@ -170,17 +170,45 @@ export const FIRST_CHUNK = 16 * 1024;
 
 /** Where header bytes come from: a file (intake) or memory (the fuzz test and bench). */
 export interface ByteSource {
-  size: number;
   /** Copies up to `length` bytes from `position` into `into` at `at`; returns how many (0 at the end). */
   read(into: Buffer, at: number, length: number, position: number): number;
+  /**
+   * The size in bytes. A file asks the system (a stat), unless `end`, where the caller expects the
+   * file to end, is confirmed by one small read there: cheaper than a stat, which builds an object
+   * with four dates in it.
+   */
+  size(end?: number): number;
 }
 
 export function bufferSource(bytes: Uint8Array): ByteSource {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return {
-    size: b.length,
+    size: () => b.length,
     read: (into, at, length, position) => b.copy(into, at, position, Math.min(b.length, position + length)),
   };
+}
+
+/** Bytes read where a file is expected to end; fewer come back only when it ends there. */
+const PROBE_BYTES = 64;
+const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
+
+/** An open file as a ByteSource. */
+class FileSource implements ByteSource {
+  constructor(private readonly fd: number) {}
+
+  read(into: Buffer, at: number, length: number, position: number): number {
+    return readSync(this.fd, into, at, length, position);
+  }
+
+  size(end?: number): number {
+    if (end !== undefined && end > 0) {
+      // A read that starts before the expected end and stops short of the probe's length has
+      // found the end of the file (reads of a regular file stop short only there).
+      const n = readSync(this.fd, probe, 0, PROBE_BYTES, end - 1);
+      if (n > 0 && n < PROBE_BYTES) return end - 1 + n;
+    }
+    return fstatSync(this.fd).size;
+  }
 }
 
 /**
@@ -188,7 +216,7 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
  * element is reached or the file ends. Returns NotDicom when the content is not DICOM. Throws
  * DicomParseError when it is DICOM but cannot be parsed (corrupt or truncated).
  *
- * Synchronous on purpose: four direct system calls per file are several times faster than four
+ * Synchronous on purpose: a few direct system calls per file are several times faster than as many
  * round trips through libuv's thread pool. Its work is bounded only by the file: intake runs it (via
  * classifyFile) on worker threads, never on the app's main thread (see header-scan.ts).
  */
@@ -196,14 +224,11 @@ export function readDicomHeaderSync(path: string): HeaderRead | NotDicom {
   return withFileSync(path, 'r', readDicomHeader);
 }
 
-/** Runs `read` on a file opened with `flags`: four system calls in all with the read. */
+/** Runs `read` on a file opened with `flags`; its size is asked of the system only when needed. */
 export function withFileSync<T>(path: string, flags: string | number, read: (src: ByteSource) => T): T {
   const fd = openSync(path, flags);
   try {
-    return read({
-      size: fstatSync(fd).size,
-      read: (into, at, length, position) => readSync(fd, into, at, length, position),
-    });
+    return read(new FileSource(fd));
   } finally {
     closeSync(fd);
   }
@@ -211,7 +236,7 @@ export function withFileSync<T>(path: string, flags: string | number, read: (src
 
 /** readDicomHeaderSync on any byte source. Every buffer it allocates is bounded by `src.size`. */
 export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
-  let fileSize = src.size;
+  let fileSize = src.size();
   let buf = Buffer.allocUnsafe(Math.min(fileSize, FIRST_CHUNK));
   let filled = 0;
   const fill = (to: number): void => {

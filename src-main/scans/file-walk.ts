@@ -85,8 +85,11 @@ export async function walkPaths(
         continue;
       }
       const subdirs: string[] = [];
-      for (const entry of entries) {
-        const path = join(dir, entry.name);
+      const prefix = childPrefix(dir);
+      // Indexed: for...of makes an iterator result per entry until the JIT has compiled the loop.
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!;
+        const path = prefix + entry.name;
         if (entry.isDirectory() && CLUTTER_DIRS.has(entry.name)) continue;
         if (entry.isFile()) {
           // No stat for plain files: a folder of thousands of slices costs one readdir, not a stat each.
@@ -126,6 +129,16 @@ export async function walkPaths(
     });
   }
   return out;
+}
+
+/**
+ * What join(dir, name) puts before a name that readdir gave (a single part, never '.' or '..'):
+ * join's answer for a stand-in name, less that name. One join per folder instead of one per file:
+ * join normalises the whole path character by character, tens of microseconds a file before the
+ * JIT has compiled it.
+ */
+function childPrefix(dir: string): string {
+  return join(dir, '_').slice(0, -1);
 }
 
 function unreadable(path: string, e: unknown): ScanProblem {

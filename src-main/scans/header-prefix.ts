@@ -4,32 +4,46 @@ import {
   SNIFF_BYTES,
   sniffDicom,
   type ByteSource,
-  type HeaderRead,
   type NotDicom,
   withFileSync,
 } from './dicom-file.js';
-import { readHeaderTags } from './header-tag-reader.js';
+import { scanHeader } from './header-tag-reader.js';
+import { TagTable } from './header-values.js';
 
 /** Bytes of a header this thread keeps a buffer for between files; larger ones get a buffer of their own. */
 const KEEP_BYTES = 1024 * 1024;
 
 /**
- * One buffer per thread for the first bytes of each file, reused: a drop of thousands of files then
- * costs no garbage. Nothing read from it outlives the classification of its file (headerFields copies
- * what it keeps into strings and numbers).
+ * One buffer per thread for the first bytes of each file, and one table for where its tags lie,
+ * both reused: a drop of thousands of files then costs no garbage. Nothing read from them outlives
+ * the classification of its file (the header fields copy what they keep into strings and numbers).
  */
 let scratch = Buffer.allocUnsafeSlow(FIRST_CHUNK);
+const table = new TagTable();
+
+/** A header the tag-only reader read: its tags (valid until this thread reads the next file). */
+export interface TagHeader {
+  tags: TagTable;
+  fileSize: number;
+}
+
+const isPart10 = (b: Buffer): boolean =>
+  b.length >= 132 && b[128] === 0x44 && b[129] === 0x49 && b[130] === 0x43 && b[131] === 0x4d;
 
 /**
  * A file's header by the tag-only reader (header-tag-reader.ts), reading at most `limit` bytes: the
  * first 16 KB, grown four-fold while the header goes on. 'defer' when the file needs dicom-parser
  * (readDicomHeader) or more than `limit` bytes; NotDicom when its content is not DICOM.
+ *
+ * The file's size is learnt from the reads when they reach its end, else confirmed where the pixel
+ * data says the file ends: a stat only when neither tells.
  */
-export function readHeaderPrefix(src: ByteSource, limit: number): HeaderRead | NotDicom | 'defer' {
+export function readHeaderPrefix(src: ByteSource, limit: number): TagHeader | NotDicom | 'defer' {
   if (scratch.length > KEEP_BYTES) scratch = Buffer.allocUnsafeSlow(FIRST_CHUNK);
-  const size = src.size;
   let filled = 0;
-  let want = Math.min(size, FIRST_CHUNK);
+  /** The size, once a read has met the end of the file. */
+  let size = -1;
+  let want = FIRST_CHUNK;
   for (let first = true; ; first = false) {
     if (want > scratch.length) {
       const bigger = Buffer.allocUnsafeSlow(want);
@@ -38,30 +52,39 @@ export function readHeaderPrefix(src: ByteSource, limit: number): HeaderRead | N
     }
     while (filled < want) {
       const n = src.read(scratch, filled, want - filled, filled);
-      // The file shrank since it was measured: readDicomHeader knows what to make of that.
-      if (n === 0) return 'defer';
+      if (n === 0) {
+        size = filled;
+        break;
+      }
       filled += n;
     }
-    const view = scratch.subarray(0, filled);
-    const whole = filled >= size;
-    if (first) {
-      const layout = sniffDicom(view, size);
-      if (!layout)
-        return { notDicom: true, head: Buffer.from(view.subarray(0, SNIFF_BYTES)), fileSize: size };
-      if (layout !== 'part10') return 'defer';
+    // The whole buffer when the read filled it (as for most files): no view made per file.
+    const view = filled === scratch.length ? scratch : scratch.subarray(0, filled);
+    const whole = size >= 0;
+    if (first && !isPart10(view)) {
+      const fileSize = whole ? size : src.size();
+      if (!sniffDicom(view, fileSize))
+        return { notDicom: true, head: Buffer.from(view.subarray(0, SNIFF_BYTES)), fileSize };
+      return 'defer';
     }
-    const r = readHeaderTags(view, whole);
+    const r = scanHeader(view, whole, table);
     if (r === 'odd') return 'defer';
-    if (r !== 'more') return { parsed: r, fileSize: size, wholeFile: whole };
+    if (r === 'ok') {
+      const end =
+        table.pixelOffset >= 0 && !table.pixelEncapsulated
+          ? table.pixelOffset + table.pixelLength
+          : undefined;
+      return { tags: table, fileSize: whole ? size : src.size(end) };
+    }
     if (whole || filled >= limit) return 'defer';
-    want = Math.min(size, limit, filled * 4);
+    want = Math.min(limit, filled * 4);
   }
 }
 
 /**
- * Runs `read` on a file opened for reading; four system calls in all with the read. Non-blocking, as
- * this may be the app's main thread: a file swapped for a pipe after the folder was listed fails
- * to read (listed as unreadable) instead of waiting for a writer. No effect on regular files.
+ * Runs `read` on a file opened for reading. Non-blocking, as this may be the app's main thread: a
+ * file swapped for a pipe after the folder was listed fails to read (listed as unreadable) instead
+ * of waiting for a writer. No effect on regular files.
  */
 export function withFile<T>(path: string, read: (src: ByteSource) => T): T {
   return withFileSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0), read);

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import dicomParser from 'dicom-parser';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,9 @@ import { bufferSource, readDicomHeader, readDicomHeaderSync, type HeaderRead } f
 import { HEADER_TAGS } from './header-tags.js';
 import { fuzzSources, mutate, MUTATIONS, prng } from './header-fuzz.test-support.js';
 import { readHeaderPrefix } from './header-prefix.js';
-import { FIXTURES, phantomFiles } from './scans.test-support.js';
+import { FIXTURES, patchElement, phantomFiles, sameLength, tempFolders } from './scans.test-support.js';
+
+const { fresh } = tempFolders('s2m-tag-reader-');
 
 function allFixtureFiles(dir = FIXTURES): string[] {
   return readdirSync(dir)
@@ -57,6 +59,81 @@ describe('tag-only header reader', () => {
     expect(taken).toBeGreaterThan(1000);
   });
 
+  it('reads each file of a series as its own, whatever it shares with the file before', () => {
+    // The reader compares a header with the last one it walked in full and keeps the values they
+    // share: files that differ from their neighbours here and there must still read as themselves.
+    const texts: [string, string][] = [
+      ['x00100010', 'X^Y'],
+      ['x00080060', 'MR'],
+      ['x00200037', '0\\1\\0\\0\\0\\1'],
+      ['x00280030', '0.5\\0.5'],
+      ['x00281050', '300'],
+      ['x0020000e', '1.2.3.4'],
+      ['x00080016', '1.2.840.10008.5.1.4.1.1.7'],
+    ];
+    const files = phantomFiles().slice(0, 40);
+    const rand = prng(7);
+    let changed = 0;
+    for (const [i, file] of files.entries()) {
+      const bytes = readFileSync(file);
+      if (i % 3 === 1) {
+        const [tag, value] = texts[rand(texts.length)]!;
+        patchElement(bytes, tag, sameLength(bytes, tag, value));
+        changed++;
+      }
+      if (i % 7 === 3) {
+        const rows = Buffer.alloc(2);
+        rows.writeUInt16LE(256);
+        patchElement(bytes, 'x00280010', rows);
+        changed++;
+      }
+      const name = `slice${i}`;
+      expect(classifyBytes(bytes, { path: name, display: name }), name).toEqual(byDicomParser(bytes, name));
+      expect(readHeaderPrefix(bufferSource(bytes), Infinity), name).not.toBe('defer');
+    }
+    expect(changed).toBeGreaterThan(10);
+  });
+
+  it('reads a header of thousands of elements, and the files after it, as dicom-parser does', () => {
+    // Too many elements to note one by one: the reader walks such a header without keeping it as the
+    // template for the next files, which must still read as themselves.
+    const src = readFileSync(phantomFiles()[0]!);
+    const px = dicomParser.parseDicom(src, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
+    const at = px.dataOffset - 12;
+    const filler = Buffer.alloc(8 * 10_000);
+    for (let i = 0; i < 10_000; i++) {
+      filler.writeUInt16LE(0x7fd1, 8 * i);
+      filler.writeUInt16LE(0x1000 + i, 8 * i + 2);
+      filler.write('LO', 8 * i + 4, 'latin1');
+    }
+    const crowded = Buffer.concat([src.subarray(0, at), filler, src.subarray(at)]);
+    for (const [name, bytes] of [
+      ['crowded', crowded],
+      ...phantomFiles()
+        .slice(1, 4)
+        .map((f) => [f, readFileSync(f)] as const),
+    ] as const) {
+      expect(classifyBytes(bytes, { path: name, display: name }), name).toEqual(byDicomParser(bytes, name));
+    }
+    expect(readHeaderPrefix(bufferSource(crowded), Infinity)).not.toBe('defer');
+  });
+
+  it('tells the size of a file exactly, whatever follows its pixel data or is missing of it', () => {
+    // The size is confirmed by one small read where the pixel data ends, or asked of the system.
+    const dir = fresh('sizes');
+    const src = readFileSync(phantomFiles()[0]!);
+    for (const extra of [0, 1, 10, 62, 63, 64, 100, 5000, -1, -1000]) {
+      const bytes =
+        extra >= 0 ? Buffer.concat([src, Buffer.alloc(extra, 0x20)]) : src.subarray(0, src.length + extra);
+      const file = join(dir, `extra${extra}`);
+      writeFileSync(file, bytes);
+      const c = { path: file, display: file };
+      const r = classifyFile(c);
+      expect(r, file).toEqual(classifyRead(c, () => readDicomHeaderSync(file)));
+      expect(r.kind === 'image' && r.header.fileSize, file).toBe(bytes.length);
+    }
+  });
+
   it('reads no more than it is allowed, however long the header', () => {
     const src = readFileSync(phantomFiles()[0]!);
     const px = dicomParser.parseDicom(src, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
@@ -71,7 +148,7 @@ describe('tag-only header reader', () => {
     const inner = bufferSource(bytes);
     let read = 0;
     const counted = {
-      size: inner.size,
+      size: (end?: number) => inner.size(end),
       read: (into: Buffer, pos: number, length: number, position: number) => {
         const n = inner.read(into, pos, length, position);
         read += n;

@@ -1,34 +1,36 @@
-import dicomParser from 'dicom-parser';
-import type { DataSet, Element } from 'dicom-parser';
-import type { ParsedDicom } from './dicom-file.js';
-import { fixedText } from './header-fields.js';
-import { HEADER_TAGS } from './header-tags.js';
+import { HEADER_TAGS, TAG } from './header-tags.js';
+import { STABLE, Template, UNKNOWN } from './header-template.js';
+import { latin1, TagTable } from './header-values.js';
 import { DEFLATED_LE, EXPLICIT_BE, IMPLICIT_LE } from './transfer-syntax.js';
 
 /**
  * A bounded, tag-only reader for the common case of a header: a Part 10 file in explicit or
  * implicit VR little endian whose elements are all well formed up to the pixel data. It walks the
- * elements once (skipping values, sequences included), keeps only the elements scan2mesh reads
- * (HEADER_TAGS) and never reads the pixel data. Its work is linear in the bytes it is given, with
- * nesting bounded, so one crafted header cannot hold a thread long.
+ * elements once (skipping values, sequences included), notes where the values of the tags scan2mesh
+ * reads (HEADER_TAGS) lie and never reads the pixel data. Its work is linear in the bytes it is
+ * given, with nesting bounded, so one crafted header cannot hold a thread long.
  *
  * It is strict on purpose: whatever it is not sure dicom-parser would read the same way (big endian,
  * deflated, a missing transfer syntax, unknown VRs, undefined-length values other than sequences,
  * items that overrun their sequence, the Enhanced functional-group sequences, ...) it answers 'odd',
- * and the caller reads the file with dicom-parser instead, so results and messages stay dicom-parser's.
- * 'more' means the bytes end before the header does: read more of the file, or hand it on.
+ * and the caller reads the file with dicom-parser instead, so results and messages stay
+ * dicom-parser's. 'more' means the bytes end before the header does: read more of the file, or hand
+ * it on.
+ *
+ * It makes no object per element and finds each wanted tag by walking the (sorted) list of them in
+ * step with the (sorted) elements, with no lookup: the first drop of a session runs this before the
+ * JIT has compiled it, where every allocation and call costs.
  */
-export type TagRead = ParsedDicom | 'more' | 'odd';
+export type TagScan = 'ok' | 'more' | 'odd';
 
 const MORE = -1;
 const ODD = -2;
 const UNDEFINED = 0xffffffff;
 const PIXEL_DATA = 0x7fe00010;
-const ITEM = 0xfffee000;
-const ITEM_END = 0xfffee00d;
-const SEQUENCE_END = 0xfffee0dd;
 /** Sequences nest a few levels in real files; deeper is hostile or broken. */
 const MAX_DEPTH = 16;
+/** Offsets are kept as small integers; a header this long is dicom-parser's. */
+const MAX_BYTES = 0x3fffffff;
 
 /** VR kinds, by the VR's two characters as one 16-bit number. */
 const SHORT = 1;
@@ -43,122 +45,236 @@ for (const vr of 'AE AS AT CS DA DS DT FL FD IS LO LT PN SH SL SS ST TM UI UL US
 for (const vr of 'OB OD OF OL OW UC UR UT UN'.split(' ')) VR_KIND[vrCode(vr)] = LONG;
 VR_KIND[vrCode('SQ')] = SQ;
 
-const WANTED = new Map<number, string>(HEADER_TAGS.map((t) => [parseInt(t.slice(1), 16), t]));
+/** The wanted tags as numbers, ascending (HEADER_TAGS is in tag order). */
+const WANTED = Int32Array.from(HEADER_TAGS, (t) => parseInt(t.slice(1), 16));
+for (let k = 1; k < WANTED.length; k++)
+  if (!(WANTED[k]! > WANTED[k - 1]!)) throw new Error('HEADER_TAGS must be in ascending tag order');
 
-interface Walk {
-  b: Uint8Array;
-  explicit: boolean;
-  found: Record<string, Element>;
-  done: boolean;
-}
+/** The table being filled, and the top level's progress through the tags (see walk). */
+let table = new TagTable();
+let wanted = 0;
+let lastTag = -1;
+/** Where the pixel data element starts, once the walk met it. */
+let pixelStart = -1;
+/** The last header walked in full, and whether the walk now under way records itself into it. */
+const template = new Template();
+let recording = false;
+/** walkLike's answer when the header is not laid out as the template: walk it in full instead. */
+const RESYNC = -3;
 
-const u16 = (b: Uint8Array, p: number): number => b[p]! | (b[p + 1]! << 8);
 const u32 = (b: Uint8Array, p: number): number =>
   (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16)) + b[p + 3]! * 0x1000000;
-const tagAt = (b: Uint8Array, p: number): number => u16(b, p) * 0x10000 + u16(b, p + 2);
-
-/** The VR of the element at `pos`, as dicom-parser keeps it (undefined for implicit VR). */
-const vrAt = (b: Uint8Array, pos: number, explicit: boolean): string | undefined =>
-  explicit ? String.fromCharCode(b[pos + 4]!, b[pos + 5]!) : undefined;
-
-/** A fixed-length string as dicom-parser's readFixedString reads it: up to the first NUL. */
-function fixedString(b: Uint8Array, at: number, length: number): string {
-  let s = '';
-  for (let i = 0; i < length; i++) {
-    const c = b[at + i]!;
-    if (c === 0) break;
-    s += String.fromCharCode(c);
-  }
-  return s;
-}
 
 /**
  * Reads the header elements scan2mesh uses from the first bytes of a Part 10 file (`whole` when
- * they are the whole file). The data set it returns is dicom-parser's own DataSet over `bytes`.
+ * they are the whole file) into `t`. On 'ok' the table describes `bytes`, transfer syntax included.
  */
-export function readHeaderTags(bytes: Uint8Array, whole: boolean): TagRead {
+export function scanHeader(bytes: Buffer, whole: boolean, t: TagTable): TagScan {
   const b = bytes;
   const len = b.length;
   if (len < 132 || b[128] !== 0x44 || b[129] !== 0x49 || b[130] !== 0x43 || b[131] !== 0x4d) return 'odd';
-  const meta: Record<string, Element> = {};
+  if (len > MAX_BYTES) return 'odd';
+  const short = whole ? 'odd' : 'more';
+  let mediaAt = -1;
+  let mediaLength = 0;
+  let syntaxAt = -1;
+  let syntaxLength = 0;
   let pos = 132;
   // The meta group, explicit VR little endian, as dicom-parser's readPart10Header reads it.
   for (;;) {
-    if (pos + 8 > len) return whole ? 'odd' : 'more';
-    const group = u16(b, pos);
+    if (pos + 8 > len) return short;
+    const group = b[pos]! | (b[pos + 1]! << 8);
     if (group > 2) break;
     if (group < 2) return 'odd';
     const kind = VR_KIND[(b[pos + 4]! << 8) | b[pos + 5]!];
     if (kind !== SHORT && kind !== LONG) return 'odd';
-    if (kind === LONG && pos + 12 > len) return whole ? 'odd' : 'more';
-    const length = kind === SHORT ? u16(b, pos + 6) : u32(b, pos + 8);
+    if (kind === LONG && pos + 12 > len) return short;
+    const length = kind === SHORT ? b[pos + 6]! | (b[pos + 7]! << 8) : u32(b, pos + 8);
     const dataOffset = pos + (kind === SHORT ? 8 : 12);
     if (length === UNDEFINED) return 'odd';
-    if (dataOffset + length > len) return whole ? 'odd' : 'more';
-    const key = WANTED.get(tagAt(b, pos));
-    if (key) {
-      const vr = String.fromCharCode(b[pos + 4]!, b[pos + 5]!);
-      meta[key] = { tag: key, vr, length, dataOffset };
+    if (dataOffset + length > len) return short;
+    const element = b[pos + 2]! | (b[pos + 3]! << 8);
+    if (element === 0x0002) {
+      mediaAt = dataOffset;
+      mediaLength = length;
+    } else if (element === 0x0010) {
+      syntaxAt = dataOffset;
+      syntaxLength = length;
     }
     pos = dataOffset + length;
   }
   const start = pos;
   // readPart10Header reads the first element of the data set as explicit VR before it stops; what
   // that read would do beyond skipping a value is left to dicom-parser.
-  const firstVr = fixedString(b, start + 4, 2);
-  if (firstVr === 'SQ') return 'odd';
-  if (['OB', 'OD', 'OL', 'OW', 'OF', 'UC', 'UR', 'UT', 'UN'].includes(firstVr)) {
-    if (start + 12 > len) return whole ? 'odd' : 'more';
+  const firstKind = VR_KIND[(b[start + 4]! << 8) | b[start + 5]!];
+  if (firstKind === SQ) return 'odd';
+  if (firstKind === LONG) {
+    if (start + 12 > len) return short;
     if (u32(b, start + 8) === UNDEFINED) return 'odd';
   }
-  const tsElement = meta.x00020010;
-  if (!tsElement || tsElement.length === 0) return 'odd';
-  const syntax = fixedString(b, tsElement.dataOffset, tsElement.length);
+  if (syntaxAt < 0 || syntaxLength === 0) return 'odd';
+  // The transfer syntax as dicom-parser's readFixedString reads it: up to the first NUL.
+  let syntaxEnd = syntaxAt;
+  while (syntaxEnd < syntaxAt + syntaxLength && b[syntaxEnd] !== 0) syntaxEnd++;
+  const syntax = latin1(b, syntaxAt, syntaxEnd);
   if (syntax === DEFLATED_LE || syntax === EXPLICIT_BE) return 'odd';
 
-  const walk: Walk = { b, explicit: syntax !== IMPLICIT_LE, found: {}, done: false };
-  const end = dataSet(walk, start, len, 0);
+  const explicit = syntax !== IMPLICIT_LE;
+  let end = template.valid && template.explicit === explicit ? walkLike(b, start, t) : RESYNC;
+  if (end === RESYNC) {
+    beginWalk(b, t);
+    template.begin(explicit);
+    recording = true;
+    end = walk(b, start, len, 0, false, explicit, -1);
+    recording = false;
+    if (end >= 0 && t.pixelOffset >= 0 && template.end(b, pixelStart)) {
+      t.isTemplate = true;
+      // The template's own values are the ones later headers share: all of them are kept.
+      for (let f = 0; f < template.found; f++) t.same[template.foundSlot[f]!] = 1;
+    }
+  }
+  t.generation = template.generation;
   if (end === ODD) return 'odd';
-  if (end === MORE || (!walk.done && !whole)) return whole ? 'odd' : 'more';
+  if (end === MORE || (t.pixelOffset < 0 && !whole)) return short;
   // The meta header's elements win over the data set's, as in dicom-parser's parseDicom.
-  const elements = Object.assign(walk.found, meta);
-  const ds = new DataSetOf(dicomParser.littleEndianByteArrayParser, b, elements);
-  const ts = (fixedText(ds, 'x00020010') ?? '').replace(/\0/g, '').trim();
-  return {
-    dataSet: ds,
-    layout: 'part10',
-    transferSyntaxUid: ts,
-    transferSyntaxGuessed: false,
-    fileOffset: 0,
-  };
+  if (mediaAt >= 0) {
+    t.offset[TAG.mediaStorageSopClass] = mediaAt;
+    t.length[TAG.mediaStorageSopClass] = mediaLength;
+    t.same[TAG.mediaStorageSopClass] = 0;
+  }
+  t.offset[TAG.transferSyntax] = syntaxAt;
+  t.length[TAG.transferSyntax] = syntaxLength;
+  t.same[TAG.transferSyntax] = 0;
+  t.transferSyntaxUid = syntax.trim();
+  return 'ok';
 }
 
-/** dicom-parser's DataSet class (its types declare only the interface). */
-const DataSetOf = (
-  dicomParser as unknown as {
-    DataSet: new (
-      parser: DataSet['byteArrayParser'],
-      bytes: Uint8Array,
-      elements: Record<string, Element>,
-    ) => DataSet;
+/** Readies the table and the walk's state for a header's data set. */
+function beginWalk(b: Buffer, t: TagTable): void {
+  t.clear(b);
+  table = t;
+  wanted = 0;
+  lastTag = -1;
+  pixelStart = -1;
+}
+
+/**
+ * Walks a data set that starts at `pos` like the template's: stretches of elements that were the
+ * same bytes last time are compared with the template's bytes in one call and, when still the same,
+ * taken from it (their wanted values shifted to where they lie here); the other elements are walked
+ * one by one, each checked to be the template's next element. The result is the full walk's: a
+ * stretch of identical bytes, reached in the same state, is walked identically, and every other
+ * element is walked by walk itself. RESYNC when the header is not laid out as the template.
+ */
+function walkLike(b: Buffer, pos: number, t: TagTable): number {
+  beginWalk(b, t);
+  const r = template;
+  r.findRuns();
+  const { top, tag, stable, runEnd, wantedAfter, foundElement, foundSlot, foundOffset, foundLength } = r;
+  const count = r.count;
+  const found = r.found;
+  const len = b.length;
+  const explicit = r.explicit;
+  // Implicit VR peeks at 4 bytes past a short value (is it a sequence?): they must match too.
+  const peek = explicit ? 0 : 4;
+  let f = 0;
+  let k = 0;
+  while (k < count && pos < len) {
+    let state = stable[k]!;
+    if (state === STABLE) {
+      const j = runEnd[k]!;
+      const from = top[k]!;
+      const size = top[j]! - from;
+      const stretch = r.stretch(k, peek);
+      if (pos + stretch.length <= len && stretch.compare(b, pos, pos + stretch.length) === 0) {
+        const delta = pos - from;
+        for (; f < found && foundElement[f]! < j; f++) {
+          const slot = foundSlot[f]!;
+          t.offset[slot] = foundOffset[f]! + delta;
+          t.length[slot] = foundLength[f]!;
+          t.same[slot] = 1;
+        }
+        pos += size;
+        k = j;
+        continue;
+      }
+      // Something in the stretch changed: its elements are looked at one by one.
+      r.forget(k, j);
+      state = UNKNOWN;
+    }
+    // The template's element k with a plain value (explicit VR, not a sequence) is read here in a
+    // few steps, as walk would read it; anything else is walked by walk itself.
+    let next = -1;
+    if (explicit && pos + 12 <= len) {
+      const kind = VR_KIND[(b[pos + 4]! << 8) | b[pos + 5]!];
+      const at = pos + (kind === SHORT ? 8 : 12);
+      if (
+        (kind === SHORT || kind === LONG) &&
+        (b[pos]! | (b[pos + 1]! << 8)) * 0x10000 + (b[pos + 2]! | (b[pos + 3]! << 8)) === tag[k]
+      ) {
+        const length = kind === SHORT ? b[pos + 6]! | (b[pos + 7]! << 8) : u32(b, pos + 8);
+        if (length !== UNDEFINED && at + length <= len) {
+          next = at + length;
+          if (f < found && foundElement[f] === k) {
+            const slot = foundSlot[f]!;
+            t.offset[slot] = at;
+            t.length[slot] = length;
+          }
+        }
+      }
+    }
+    if (next < 0) {
+      // The state the template's walk had before element k: the elements so far were the same tags.
+      lastTag = k > 0 ? tag[k - 1]! : -1;
+      wanted = k > 0 ? wantedAfter[k - 1]! : 0;
+      next = walk(b, pos, len, 0, false, explicit, 1);
+      if (next < 0 || t.pixelOffset >= 0) return next;
+      if (lastTag !== tag[k]) return RESYNC;
+    }
+    // An element that changes from file to file (a UID, a position) is not compared again.
+    let same = false;
+    if (state === UNKNOWN) {
+      same =
+        next - pos === top[k + 1]! - top[k]! &&
+        next + peek <= len &&
+        b.compare(r.bytes, top[k]!, top[k + 1]! + peek, pos, next + peek) === 0;
+      r.learn(k, same);
+    }
+    for (; f < found && foundElement[f]! <= k; f++) t.same[foundSlot[f]!] = same ? 1 : 0;
+    pos = next;
+    k++;
   }
-).DataSet;
+  if (k === count && k > 0) {
+    lastTag = tag[k - 1]!;
+    wanted = wantedAfter[k - 1]!;
+  }
+  return walk(b, pos, len, 0, false, explicit, -1);
+}
 
 /**
  * Walks the elements from `pos` to `end` (top level: depth 0, up to the pixel data); returns where it
  * stopped, or MORE / ODD. With `untilItemEnd` it walks an item of undefined length, to its item
- * delimiter. One loop with the byte reads written out: the first drop of a session runs this before
- * the JIT has compiled it, and every call costs there.
+ * delimiter. At the top level it stops after `limit` elements (-1: no limit), and notes each element
+ * in the template while `recording`.
  */
-function dataSet(w: Walk, pos: number, end: number, depth: number, untilItemEnd = false): number {
-  const b = w.b;
+function walk(
+  b: Buffer,
+  pos: number,
+  end: number,
+  depth: number,
+  untilItemEnd: boolean,
+  explicit: boolean,
+  limit: number,
+): number {
   const len = b.length;
-  const explicit = w.explicit;
+  let left = limit;
   while (untilItemEnd || pos < end) {
+    if (left-- === 0) return pos;
     if (pos + 8 > len) return MORE;
     const group = b[pos]! | (b[pos + 1]! << 8);
-    const tag = group * 0x10000 + (b[pos + 2]! | (b[pos + 3]! << 8));
-    if (untilItemEnd && tag === ITEM_END) return u32(b, pos + 4) === 0 ? pos + 8 : ODD;
+    const element = b[pos + 2]! | (b[pos + 3]! << 8);
+    if (untilItemEnd && group === 0xfffe && element === 0xe00d)
+      return (b[pos + 4]! | b[pos + 5]! | b[pos + 6]! | b[pos + 7]!) === 0 ? pos + 8 : ODD;
     let length: number;
     let dataOffset: number;
     let kind = 0;
@@ -177,27 +293,41 @@ function dataSet(w: Walk, pos: number, end: number, depth: number, untilItemEnd 
       length = u32(b, pos + 4);
       dataOffset = pos + 8;
     }
-    if (depth === 0 && tag === PIXEL_DATA) {
-      // Its header only: parsing stops here, as dicom-parser's untilTag does.
-      const px: Element = { tag: 'x7fe00010', vr: vrAt(b, pos, explicit), length, dataOffset };
-      if (length === UNDEFINED) px.hadUndefinedLength = true;
-      w.found.x7fe00010 = px;
-      w.done = true;
-      return dataOffset;
+    // At the top level: the tag's place in the table, found by walking HEADER_TAGS in step.
+    let slot = -1;
+    if (depth === 0) {
+      const tag = group * 0x10000 + element;
+      // A tag out of order (rare, and against the standard) sends the walk through the list again;
+      // a tag met twice is kept from its last place, as dicom-parser keeps it.
+      if (tag < lastTag) wanted = 0;
+      lastTag = tag;
+      if (tag === PIXEL_DATA) {
+        // Its header only: parsing stops here, as dicom-parser's untilTag does.
+        pixelStart = pos;
+        table.pixelOffset = dataOffset;
+        table.pixelLength = length;
+        table.pixelEncapsulated = length === UNDEFINED;
+        return dataOffset;
+      }
+      while (wanted < WANTED.length && WANTED[wanted]! < tag) wanted++;
+      if (wanted < WANTED.length && WANTED[wanted] === tag) slot = wanted;
+      if (recording) template.add(pos, tag, wanted);
     }
     let sequence = kind === SQ;
     if (!explicit) {
       // Implicit VR: dicom-parser takes a value that starts with an item (or ends at once) for a
       // sequence, except a private one of known length.
       if (dataOffset + 4 > len) return MORE;
-      const first = tagAt(b, dataOffset);
-      sequence = (first === ITEM || first === SEQUENCE_END) && (group % 2 === 0 || length === UNDEFINED);
+      const first = b[dataOffset + 2]! | (b[dataOffset + 3]! << 8);
+      sequence =
+        (b[dataOffset]! | (b[dataOffset + 1]! << 8)) === 0xfffe &&
+        (first === 0xe000 || first === 0xe0dd) &&
+        ((group & 1) === 0 || length === UNDEFINED);
     }
-    const key = depth === 0 ? WANTED.get(tag) : undefined;
     if (sequence) {
       // The functional groups (and any wanted tag read as a sequence) need dicom-parser's items.
-      if (key) return ODD;
-      pos = sequenceItems(w, dataOffset, length, depth + 1);
+      if (slot >= 0) return ODD;
+      pos = sequenceItems(b, dataOffset, length, depth + 1, explicit);
       if (pos < 0) return pos;
       continue;
     }
@@ -205,47 +335,52 @@ function dataSet(w: Walk, pos: number, end: number, depth: number, untilItemEnd 
     const next = dataOffset + length;
     if (next > len) return MORE;
     if (!untilItemEnd && next > end) return ODD;
-    if (key) w.found[key] = { tag: key, vr: vrAt(b, pos, explicit), length, dataOffset };
+    if (slot >= 0) {
+      table.offset[slot] = dataOffset;
+      table.length[slot] = length;
+      table.same[slot] = 0;
+      if (recording) template.addFound(slot, dataOffset, length);
+    }
     pos = next;
   }
   // Past the end of an item: dicom-parser throws (explicit) or reads on (implicit).
   return pos === end ? pos : depth === 0 ? MORE : ODD;
 }
 
-function sequenceItems(w: Walk, pos: number, length: number, depth: number): number {
+function sequenceItems(b: Buffer, pos: number, length: number, depth: number, explicit: boolean): number {
   if (depth > MAX_DEPTH) return ODD;
-  const b = w.b;
   const len = b.length;
   if (length === UNDEFINED) {
     for (;;) {
       if (pos + 8 > len) return MORE;
-      if (tagAt(b, pos) === SEQUENCE_END) return pos + 8;
-      pos = item(w, pos, len, depth);
+      if (b[pos] === 0xfe && b[pos + 1] === 0xff && b[pos + 2] === 0xdd && b[pos + 3] === 0xe0)
+        return pos + 8;
+      pos = item(b, pos, len, depth, explicit);
       if (pos < 0) return pos;
     }
   }
   const end = pos + length;
   if (end > len) return MORE;
   while (pos < end) {
-    pos = item(w, pos, end, depth);
+    pos = item(b, pos, end, depth, explicit);
     if (pos < 0) return pos;
   }
   // Items overrunning their sequence: dicom-parser reads on from wherever they ended.
   return pos === end ? pos : ODD;
 }
 
-function item(w: Walk, pos: number, end: number, depth: number): number {
-  const b = w.b;
-  if (pos + 8 > b.length) return MORE;
-  if (tagAt(b, pos) !== ITEM) return ODD;
+function item(b: Buffer, pos: number, end: number, depth: number, explicit: boolean): number {
+  const len = b.length;
+  if (pos + 8 > len) return MORE;
+  if (b[pos] !== 0xfe || b[pos + 1] !== 0xff || b[pos + 2] !== 0x00 || b[pos + 3] !== 0xe0) return ODD;
   const length = u32(b, pos + 4);
   pos += 8;
   if (length !== UNDEFINED) {
     const itemEnd = pos + length;
-    if (itemEnd > b.length) return MORE;
+    if (itemEnd > len) return MORE;
     if (itemEnd > end) return ODD;
-    return dataSet(w, pos, itemEnd, depth);
+    return walk(b, pos, itemEnd, depth, false, explicit, -1);
   }
   // An item of undefined length ends with an item delimiter (FFFE,E00D) of length 0.
-  return dataSet(w, pos, b.length, depth, true);
+  return walk(b, pos, len, depth, true, explicit, -1);
 }

@@ -1,52 +1,65 @@
 /**
- * Every top-level tag read from a header: by headerFields (header-fields.ts), by the classifier (classify-file.ts:
- * Media Storage SOP Class, Directory Record Sequence) and for the transfer syntax (dicom-file.ts). The
- * tag-only reader (header-tag-reader.ts) keeps these and no others; a test checks that headerFields
- * asks for nothing else. The pixel data element is always kept.
+ * Every top-level tag read from a header, by name: by the header fields (header-fields.ts), by the
+ * classifier (classify-file.ts: Media Storage SOP Class, Directory Record Sequence) and for the
+ * transfer syntax. The tag-only reader (header-tag-reader.ts) keeps these and no others, in a table
+ * indexed by their place here; a test checks that the fields ask for nothing else. The pixel data
+ * element is always kept, apart. Listed in ascending tag order: the reader walks this list in step
+ * with a header's elements, which come in that order.
  */
-export const HEADER_TAGS: readonly string[] = [
-  'x00020002',
-  'x00020010',
-  'x00041220',
-  'x00080005',
-  'x00080008',
-  'x00080016',
-  'x00080018',
-  'x00080020',
-  'x00080060',
-  'x00080070',
-  'x00081030',
-  'x0008103e',
-  'x00100010',
-  'x00100020',
-  'x00100030',
-  'x00180050',
-  'x00180088',
-  'x00181164',
-  'x0020000d',
-  'x0020000e',
-  'x00200011',
-  'x00200013',
-  'x00200032',
-  'x00200037',
-  'x00200052',
-  'x00280002',
-  'x00280004',
-  'x00280006',
-  'x00280008',
-  'x00280010',
-  'x00280011',
-  'x00280030',
-  'x00280100',
-  'x00280101',
-  'x00280103',
-  'x00280301',
-  'x00281050',
-  'x00281051',
-  'x00281052',
-  'x00281053',
-  'x3004000c',
+const NAMED = {
+  mediaStorageSopClass: 'x00020002',
+  transferSyntax: 'x00020010',
+  directoryRecords: 'x00041220',
+  charset: 'x00080005',
+  imageType: 'x00080008',
+  sopClass: 'x00080016',
+  sopInstance: 'x00080018',
+  studyDate: 'x00080020',
+  modality: 'x00080060',
+  manufacturer: 'x00080070',
+  studyDescription: 'x00081030',
+  seriesDescription: 'x0008103e',
+  patientName: 'x00100010',
+  patientId: 'x00100020',
+  patientBirthDate: 'x00100030',
+  sliceThickness: 'x00180050',
+  spacingBetweenSlices: 'x00180088',
+  imagerPixelSpacing: 'x00181164',
+  studyUid: 'x0020000d',
+  seriesUid: 'x0020000e',
+  seriesNumber: 'x00200011',
+  instanceNumber: 'x00200013',
+  position: 'x00200032',
+  orientation: 'x00200037',
+  frameOfReference: 'x00200052',
+  samplesPerPixel: 'x00280002',
+  photometric: 'x00280004',
+  planarConfiguration: 'x00280006',
+  numberOfFrames: 'x00280008',
+  rows: 'x00280010',
+  columns: 'x00280011',
+  pixelSpacing: 'x00280030',
+  bitsAllocated: 'x00280100',
+  bitsStored: 'x00280101',
+  pixelRepresentation: 'x00280103',
+  burnedInAnnotation: 'x00280301',
+  windowCenter: 'x00281050',
+  windowWidth: 'x00281051',
+  rescaleIntercept: 'x00281052',
+  rescaleSlope: 'x00281053',
+  gridFrameOffsets: 'x3004000c',
   // Enhanced multi-frame functional groups: sequences, whose items only dicom-parser reads.
-  'x52009229',
-  'x52009230',
-];
+  sharedGroups: 'x52009229',
+  perFrameGroups: 'x52009230',
+} as const;
+
+type TagName = keyof typeof NAMED;
+
+/** The tags as dicom-parser names them ('x00280010'), in table order. */
+export const HEADER_TAGS: readonly string[] = Object.values(NAMED);
+
+/** Each tag's place in the table (TAG.rows is where Rows is kept). */
+export const TAG = Object.fromEntries(Object.keys(NAMED).map((name, i) => [name, i])) as Record<
+  TagName,
+  number
+>;

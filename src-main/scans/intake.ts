@@ -70,8 +70,9 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
       const r = classified[i]!;
       if (r.kind === 'image') {
         images.push(r.header);
-        displayOf.set(c.path, c.display);
-        originOf.set(c.path, c.origin);
+        // Files the user dropped are shown and kept by their own paths: only unpacked ones are noted.
+        if (c.display !== c.path) displayOf.set(c.path, c.display);
+        if (c.origin !== c.path) originOf.set(c.path, c.origin);
       } else if (r.kind === 'skip') {
         skipped.push({ path: c.display, reason: r.reason });
       } else if (r.kind === 'problem') {
@@ -175,7 +176,10 @@ function groupAndSummarize(
   origin: (path: string) => string,
 ): IntakeSeries[] {
   const groups = new Map<string, DicomHeader[]>();
-  for (const h of images) {
+  // Indexed loops over the images: for...of makes an iterator result per element until the JIT has
+  // compiled the loop, and this runs once per drop, over up to thousands of files.
+  for (let i = 0; i < images.length; i++) {
+    const h = images[i]!;
     const key =
       h.numberOfFrames > 1 ? `${h.seriesUid}#${h.sopInstanceUid || h.path}` : h.seriesUid || `file:${h.path}`;
     const g = groups.get(key);
@@ -189,8 +193,10 @@ function groupAndSummarize(
     const kept: DicomHeader[] = [];
     let copies = 0;
     // Of two copies of one image, keep the complete one (a folder may hold a cut-off copy).
-    headers.sort((a, b) => (a.pixelData?.missingBytes ?? 0) - (b.pixelData?.missingBytes ?? 0));
-    for (const h of headers) {
+    if (headers.some((h) => (h.pixelData?.missingBytes ?? 0) !== 0))
+      headers.sort((a, b) => (a.pixelData?.missingBytes ?? 0) - (b.pixelData?.missingBytes ?? 0));
+    for (let i = 0; i < headers.length; i++) {
+      const h = headers[i]!;
       if (h.sopInstanceUid && seen.has(h.sopInstanceUid)) {
         copies++;
         continue;

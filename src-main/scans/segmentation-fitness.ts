@@ -155,7 +155,7 @@ export function fitnessInputOf(
   const [rowSpacing, colSpacing] = layout.pixelSpacing;
   const input: FitnessInput = {
     modality: first?.modality ?? '',
-    localizer: headers.some((h) => /(^|\\)\s*LOCALIZER\s*(\\|$)/i.test(h.imageType)),
+    localizer: anyLocalizer(headers),
     columns: layout.columns,
     rows: layout.rows,
     slices: layout.frames.length,
@@ -170,4 +170,16 @@ export function fitnessInputOf(
   if (layout.pixelSpacingKnown) input.pixelSize = [colSpacing, rowSpacing];
   if (layout.sliceSpacingKnown) input.stackLengthMm = layout.stack.offsets.at(-1) ?? 0;
   return input;
+}
+
+/** Whether any image's ImageType says LOCALIZER; the files of a series mostly repeat one ImageType. */
+function anyLocalizer(headers: DicomHeader[]): boolean {
+  let last: string | undefined;
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]!;
+    if (h.imageType === last) continue;
+    if (/(^|\\)\s*LOCALIZER\s*(\\|$)/i.test(h.imageType)) return true;
+    last = h.imageType;
+  }
+  return false;
 }

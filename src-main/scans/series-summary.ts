@@ -18,10 +18,13 @@ const LOSSY = new Set([
 
 /** A stable id: the same files of the same series always get the same id. */
 export function seriesId(seriesUid: string, displayPaths: string[]): string {
-  const h = createHash('sha256').update(seriesUid).update('\n');
-  for (const p of [...displayPaths].sort()) h.update(p).update('\n');
-  return h.digest('hex').slice(0, 16);
+  return digest16(`${seriesUid}\n${lines([...displayPaths].sort())}`);
 }
+
+/** Each string followed by a newline, as one string: hashed in one update, not two per string. */
+const lines = (items: string[]): string => (items.length > 0 ? `${items.join('\n')}\n` : '');
+
+const digest16 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
  * Describes one series (or one multi-frame file) and checks it, in words for a clinician.
@@ -47,7 +50,7 @@ export function summarizeSeries(
       message: `This is ${words}, not a CT scan. The segmentation is made for CT and cone-beam CT; on these images it will not find bone and teeth reliably.`,
     });
   }
-  const colour = headers.find((h) => !readsAsGrey(h));
+  const colour = headers.find((h) => h.samplesPerPixel !== 1 && !readsAsGrey(h));
   if (colour) {
     problems.push({
       severity: 'error',
@@ -79,7 +82,7 @@ export function summarizeSeries(
     });
   }
   const syntaxes = new Set(headers.map((h) => h.transferSyntaxUid));
-  const decodable = headers.every(canDecode);
+  const decodable = everyDecodes(headers);
   if (ts.compressed) {
     problems.push({
       severity: 'info',
@@ -140,12 +143,50 @@ export function summarizeSeries(
     fitness,
   };
   if (first.seriesNumber !== undefined) summary.seriesNumber = first.seriesNumber;
-  const burnedIn = headers
-    .map((h) => burnedInReason({ ...h, burnedInAnnotation: h.burnedInAnnotation ?? '' }))
-    .find((reason) => reason !== undefined);
+  const burnedIn = firstBurnedIn(headers);
   if (burnedIn) summary.burnedInAnnotation = burnedIn;
   summary.instancesKey = instancesKey(headers, display);
   return { summary, layout };
+}
+
+/*
+ * The checks below run once per file of a series, whose files mostly say the same: each asks again
+ * only when a file says something else than the one before it.
+ */
+
+function everyDecodes(headers: DicomHeader[]): boolean {
+  let last: DicomHeader | undefined;
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]!;
+    if (last && h.transferSyntaxUid === last.transferSyntaxUid && h.bitsAllocated === last.bitsAllocated)
+      continue;
+    if (!canDecode(h)) return false;
+    last = h;
+  }
+  return true;
+}
+
+/** The first reason any file gives for patient data in its pixels. */
+function firstBurnedIn(headers: DicomHeader[]): string | undefined {
+  let last: DicomHeader | undefined;
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]!;
+    if (
+      last &&
+      h.burnedInAnnotation === last.burnedInAnnotation &&
+      h.modality === last.modality &&
+      h.sopClassUid === last.sopClassUid
+    )
+      continue;
+    const reason = burnedInReason({
+      burnedInAnnotation: h.burnedInAnnotation ?? '',
+      modality: h.modality,
+      sopClassUid: h.sopClassUid,
+    });
+    if (reason !== undefined) return reason;
+    last = h;
+  }
+  return undefined;
 }
 
 /** What the images are, wherever they lie: for telling the same series dropped twice. */
@@ -155,9 +196,7 @@ export function instancesKey(headers: DicomHeader[], display: (path: string) => 
     const name = display(h.path).split(/[\\/]/).pop() ?? '';
     return `file:${name}:${h.fileSize}`;
   });
-  const h = createHash('sha256');
-  for (const k of keys.sort()) h.update(k).update('\n');
-  return h.digest('hex').slice(0, 16);
+  return digest16(lines(keys.sort()));
 }
 
 const RANK = { error: 0, warning: 1, info: 2 } as const;

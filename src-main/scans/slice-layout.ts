@@ -47,7 +47,10 @@ const fmt = (v: number, digits = 1): string => v.toFixed(digits);
 export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; problems: ScanProblem[] } {
   const problems: ScanProblem[] = [];
   const raw: { header: DicomHeader; frameIndex: number; info: FrameInfo }[] = [];
-  for (const h of headers) {
+  // Indexed loops over frames here and below: for...of makes an iterator result per element until the
+  // JIT has compiled the loop, and a drop's layout runs once, over up to thousands of frames.
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]!;
     for (let f = 0; f < h.numberOfFrames; f++)
       raw.push({ header: h, frameIndex: f, info: h.frames[f] ?? h.frames[0]! });
   }
@@ -55,7 +58,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
   if (!first) throw new Error('layoutSlices needs at least one file');
 
   // Most common size and orientation win; the rest are reported.
-  const sizeCounts = countBy(raw, (r) => `${r.header.columns}x${r.header.rows}`);
+  const sizeCounts = sizesOf(raw);
   const [commonSize] = [...sizeCounts.entries()].sort((a, b) => b[1] - a[1])[0]!;
   if (sizeCounts.size > 1) {
     const odd = raw.find((r) => `${r.header.columns}x${r.header.rows}` !== commonSize)!;
@@ -74,7 +77,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       message: 'The images do not say how they are oriented in the patient; they are taken as axial.',
     });
   }
-  const tilted = raw.find((r) => r.info.orientation && !sameOrientation(r.info.orientation, orientation));
+  const tilted = firstTilted(raw, orientation);
   if (tilted) {
     problems.push({
       severity: 'error',
@@ -87,18 +90,25 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
 
   const { row, col, normal } = directions(orientation);
   placeGridFrames(raw, normal);
-  const positionsKnown = raw.every((r) => r.info.position !== undefined);
+  let positionsKnown = true;
+  for (let i = 0; i < raw.length; i++) if (raw[i]!.info.position === undefined) positionsKnown = false;
   const headerSpacing = first.header.spacingBetweenSlices ?? first.header.sliceThickness;
   const sliceSpacingKnown = positionsKnown || (headerSpacing !== undefined && headerSpacing > 0);
   let frames: FrameRef[];
   if (positionsKnown) {
-    frames = raw.map((r) => ({ ...r, position: r.info.position!, along: dot(r.info.position!, normal) }));
-    frames.sort(
-      (a, b) =>
-        a.along - b.along ||
-        (a.header.instanceNumber ?? 0) - (b.header.instanceNumber ?? 0) ||
-        a.frameIndex - b.frameIndex,
-    );
+    frames = [];
+    for (let i = 0; i < raw.length; i++) {
+      const r = raw[i]!;
+      const p = r.info.position!;
+      frames.push({
+        header: r.header,
+        frameIndex: r.frameIndex,
+        info: r.info,
+        position: p,
+        along: p[0] * normal[0] + p[1] * normal[1] + p[2] * normal[2],
+      });
+    }
+    sortAlong(frames);
   } else {
     // No positions: keep the order of instance numbers and frames, spaced as the header says.
     if (raw.length > 1) {
@@ -122,7 +132,13 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
         origin[1] + k * step * normal[1],
         origin[2] + k * step * normal[2],
       ];
-      return { ...r, position, along: dot(position, normal) };
+      return {
+        header: r.header,
+        frameIndex: r.frameIndex,
+        info: r.info,
+        position,
+        along: dot(position, normal),
+      };
     });
   }
 
@@ -131,9 +147,17 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     normal,
     headerSpacing && headerSpacing > 0 ? headerSpacing : 1,
   );
-  const duplicates = stack.offsets.filter((t, k) => k > 0 && t - stack.offsets[k - 1]! <= 1e-3).length;
+  // Slices within a micrometre of the one before: the first of them, and how many.
+  const { offsets } = stack;
+  let duplicates = 0;
+  let k = -1;
+  for (let i = 1; i < offsets.length; i++) {
+    if (offsets[i]! - offsets[i - 1]! <= 1e-3) {
+      duplicates++;
+      if (k < 0) k = i;
+    }
+  }
   if (duplicates > 0) {
-    const k = stack.offsets.findIndex((t, i) => i > 0 && t - stack.offsets[i - 1]! <= 1e-3);
     problems.push({
       severity: 'error',
       code: 'duplicate-positions',
@@ -182,7 +206,8 @@ function placeGridFrames(
   raw: { header: DicomHeader; frameIndex: number; info: FrameInfo }[],
   normal: Vec3,
 ): void {
-  for (const r of raw) {
+  for (let i = 0; i < raw.length; i++) {
+    const r = raw[i]!;
     const offsets = r.header.gridFrameOffsets;
     const origin = r.header.frames[0]?.position;
     if (r.info.position || !offsets || !origin) continue;
@@ -251,8 +276,67 @@ function list(items: string[], max = 3): string {
   return items.length > max ? `${shown}; and ${items.length - max} more` : shown;
 }
 
-function countBy<T>(items: T[], key: (t: T) => string): Map<string, number> {
+/** The first frame whose orientation is not `orientation` (within sameOrientation's tolerance). */
+function firstTilted<T extends { info: FrameInfo }>(raw: T[], orientation: readonly number[]): T | undefined {
+  for (let i = 0; i < raw.length; i++) {
+    const r = raw[i]!;
+    const o = r.info.orientation;
+    if (!o || o === orientation) continue;
+    // The files of a series repeat the same numbers: equal ones need no tolerance.
+    if (
+      o[0] === orientation[0] &&
+      o[1] === orientation[1] &&
+      o[2] === orientation[2] &&
+      o[3] === orientation[3] &&
+      o[4] === orientation[4] &&
+      o[5] === orientation[5]
+    )
+      continue;
+    if (!sameOrientation(o, orientation)) return r;
+  }
+  return undefined;
+}
+
+/** How many frames have each size ('512x512': columns x rows), in order of first appearance. */
+function sizesOf(raw: { header: DicomHeader }[]): Map<string, number> {
+  const first = raw[0]!.header;
+  // A series' frames nearly always share one size: then no key is built per frame.
+  let one = true;
+  for (let i = 0; i < raw.length; i++) {
+    const h = raw[i]!.header;
+    if (h.columns !== first.columns || h.rows !== first.rows) one = false;
+  }
+  if (one) return new Map([[`${first.columns}x${first.rows}`, raw.length]]);
   const m = new Map<string, number>();
-  for (const it of items) m.set(key(it), (m.get(key(it)) ?? 0) + 1);
+  for (const r of raw) {
+    const key = `${r.header.columns}x${r.header.rows}`;
+    m.set(key, (m.get(key) ?? 0) + 1);
+  }
   return m;
+}
+
+/**
+ * Sorts frames along the normal, then by instance number and frame. Without two frames at the same
+ * place (the usual case) the order is the positions' alone: sorted as numbers natively, rather than
+ * by a comparison function called n log n times.
+ */
+function sortAlong(frames: FrameRef[]): void {
+  const along = new Float64Array(frames.length);
+  for (let k = 0; k < frames.length; k++) along[k] = frames[k]!.along;
+  along.sort();
+  // NaN sorts last here; compared by the function, it leaves the order to the sort's own steps.
+  let ties = along.length > 0 && Number.isNaN(along[along.length - 1]);
+  for (let k = 1; k < along.length && !ties; k++) ties = along[k] === along[k - 1];
+  if (ties) {
+    frames.sort(
+      (a, b) =>
+        a.along - b.along ||
+        (a.header.instanceNumber ?? 0) - (b.header.instanceNumber ?? 0) ||
+        a.frameIndex - b.frameIndex,
+    );
+    return;
+  }
+  const at = new Map<number, FrameRef>();
+  for (let k = 0; k < frames.length; k++) at.set(frames[k]!.along, frames[k]!);
+  for (let k = 0; k < along.length; k++) frames[k] = at.get(along[k]!)!;
 }

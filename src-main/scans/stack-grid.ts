@@ -1,4 +1,4 @@
-import { dot, median, norm, normalize, sub } from './geometry.js';
+import { dot, norm, normalize, sub } from './geometry.js';
 import type { Vec3 } from './header-fields.js';
 
 /** A gap between two neighbouring slices that is wider than the stack's usual spacing. */
@@ -68,23 +68,38 @@ export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: numb
   const first = positions[0]!;
   const span = n > 1 ? sub(positions[n - 1]!, first) : ([0, 0, 0] as Vec3);
   const dir = norm(span) > 1e-6 ? normalize(span) : normal;
-  const offsets = positions.map((p) => dot(sub(p, first), dir));
+  // Per slice: its offset along dir (dot(p - first, dir)) and its distance from the line (the norm
+  // of p - first - offset * dir), written out: a stack has up to thousands of slices, and every
+  // small array and call per slice counts before the JIT has compiled this.
+  const offsets: number[] = [];
   let offLine = 0;
-  for (const [k, p] of positions.entries()) {
-    const d = sub(sub(p, first), dir.map((c) => c * offsets[k]!) as Vec3);
-    offLine = Math.max(offLine, norm(d));
+  for (let k = 0; k < n; k++) {
+    const p = positions[k]!;
+    const a = p[0] - first[0];
+    const b = p[1] - first[1];
+    const c = p[2] - first[2];
+    const t = a * dir[0] + b * dir[1] + c * dir[2];
+    offsets.push(t);
+    offLine = Math.max(offLine, Math.hypot(a - dir[0] * t, b - dir[1] * t, c - dir[2] * t));
   }
   const gaps: number[] = [];
   for (let k = 1; k < n; k++) gaps.push(offsets[k]! - offsets[k - 1]!);
-  const positive = gaps.filter((g) => g > 1e-3);
-  const spacing = positive.length > 0 ? median(positive) : fallbackSpacing;
+  const positive = new Float64Array(gaps.filter((g) => g > 1e-3)).sort();
+  const m = positive.length >> 1;
+  const spacing =
+    positive.length === 0
+      ? fallbackSpacing
+      : positive.length % 2
+        ? positive[m]!
+        : (positive[m - 1]! + positive[m]!) / 2;
   const length = offsets[n - 1] ?? 0;
 
   const bridged: StackGap[] = [];
   const unbridgeable: StackGap[] = [];
   const limit = maxBridgeableGap(spacing);
-  gaps.forEach((g, k) => {
-    if (g <= spacing * 1.5) return;
+  for (let k = 0; k < gaps.length; k++) {
+    const g = gaps[k]!;
+    if (g <= spacing * 1.5) continue;
     const gap: StackGap = {
       slice: k + 1,
       fromMm: dot(positions[k]!, normal),
@@ -92,7 +107,7 @@ export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: numb
       sizeMm: g,
     };
     (g > limit ? unbridgeable : bridged).push(gap);
-  });
+  }
 
   if (n < 2 || length <= 1e-6) {
     return {
@@ -109,7 +124,8 @@ export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: numb
   }
   const meanStep = length / (n - 1);
   const tolerance = Math.min(0.1, 0.05 * meanStep);
-  const even = offsets.every((t, k) => Math.abs(t - k * meanStep) <= tolerance);
+  let even = true;
+  for (let k = 0; k < n && even; k++) even = Math.abs(offsets[k]! - k * meanStep) <= tolerance;
   if (even) {
     return {
       dir,

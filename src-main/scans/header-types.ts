@@ -1,0 +1,69 @@
+// What scan2mesh keeps of one file's header; header-fields.ts reads it, header-model.ts makes it for the
+// files of a series.
+
+export type Vec3 = [number, number, number];
+
+/**
+ * Geometry and value mapping of one frame, from the top level or from Enhanced functional groups.
+ * Its arrays may be shared with other frames (of one multi-frame file, or of the files of one
+ * series): read them, never change them.
+ */
+export interface FrameInfo {
+  position?: Vec3;
+  /** ImageOrientationPatient: row direction then column direction. */
+  orientation?: [number, number, number, number, number, number];
+  /** DICOM order: [row spacing (between rows), column spacing (between columns)] in mm. */
+  pixelSpacing?: [number, number];
+  slope: number;
+  intercept: number;
+}
+
+/** What scan2mesh needs from one file's header: identity, grouping, geometry, pixel format. */
+export interface DicomHeader {
+  path: string;
+  fileSize: number;
+  transferSyntaxUid: string;
+  sopClassUid: string;
+  sopInstanceUid: string;
+  studyUid: string;
+  seriesUid: string;
+  frameOfReferenceUid: string;
+  patientName: string;
+  patientId: string;
+  patientBirthDate: string;
+  studyDate: string;
+  studyDescription: string;
+  seriesDescription: string;
+  seriesNumber?: number;
+  instanceNumber?: number;
+  modality: string;
+  manufacturer: string;
+  imageType: string;
+  /** Burned In Annotation (0028,0301), upper case, when the file has it. */
+  burnedInAnnotation?: string;
+  rows: number;
+  columns: number;
+  samplesPerPixel: number;
+  /** 0: samples interleaved per pixel; 1: one plane per sample. Absent for one sample per pixel. */
+  planarConfiguration?: number;
+  photometric: string;
+  bitsAllocated: number;
+  bitsStored: number;
+  pixelRepresentation: number;
+  numberOfFrames: number;
+  sliceThickness?: number;
+  spacingBetweenSlices?: number;
+  /** GridFrameOffsetVector (3004,000C, RT Dose style multi-frame): each frame's offset along the normal, mm. */
+  gridFrameOffsets?: number[];
+  windowCenter?: number;
+  windowWidth?: number;
+  /** One entry per frame (a single entry for a single-frame file). */
+  frames: FrameInfo[];
+  pixelData?: {
+    offset: number;
+    length: number;
+    encapsulated: boolean;
+    /** Bytes of uncompressed pixel data the file lacks (it was cut off); 0 when whole or unknown. */
+    missingBytes: number;
+  };
+}
