@@ -4,7 +4,6 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 
 /** Why an archive was refused, in plain words; the archive is then skipped as a whole. */
@@ -59,7 +58,9 @@ async function freeBytes(dir: string): Promise<number> {
   }
 }
 
-function openZip(path: string): Promise<ZipFile> {
+async function openZip(path: string): Promise<ZipFile> {
+  // Loaded with the first archive: most drops hold none, and `inspect` should not pay for it.
+  const { default: yauzl } = await import('yauzl');
   return new Promise((resolve, reject) => {
     yauzl.open(
       path,
