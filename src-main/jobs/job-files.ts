@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
 import {
+  keepPrivate,
   pruneLeftovers,
   removePackage,
   removePartialDownloads,
@@ -45,9 +46,13 @@ export class JobFiles {
     return join(this.dataDir, 'staging');
   }
 
-  /** At start: packages of jobs that no longer exist, or that ended done or canceled, are removed. */
+  /**
+   * At start: packages of jobs that no longer exist, or that ended done or canceled, are removed; the
+   * packages folder is made private again if it is not (packages are made in it without a look).
+   */
   async sweep(): Promise<void> {
     try {
+      await keepPrivate(this.packagesDir);
       const removed = await sweepPackages(this.packagesDir, () => this.store.list(), this.isRunning);
       removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), START_DROP_AGE_MS)));
       this.swept = removed;

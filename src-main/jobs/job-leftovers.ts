@@ -1,8 +1,8 @@
-import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import { jobOutputPath } from '../settings/output-naming.js';
-import { stagingPath } from './output-place.js';
+import { removeFile, stagingPath } from './output-place.js';
 import type { JobRecord } from './job-record.js';
 
 /**
@@ -21,7 +21,6 @@ export interface Leftover {
 }
 
 const PRIVATE_DIR = 0o700;
-const PRIVATE_FILE = 0o600;
 
 /** Creates the folder (and its parents) private to the user, and makes it private if it existed. */
 export async function privateDir(path: string): Promise<void> {
@@ -29,16 +28,29 @@ export async function privateDir(path: string): Promise<void> {
   await chmod(path, PRIVATE_DIR);
 }
 
-/** Makes every file under `dir` readable by the user only, and every folder under it private. */
-export async function makePrivate(dir: string): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      await chmod(path, PRIVATE_DIR);
-      await makePrivate(path);
-    } else if (entry.isFile()) {
-      await chmod(path, PRIVATE_FILE);
-    }
+/**
+ * A new, empty folder private to the user, inside `parent` (made private when missing). One mkdir in
+ * the common case, where the folder does not exist yet; one that does is emptied first.
+ */
+export async function freshPrivateDir(parent: string, dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { mode: PRIVATE_DIR });
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') await rm(dir, { recursive: true, force: true });
+    else if (code === 'ENOENT') await privateDir(parent);
+    else throw e;
+  }
+  await mkdir(dir, { mode: PRIVATE_DIR });
+}
+
+/** Makes a folder that exists private again; nothing when it does not exist. */
+export async function keepPrivate(dir: string): Promise<void> {
+  try {
+    await chmod(dir, PRIVATE_DIR);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
 }
 
@@ -57,6 +69,25 @@ export async function removePackage(
   if (bytes === null) return [];
   await rm(path, { recursive: true, force: true });
   return [{ kind, path, bytes, jobId }];
+}
+
+/**
+ * Removes a job's package once it is no longer needed: its recorded file and the folder, when that is
+ * all there is (two calls); anything else in the folder, or a package not recorded, the long way.
+ */
+export async function removeJobPackage(packagesDir: string, job: JobRecord): Promise<void> {
+  const dir = packageDirOf(packagesDir, job.id);
+  const recorded = job.inputs.map((i) => i.packagePath).filter((p): p is string => p !== undefined);
+  if (recorded.length > 0 && recorded.every((p) => dirname(p) === dir)) {
+    try {
+      for (const p of recorded) await removeFile(p);
+      await rmdir(dir);
+      return;
+    } catch {
+      // Not empty, or not there: the long way below says which.
+    }
+  }
+  await removePackage(packagesDir, job.id);
 }
 
 /** Staging files of a job's meshes that were not saved, and the `.part` files of their downloads. */

@@ -180,7 +180,7 @@ export class JobManager {
     const jobs = newJobs(r, batchId, conn, { outputDir, namingTemplate }, this.opts.scans, overrides);
     const records = this.store.insert(jobs);
     this.logger.info('submitted', { batchId, jobs: records.length, profileId: conn.profileId });
-    for (const rec of records) this.runners.start(rec);
+    this.runners.startAll(records);
     this.feed.changed(records.map((x) => x.id));
     return records.map((x) => this.view(x));
   }
@@ -311,15 +311,16 @@ export class JobManager {
    */
   async resumeUnfinished(): Promise<void> {
     this.checkOpen();
-    const started: string[] = [];
+    const resumable: JobRecord[] = [];
     for (const rec of this.store.unfinished()) {
       if (this.runners.has(rec.id)) continue;
       if (!this.connections.canResolve(rec)) {
         this.logger.info('not resumed here: connection unknown to this process', { jobId: rec.id });
         continue;
       }
-      if (this.runners.start(rec)) started.push(rec.id);
+      resumable.push(rec);
     }
+    const started = this.runners.startAll(resumable);
     if (started.length > 0) this.logger.info('resumed', { jobs: started.length });
     this.feed.changed(started);
   }

@@ -53,6 +53,13 @@ export class Ownership {
     this.store.release(this.owner, id);
   }
 
+  /** Lets go of these jobs in one commit. */
+  releaseEach(ids: string[]): void {
+    this.store.together(() => {
+      for (const id of ids) this.store.release(this.owner, id);
+    });
+  }
+
   stop(): void {
     clearInterval(this.heartbeat);
   }

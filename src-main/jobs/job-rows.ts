@@ -49,6 +49,84 @@ export interface JobRow {
   finished_at: string | null;
 }
 
+/**
+ * The columns of a job row in the order the store reads them: job rows are read as arrays (the
+ * driver makes an object of 32 named fields per row otherwise, a cost paid on every look at a job)
+ * and turned into JobRows by jobRowOf.
+ */
+export const JOB_COLUMNS = [
+  'id',
+  'batch_id',
+  'state',
+  'remote_job_id',
+  'profile_id',
+  'profile_name',
+  'connection',
+  'service_url',
+  'series_id',
+  'scan_name',
+  'series_description',
+  'source_files',
+  'meshes',
+  'options',
+  'deidentify',
+  'accept_burned_in',
+  'patient_name',
+  'output_dir',
+  'naming_template',
+  'priority',
+  'progress',
+  'error',
+  'resume_state',
+  'create_sent_at',
+  'attempts',
+  'owner',
+  'owner_pid',
+  'lease_until',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+] as const satisfies readonly (keyof JobRow)[];
+
+/** A job row read as an array in JOB_COLUMNS order. */
+export function jobRowOf(v: unknown[]): JobRow {
+  return {
+    id: v[0],
+    batch_id: v[1],
+    state: v[2],
+    remote_job_id: v[3],
+    profile_id: v[4],
+    profile_name: v[5],
+    connection: v[6],
+    service_url: v[7],
+    series_id: v[8],
+    scan_name: v[9],
+    series_description: v[10],
+    source_files: v[11],
+    meshes: v[12],
+    options: v[13],
+    deidentify: v[14],
+    accept_burned_in: v[15],
+    patient_name: v[16],
+    output_dir: v[17],
+    naming_template: v[18],
+    priority: v[19],
+    progress: v[20],
+    error: v[21],
+    resume_state: v[22],
+    create_sent_at: v[23],
+    attempts: v[24],
+    owner: v[25],
+    owner_pid: v[26],
+    lease_until: v[27],
+    created_at: v[28],
+    updated_at: v[29],
+    started_at: v[30],
+    finished_at: v[31],
+  } as JobRow;
+}
+
 export interface InputRow {
   job_id: string;
   name: string;
@@ -181,7 +259,7 @@ const MeshListSchema = z.array(MeshChoiceSchema);
 const OptionsSchema = z.record(z.string(), z.unknown());
 const StructuresSchema = z.array(z.string());
 
-function toInput(i: InputRow): InputRecord {
+export function toInput(i: InputRow): InputRecord {
   const rec: InputRecord = { name: i.name, uploaded: i.uploaded === 1, notified: i.notified === 1 };
   if (i.package_path !== null) rec.packagePath = i.package_path;
   if (i.extension !== null) rec.extension = i.extension;
@@ -191,7 +269,7 @@ function toInput(i: InputRow): InputRecord {
   return rec;
 }
 
-function toOutput(o: OutputRow): OutputRecord {
+export function toOutput(o: OutputRow): OutputRecord {
   const rec: OutputRecord = {
     idx: o.idx,
     structures: parseJson(o.structures, StructuresSchema, 'structure list') ?? [],
@@ -205,6 +283,11 @@ function toOutput(o: OutputRow): OutputRecord {
 }
 
 export function toRecord(r: JobRow, inputs: InputRow[], outputs: OutputRow[]): JobRecord {
+  return withRows(r, inputs.map(toInput), outputs.map(toOutput));
+}
+
+/** The record of a job row whose inputs and outputs are known already (read-only, shared). */
+export function withRows(r: JobRow, inputs: InputRecord[], outputs: OutputRecord[]): JobRecord {
   const state = JOB_STATES.includes(r.state as JobState) ? (r.state as JobState) : 'failed';
   const rec: JobRecord = {
     id: r.id,
@@ -226,8 +309,8 @@ export function toRecord(r: JobRow, inputs: InputRow[], outputs: OutputRow[]): J
     attempts: r.attempts,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    inputs: inputs.map(toInput),
-    outputs: outputs.map(toOutput),
+    inputs,
+    outputs,
   };
   if (state !== r.state)
     rec.error = { code: 'internal', message: `The job was in an unknown state "${r.state}".` };

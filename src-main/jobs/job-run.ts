@@ -9,7 +9,10 @@ import type { JobGate, PrioritySlots } from './slots.js';
 
 /** What the runner and its phases (input, processing, output) share: their needs, and one run's state. */
 
-/** What the runner needs of the scans side (ScanService): find a series again and package it. */
+/**
+ * What the runner needs of the scans side (ScanService): find a series again and package it. The
+ * package is a copy of patient data: it is written readable by the user only from its first byte.
+ */
 export interface ScanSource {
   intake(paths: string[], opts?: { signal?: AbortSignal }): Promise<unknown>;
   series(id: string): { id: string } | undefined;
@@ -92,8 +95,9 @@ export interface JobRun {
   /** The job's priority now (the user may raise it at any time). */
   priority(): number;
   /**
-   * Commits a state change with what goes with it, logs it and tells the manager. Refused once the run
-   * was stopped, unless `evenIfStopped` (a remote job's id is kept whatever happens).
+   * Commits a state change with what goes with it (with the other changes of its turn of the event
+   * loop), logs it and tells the manager; resolves once it is committed. Refused once the run was
+   * stopped, unless `evenIfStopped` (a remote job's id is kept whatever happens).
    */
   transition(
     job: JobRecord,
@@ -101,5 +105,5 @@ export interface JobRun {
     patch?: JobPatch,
     detail?: Record<string, unknown>,
     extras?: TransitionExtras & { evenIfStopped?: boolean },
-  ): JobRecord;
+  ): Promise<JobRecord>;
 }

@@ -76,17 +76,19 @@ export class JobRunner implements JobRun {
     return this.d.store.priorityOf(this.jobId);
   }
 
-  transition(
+  async transition(
     job: JobRecord,
     to: JobState,
     patch: JobPatch = {},
     detail?: Record<string, unknown>,
     extras: TransitionExtras & { evenIfStopped?: boolean } = {},
-  ): JobRecord {
-    // The stop may have come while an await was settling; nothing is written for a stopped runner.
+  ): Promise<JobRecord> {
+    // The stop may have come while an await was settling, or come before the change is written with
+    // the others of its turn: nothing is written for a stopped runner.
     const { evenIfStopped, ...storeExtras } = extras;
-    if (!evenIfStopped && this.signal.aborted) throw new AppError('canceled', 'The job was stopped.');
-    const next = this.d.store.transition(job.id, to, patch, detail, storeExtras);
+    const stopped = (): boolean => !evenIfStopped && this.signal.aborted;
+    if (stopped()) throw new AppError('canceled', 'The job was stopped.');
+    const next = await this.d.store.transitionSoon(job.id, to, patch, detail, storeExtras, stopped);
     this.log.info('state', { jobId: job.id, from: job.state, to, remoteJobId: next.remoteJobId });
     this.d.onChanged(next);
     return next;
@@ -127,7 +129,7 @@ export class JobRunner implements JobRun {
           if (!(await this.waitOut(current, err, wait))) return;
           continue;
         }
-        this.fail(current, err);
+        await this.fail(current, err);
         return;
       }
     }
@@ -139,8 +141,7 @@ export class JobRunner implements JobRun {
         if (job.remoteJobId && job.inputs.every((i) => i.notified)) {
           // A retried job whose input reached the service: go on from where it stood.
           const to: JobState = job.resumeState === 'downloading' ? 'downloading' : 'processing';
-          this.transition(job, to, { progress: {} });
-          return Promise.resolve();
+          return this.transition(job, to, { progress: {} }).then(() => {});
         }
         return sendInput(this, job);
       case 'preparing':
@@ -186,10 +187,10 @@ export class JobRunner implements JobRun {
     }
   }
 
-  private fail(job: JobRecord, err: AppError): void {
+  private async fail(job: JobRecord, err: AppError): Promise<void> {
     this.log.warn('job failed', { jobId: job.id, state: job.state, code: err.code, error: err.message });
     try {
-      this.transition(job, 'failed', { error: errorOf(err), resumeState: job.state });
+      await this.transition(job, 'failed', { error: errorOf(err), resumeState: job.state });
     } catch (e) {
       if (!(e instanceof TransitionRefused) && !this.signal.aborted) throw e;
     }

@@ -1,16 +1,26 @@
 import type { Db } from './job-db.js';
-import type { EventRow, InputRow, JobRow, OutputRow } from './job-rows.js';
+import { JOB_COLUMNS, type EventRow, type InputRow, type OutputRow } from './job-rows.js';
+
+/** The job columns as jobRowOf reads them (rows as arrays), for SELECT and RETURNING. */
+export const JOB_ROW = JOB_COLUMNS.join(', ');
 
 /** The SQL the job store runs, prepared once per connection (UPDATEs of patches are prepared on demand). */
 export function prepareStatements(db: Db) {
+  // Job rows come as arrays, in JOB_COLUMNS order (job-rows.ts says why).
+  const jobRows = <P extends unknown[]>(where: string) =>
+    db.prepare<P, unknown[]>(`SELECT ${JOB_ROW} FROM jobs ${where}`).raw(true);
   return {
-    job: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE id = ?'),
-    all: db.prepare<[], JobRow>('SELECT * FROM jobs ORDER BY created_at, id'),
-    since: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE updated_at >= ? ORDER BY created_at, id'),
-    unfinished: db.prepare<[], JobRow>(
-      `SELECT * FROM jobs WHERE state NOT IN ('done', 'failed', 'canceled') ORDER BY priority DESC, created_at, id`,
+    job: jobRows<[string]>('WHERE id = ?'),
+    all: jobRows<[]>('ORDER BY created_at, id'),
+    since: jobRows<[string]>('WHERE updated_at >= ? ORDER BY created_at, id'),
+    unfinished: jobRows<[]>(
+      `WHERE state NOT IN ('done', 'failed', 'canceled') ORDER BY priority DESC, created_at, id`,
     ),
-    inBatch: db.prepare<[string], JobRow>('SELECT * FROM jobs WHERE batch_id = ? ORDER BY created_at, id'),
+    inBatch: jobRows<[string]>('WHERE batch_id = ? ORDER BY created_at, id'),
+    /** What a transition checks before it writes. */
+    stateOf: db.prepare<[string], { state: string; started_at: string | null; finished_at: string | null }>(
+      'SELECT state, started_at, finished_at FROM jobs WHERE id = ?',
+    ),
     inputs: db.prepare<[string], InputRow>('SELECT * FROM job_inputs WHERE job_id = ? ORDER BY name'),
     outputs: db.prepare<[string], OutputRow>('SELECT * FROM job_outputs WHERE job_id = ? ORDER BY idx'),
     allInputs: db.prepare<[], InputRow>('SELECT * FROM job_inputs ORDER BY job_id, name'),
@@ -26,7 +36,6 @@ export function prepareStatements(db: Db) {
       `SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' OR remote_job_id LIKE ? ESCAPE '\\'`,
     ),
     maxPriority: db.prepare<[], { p: number | null }>('SELECT MAX(priority) AS p FROM jobs'),
-    priority: db.prepare<[string], { priority: number }>('SELECT priority FROM jobs WHERE id = ?'),
     insertJob: db.prepare(
       `INSERT INTO jobs (id, batch_id, state, profile_id, profile_name, connection, series_id, scan_name,
         series_description, source_files, meshes, options, deidentify, output_dir, naming_template, priority,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { JobViewSchema } from '../../src-shared/jobs.js';
 import { openJobDatabase, SCHEMA_VERSION, type Db } from './job-db.js';
+import { JOB_COLUMNS, jobRowOf } from './job-rows.js';
 import { JobStore, TransitionRefused, type NewJob } from './job-store.js';
 import { toView } from './job-view.js';
 
@@ -50,6 +51,13 @@ describe('job database', () => {
     db = openJobDatabase(dir);
     store = new JobStore(db);
     expect(store.list().map((j) => j.id)).toEqual(['j1']);
+  });
+
+  it('reads job rows by every column of the table, each into its own field', () => {
+    const columns = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
+    expect([...JOB_COLUMNS].sort()).toEqual([...columns].sort());
+    const row = jobRowOf([...JOB_COLUMNS]);
+    for (const c of JOB_COLUMNS) expect(row[c]).toBe(c);
   });
 
   it('refuses a database written by a newer version, saying what to do', () => {
@@ -105,6 +113,69 @@ describe('JobStore', () => {
     const events = store.events('j1');
     expect(events.map((e) => e.to ?? e.kind)).toEqual(['queued', 'preparing', 'submitting', 'uploading']);
     expect(events[3]?.detail).toEqual({ remoteJobId: 'r-1' });
+  });
+
+  it('gives after each transition the record a fresh read gives, inputs and outputs included', () => {
+    store.insert([job('j1')]);
+    const fresh = (): unknown => {
+      const other = new JobStore(openJobDatabase(dir));
+      const r = other.get('j1');
+      other.close();
+      return r;
+    };
+    store.get('j1');
+    expect(store.transition('j1', 'preparing', { progress: { stage: 'packing the scan' } })).toEqual(fresh());
+    const up = store.transition('j1', 'submitting', { createSentAt: '2026-01-01T00:00:00.000Z' }, undefined, {
+      inputs: [{ name: 'cbct', patch: { packagePath: '/p/scan.zip', extension: '.zip', bytes: 10 } }],
+    });
+    expect(up.inputs[0]).toMatchObject({ packagePath: '/p/scan.zip', bytes: 10 });
+    expect(up).toEqual(fresh());
+    store.saveOutput('j1', 1, { path: '/out/n.ply', bytes: 4 });
+    expect(store.transition('j1', 'uploading', { remoteJobId: 'r-1' })).toEqual(fresh());
+    const forgot = store.transition('j1', 'submitting', { remoteJobId: null }, undefined, {
+      forgetRemote: true,
+    });
+    expect(forgot.outputs[1]?.status).toBe('pending');
+    expect(forgot).toEqual(fresh());
+  });
+
+  it('writes the changes of many jobs in one transaction with together(): all of them or none', () => {
+    store.insert([job('j1'), job('j2')]);
+    const claimBoth = (fail: boolean) => () =>
+      store.together(() => {
+        store.claim('j1', 'A', 1, 60_000);
+        store.claim('j2', 'A', 1, 60_000);
+        if (fail) throw new Error('no');
+      });
+    expect(claimBoth(true)).toThrow('no');
+    expect([store.get('j1')?.owner, store.get('j2')?.owner]).toEqual([undefined, undefined]);
+    claimBoth(false)();
+    expect([store.get('j1')?.owner, store.get('j2')?.owner]).toEqual(['A', 'A']);
+  });
+
+  it('writes the state changes asked in one turn together, each committed when its promise resolves', async () => {
+    store.insert([job('j1'), job('j2'), job('j3'), job('j4')]);
+    const other = new JobStore(openJobDatabase(dir));
+    const a = store.transitionSoon('j1', 'preparing');
+    const b = store.transitionSoon('j2', 'preparing', {}, undefined, { durable: true });
+    // Refused by the state machine: the others of its batch are written all the same.
+    const refused = store.transitionSoon('j3', 'done');
+    // Withdrawn before the batch is written (its runner stopped): never written.
+    const withdrawn = store.transitionSoon('j4', 'preparing', {}, undefined, {}, () => true);
+    // Nothing is written before the end of the turn.
+    expect(other.get('j1')?.state).toBe('queued');
+    await expect(a).resolves.toMatchObject({ id: 'j1', state: 'preparing' });
+    await expect(b).resolves.toMatchObject({ id: 'j2', state: 'preparing' });
+    await expect(refused).rejects.toBeInstanceOf(TransitionRefused);
+    await expect(withdrawn).rejects.toMatchObject({ code: 'canceled' });
+    const seen = ['j1', 'j2', 'j3', 'j4'].map((id) => {
+      const fresh = new JobStore(openJobDatabase(dir));
+      const state = fresh.get(id)?.state;
+      fresh.close();
+      return state;
+    });
+    expect(seen).toEqual(['preparing', 'preparing', 'queued', 'queued']);
+    other.close();
   });
 
   it('marks a finished job and clears the mark when it is retried', () => {

@@ -1,6 +1,4 @@
-import type { Statement } from 'better-sqlite3';
-import { AppError } from '../../src-shared/errors.js';
-import { canTransition, isTerminal, type JobState } from '../../src-shared/jobs.js';
+import type { JobState } from '../../src-shared/jobs.js';
 import type { Db } from './job-db.js';
 import type {
   InputPatch,
@@ -13,17 +11,21 @@ import type {
 } from './job-record.js';
 import {
   groupBy,
-  inputColumns,
+  jobRowOf,
   likePrefix,
-  patchColumns,
   stamp,
   toEvent,
+  toInput,
+  toOutput,
   toRecord,
-  type JobRow,
+  withRows,
 } from './job-rows.js';
 import { prepareStatements, type Statements } from './job-statements.js';
+import { JobWrites, type Written } from './job-writes.js';
 import { KnownRecords } from './known-records.js';
+import { TransitionBatch, type AskedTransition } from './transition-batch.js';
 
+export { TransitionRefused } from './job-writes.js';
 // The records the store reads and writes, for its importers.
 export type { JobRecord, NewJob } from './job-record.js';
 
@@ -33,42 +35,46 @@ const CHILDREN_ONE_BY_ONE = 16;
 /**
  * The jobs, their inputs, outputs and event history in SQLite. The store owns its statements (prepared
  * once) and its transactions: every method is one transaction, so a state and what goes with it (the
- * remote job id, the upload addresses) are committed together. Nobody else sees the database handle.
+ * remote job id, the upload addresses) are committed together, and together() puts the writes of many
+ * jobs (claims, releases, progress) into one commit. Nobody else sees the database handle.
  */
 export class JobStore {
   private readonly stmts: Statements;
-  /** UPDATEs whose column list depends on the patch, prepared once per column list. */
-  private readonly updates = new Map<string, Statement>();
+  private readonly writes: JobWrites;
   private readonly transitionTx;
   private readonly insertTx;
   private readonly updateTx;
   private readonly setInputTx;
   private readonly saveOutputTx;
-  /** Read records, so that a job is read once between its writes; each write below drops its own. */
-  private readonly records = new KnownRecords();
+  private readonly togetherTx;
+  private readonly soon = new TransitionBatch((batch) => this.writeTransitions(batch));
+  /**
+   * Read records, so that a job is read once between its writes; each write below drops its own, and
+   * a transition keeps the record it wrote (its row as the UPDATE returned it).
+   */
+  private readonly records = new KnownRecords(() => this.dataVersion());
 
   constructor(private readonly db: Db) {
     this.stmts = prepareStatements(db);
+    this.writes = new JobWrites(db, this.stmts);
     this.transitionTx = db.transaction(
       (
         id: string,
         to: JobState,
         patch: JobPatch,
-        detail?: Record<string, unknown>,
-        extras?: TransitionExtras,
-      ) => this.transitionNow(id, to, patch, detail, extras),
+        detail: Record<string, unknown> | undefined,
+        extras: TransitionExtras,
+        readChildren: boolean,
+      ) => this.writes.transition(id, to, patch, detail, extras, readChildren),
     );
-    this.insertTx = db.transaction((jobs: NewJob[]) => this.insertNow(jobs));
+    this.togetherTx = db.transaction((fn: () => void) => fn());
+    this.insertTx = db.transaction((jobs: NewJob[]) => this.writes.insert(jobs));
     this.updateTx = db.transaction(
-      (id: string, patch: JobPatch, event?: { kind: string; detail?: Record<string, unknown> }) => {
-        const now = stamp();
-        const { sets, values } = patchColumns(patch);
-        this.updateStatement('jobs', ['updated_at = ?', ...sets], 'id = ?').run(now, ...values, id);
-        if (event) this.event(id, now, event.kind, null, null, event.detail);
-      },
+      (id: string, patch: JobPatch, event?: { kind: string; detail?: Record<string, unknown> }) =>
+        this.writes.update(id, patch, event),
     );
     this.setInputTx = db.transaction((jobId: string, name: string, patch: InputPatch) => {
-      this.writeInput(jobId, name, patch);
+      this.writes.writeInput(jobId, name, patch);
       this.stmts.touch.run(stamp(), jobId);
     });
     this.saveOutputTx = db.transaction(
@@ -76,16 +82,18 @@ export class JobStore {
         this.stmts.saveOutput.run(saved.path, saved.bytes, saved.note ?? null, jobId, idx);
         const now = stamp();
         this.stmts.touch.run(now, jobId);
-        this.event(jobId, now, 'output-saved', null, null, { idx, bytes: saved.bytes });
+        this.writes.event(jobId, now, 'output-saved', null, null, { idx, bytes: saved.bytes });
       },
     );
   }
 
   get(id: string): JobRecord | undefined {
-    const known = this.records.get(id, this.dataVersion());
+    const known = this.records.get(id);
     if (known) return known;
     const row = this.stmts.job.get(id);
-    return row && this.records.set(toRecord(row, this.stmts.inputs.all(id), this.stmts.outputs.all(id)));
+    return (
+      row && this.records.set(toRecord(jobRowOf(row), this.stmts.inputs.all(id), this.stmts.outputs.all(id)))
+    );
   }
 
   /** Every job, oldest first. */
@@ -117,7 +125,7 @@ export class JobStore {
   }
 
   priorityOf(id: string): number {
-    return this.stmts.priority.get(id)?.priority ?? 0;
+    return this.get(id)?.priority ?? 0;
   }
 
   maxPriority(): number {
@@ -142,38 +150,91 @@ export class JobStore {
     detail?: Record<string, unknown>,
     extras: TransitionExtras = {},
   ): JobRecord {
-    const run = (): void => this.transitionTx(id, to, patch, detail, extras);
-    this.records.drop(id);
-    if (extras.durable) this.durably(run);
+    const outcome = this.writeTransitions([{ id, to, patch, detail, extras }])[0];
+    if (outcome instanceof Error) throw outcome;
+    return outcome as JobRecord;
+  }
+
+  /**
+   * The same, committed at the end of this turn of the event loop with the other changes asked in it
+   * (transition-batch.ts); resolves once committed. `withdrawn`, asked then: true when the change is no
+   * longer wanted (its runner was stopped), and it is not written.
+   */
+  transitionSoon(
+    id: string,
+    to: JobState,
+    patch: JobPatch = {},
+    detail?: Record<string, unknown>,
+    extras: TransitionExtras = {},
+    withdrawn?: () => boolean,
+  ): Promise<JobRecord> {
+    return this.soon.ask({ id, to, patch, detail, extras }, withdrawn);
+  }
+
+  /**
+   * State changes in one transaction (synced when one of them asks for it), each in a savepoint of
+   * its own: a refused one takes nothing of the others with it.
+   */
+  private writeTransitions(batch: AskedTransition[]): (JobRecord | Error)[] {
+    // The inputs and outputs known before stay true unless the commit changes them: not read again.
+    const known = batch.map((t) => this.records.get(t.id));
+    for (const t of batch) this.records.wrote(t.id);
+    const readChildren = batch.map(
+      (t, i) => !known[i] || t.extras.forgetRemote === true || (t.extras.inputs?.length ?? 0) > 0,
+    );
+    let outcomes: (Written | Error)[] = [];
+    const each = (): void => {
+      outcomes = batch.map((t, i) => {
+        try {
+          return this.transitionTx(t.id, t.to, t.patch, t.detail, t.extras, readChildren[i] as boolean);
+        } catch (e) {
+          return e instanceof Error ? e : new Error(String(e));
+        }
+      });
+    };
+    // One change is its own transaction; more share one, each in a savepoint.
+    const run = (): void => (batch.length === 1 ? each() : this.togetherTx(each));
+    if (batch.some((t) => t.extras.durable)) this.durably(run);
     else run();
-    return this.get(id) as JobRecord;
+    return outcomes.map((w, i) => {
+      if (w instanceof Error) return w;
+      const before = known[i] as JobRecord;
+      const inputs = w.inputs?.map(toInput) ?? before.inputs;
+      const outputs = w.outputs?.map(toOutput) ?? before.outputs;
+      return this.records.set(withRows(w.row, inputs, outputs));
+    });
+  }
+
+  /** Runs `fn` (calls of this store for any number of jobs) as one transaction: one commit for all. */
+  together(fn: () => void): void {
+    this.togetherTx(fn);
   }
 
   /** Changes fields other than the state (progress, priority, ...). */
   update(id: string, patch: JobPatch, event?: { kind: string; detail?: Record<string, unknown> }): void {
-    this.records.drop(id);
+    this.records.wrote(id);
     this.updateTx(id, patch, event);
   }
 
   /** Writes a running job's progress; an ended job keeps the progress it ended with. */
   updateProgress(id: string, progress: JobProgress): void {
-    this.records.drop(id);
+    this.records.wrote(id);
     this.stmts.progress.run(JSON.stringify(progress), stamp(), id);
   }
 
   /** Records something that happened to a job without changing it (a retried call, a reused package). */
   note(id: string, kind: string, detail?: Record<string, unknown>): void {
-    this.event(id, stamp(), kind, null, null, detail);
+    this.writes.event(id, stamp(), kind, null, null, detail);
   }
 
   setInput(jobId: string, name: string, patch: InputPatch): void {
-    this.records.drop(jobId);
+    this.records.wrote(jobId);
     this.setInputTx(jobId, name, patch);
   }
 
   /** A mesh is in its place; synced, as a record lost to a power cut would save the mesh twice. */
   saveOutput(jobId: string, idx: number, saved: { path: string; bytes: number; note?: string }): void {
-    this.records.drop(jobId);
+    this.records.wrote(jobId);
     this.durably(() => this.saveOutputTx(jobId, idx, saved));
   }
 
@@ -182,7 +243,7 @@ export class JobStore {
   }
 
   remove(id: string): void {
-    this.records.drop(id);
+    this.records.wrote(id);
     this.stmts.remove.run(id);
   }
 
@@ -192,17 +253,17 @@ export class JobStore {
    */
   claim(id: string, owner: string, pid: number, leaseMs: number, takeOver?: string): boolean {
     const now = Date.now();
-    this.records.drop(id);
+    this.records.wrote(id);
     return this.stmts.claim.run(owner, pid, now + leaseMs, id, owner, now, takeOver ?? owner).changes === 1;
   }
 
   heartbeat(owner: string, leaseMs: number): void {
-    this.records.drop();
+    this.records.wrote();
     this.stmts.heartbeat.run(Date.now() + leaseMs, owner);
   }
 
   release(owner: string, id?: string): void {
-    this.records.drop(id);
+    this.records.wrote(id);
     if (id) this.stmts.releaseOne.run(owner, id);
     else this.stmts.releaseAll.run(owner);
   }
@@ -213,6 +274,7 @@ export class JobStore {
   }
 
   close(): void {
+    this.soon.flush();
     this.db.close();
   }
 
@@ -220,125 +282,22 @@ export class JobStore {
    * Runs `fn` (one transaction) so that its commit reaches the disk before it returns, surviving a
    * power cut; the WAL is written in order, so every earlier commit is synced with it.
    */
-  private durably(fn: () => void): void {
+  private durably<T>(fn: () => T): T {
     this.stmts.syncFull.run();
     try {
-      fn();
+      return fn();
     } finally {
       this.stmts.syncNormal.run();
     }
   }
 
-  private transitionNow(
-    id: string,
-    to: JobState,
-    patch: JobPatch,
-    detail: Record<string, unknown> | undefined,
-    extras: TransitionExtras | undefined,
-  ): void {
-    const row = this.stmts.job.get(id);
-    if (!row) throw new AppError('not-found', 'That job no longer exists.');
-    const from = row.state as JobState;
-    if (!canTransition(from, to))
-      throw new TransitionRefused(`job ${id} cannot go from ${from} to ${to}`, from, to);
-    if (extras?.forgetRemote) {
-      this.stmts.forgetInputs.run(id);
-      this.stmts.resetOutputs.run(id);
-    }
-    for (const input of extras?.inputs ?? []) this.writeInput(id, input.name, input.patch);
-    const now = stamp();
-    const sets: string[] = ['state = ?', 'updated_at = ?'];
-    const values: unknown[] = [to, now];
-    if (!row.started_at && to !== 'queued' && to !== 'canceled') {
-      sets.push('started_at = ?');
-      values.push(now);
-    }
-    if (isTerminal(to)) {
-      sets.push('finished_at = ?');
-      values.push(now);
-    } else if (row.finished_at) {
-      sets.push('finished_at = NULL');
-    }
-    const patched = patchColumns(patch);
-    this.updateStatement('jobs', [...sets, ...patched.sets], 'id = ?').run(...values, ...patched.values, id);
-    if (from !== to || detail) this.event(id, now, 'state', from, to, detail);
-  }
-
-  private insertNow(jobs: NewJob[]): void {
-    const now = stamp();
-    for (const j of jobs) {
-      this.stmts.insertJob.run(
-        j.id,
-        j.batchId ?? null,
-        j.profileId,
-        j.profileName,
-        j.connection ? JSON.stringify(j.connection) : null,
-        j.seriesId,
-        j.scanName,
-        j.seriesDescription,
-        JSON.stringify(j.sourceFiles),
-        JSON.stringify(j.meshes),
-        j.options ? JSON.stringify(j.options) : null,
-        j.deidentify ? 1 : 0,
-        j.outputDir,
-        j.namingTemplate,
-        j.priority ?? 0,
-        now,
-        now,
-        j.acceptBurnedIn ? 1 : 0,
-        j.patientName ?? null,
-      );
-      this.stmts.insertInput.run(j.id);
-      j.meshes.forEach((m, i) =>
-        this.stmts.insertOutput.run(j.id, i, JSON.stringify(m.structures), m.extension),
-      );
-      this.event(j.id, now, 'created', null, 'queued');
-    }
-  }
-
-  private writeInput(jobId: string, name: string, patch: InputPatch): void {
-    const { sets, values } = inputColumns(patch);
-    if (sets.length === 0) return;
-    this.updateStatement('job_inputs', sets, 'job_id = ? AND name = ?').run(...values, jobId, name);
-  }
-
-  private updateStatement(table: string, sets: string[], where: string): Statement {
-    const sql = `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where}`;
-    let stmt = this.updates.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      this.updates.set(sql, stmt);
-    }
-    return stmt;
-  }
-
-  private event(
-    id: string,
-    at: string,
-    kind: string,
-    from: JobState | null,
-    to: JobState | null,
-    detail?: Record<string, unknown>,
-  ): void {
-    this.stmts.event.run(id, at, kind, from, to, detail ? JSON.stringify(detail) : null);
-  }
-
-  private withChildren(rows: JobRow[]): JobRecord[] {
-    if (rows.length === 0) return [];
+  private withChildren(raw: unknown[][]): JobRecord[] {
+    if (raw.length === 0) return [];
+    const rows = raw.map(jobRowOf);
     if (rows.length <= CHILDREN_ONE_BY_ONE)
       return rows.map((r) => toRecord(r, this.stmts.inputs.all(r.id), this.stmts.outputs.all(r.id)));
     const inputs = groupBy(this.stmts.allInputs.all());
     const outputs = groupBy(this.stmts.allOutputs.all());
     return rows.map((r) => toRecord(r, inputs.get(r.id) ?? [], outputs.get(r.id) ?? []));
-  }
-}
-
-export class TransitionRefused extends AppError {
-  constructor(
-    message: string,
-    readonly from: JobState,
-    readonly to: JobState,
-  ) {
-    super('internal', message);
   }
 }

@@ -52,17 +52,24 @@ export class LiveProgress {
     return isTerminal(r.state) ? undefined : this.trouble.get(r.id);
   }
 
-  /** Writes the progress due (all of it when `all`: the queue is closing). */
+  /** Writes the progress due (all of it when `all`: the queue is closing), in one commit. */
   write(store: JobStore, all: boolean): void {
     if (this.dirty.size === 0) return;
     const now = Date.now();
-    for (const id of [...this.dirty]) {
+    const due: [string, JobProgress][] = [];
+    for (const id of this.dirty) {
       const p = this.live.get(id);
       if (!p) continue;
       if (!all && now - (this.written.get(id) ?? 0) < PROGRESS_WRITE_MS) continue;
+      due.push([id, p]);
+    }
+    if (due.length === 0) return;
+    store.together(() => {
+      for (const [id, p] of due) store.updateProgress(id, p);
+    });
+    for (const [id] of due) {
       this.written.set(id, now);
       this.dirty.delete(id);
-      store.updateProgress(id, p);
     }
   }
 }

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkNamingTemplate, outputPath } from '../settings/output-naming.js';
-import { adoptPlaced, checkSize, placeStaged, removePartials, stagingPath } from './output-place.js';
+import {
+  adoptPlaced,
+  checkSize,
+  placeStaged,
+  removePartials,
+  stagingPath,
+  statOrNull,
+} from './output-place.js';
 
 const values = {
   scan: 'Doe^Jane / 1970',
@@ -72,9 +79,11 @@ describe('placing downloads', () => {
     await writeFile(dest, 'an older mesh');
     const staging = stagingPath(dest, 'abcdef123456', 1);
     await writeFile(staging, 'mesh');
-    expect(await adoptPlaced(staging, dest)).toBeNull();
+    const staged = (await statOrNull(staging))!;
+    expect(await adoptPlaced(staged, dest)).toBeNull();
     await link(staging, join(dir, 'sub', 'mandible (2).stl'));
-    expect(await adoptPlaced(staging, dest)).toBe(join(dir, 'sub', 'mandible (2).stl'));
+    expect(await adoptPlaced(staged, dest)).toBe(join(dir, 'sub', 'mandible (2).stl'));
+    expect(await statOrNull(join(dir, 'sub', 'nothing.stl'))).toBeNull();
   });
 
   it('removes what an interrupted download left, and only that', async () => {
@@ -83,8 +92,12 @@ describe('placing downloads', () => {
     const name = staging.slice(dir.length + 1);
     await writeFile(join(dir, `.${name}.1a2b3c4d.part`), 'half');
     await writeFile(join(dir, 'mandible.stl.part'), 'not ours');
-    await removePartials(staging);
+    expect(await removePartials(staging)).toBe(false);
     expect(await readdir(dir)).toEqual(['mandible.stl.part']);
+    await writeFile(staging, 'mesh');
+    // The staging file itself is kept, and said to be there.
+    expect(await removePartials(staging)).toBe(true);
+    expect(await readdir(dir)).toContain(name);
   });
 
   it('checks the saved size against what the service said', async () => {

@@ -1,4 +1,4 @@
-import { link, readdir, rename, rm, stat } from 'node:fs/promises';
+import { link, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 
@@ -12,21 +12,27 @@ export function stagingPath(dest: string, jobId: string, idx: number): string {
   return join(dirname(dest), `.${basename(dest)}.${jobId.slice(0, 8)}-${idx}.s2m`);
 }
 
-/** Removes what an interrupted download left: the client's `.NAME.XXXX.part` files of the staging file. */
-export async function removePartials(staging: string): Promise<void> {
+/**
+ * Removes what an interrupted download left: the client's `.NAME.XXXX.part` files of the staging file.
+ * Says whether the staging file itself is there (the folder is read anyway: no second look is needed
+ * to know that it is not).
+ */
+export async function removePartials(staging: string): Promise<boolean> {
   const dir = dirname(staging);
-  const prefix = `.${basename(staging)}.`;
+  const own = basename(staging);
+  const prefix = `.${own}.`;
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
-    return;
+    return false;
   }
   await Promise.all(
     names
       .filter((n) => n.startsWith(prefix) && n.endsWith('.part'))
       .map((n) => rm(join(dir, n), { force: true })),
   );
+  return names.includes(own);
 }
 
 /** "mandible.stl" -> "mandible (2).stl" */
@@ -35,7 +41,14 @@ export function numberedName(path: string, n: number): string {
   return `${path.slice(0, path.length - ext.length)} (${n})${ext}`;
 }
 
-async function statOrNull(path: string): Promise<{ ino: number; dev: number; size: number } | null> {
+/** What the placement looks at of a file: which inode it is, and its size. */
+export interface FileId {
+  ino: number;
+  dev: number;
+  size: number;
+}
+
+export async function statOrNull(path: string): Promise<FileId | null> {
   try {
     return await stat(path);
   } catch (e) {
@@ -44,17 +57,25 @@ async function statOrNull(path: string): Promise<{ ino: number; dev: number; siz
   }
 }
 
-export async function exists(path: string): Promise<boolean> {
+async function exists(path: string): Promise<boolean> {
   return (await statOrNull(path)) !== null;
 }
 
+/** Removes a file; one that is not there is fine. */
+export async function removeFile(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
 /**
- * The final name a complete staging file already has (a crash came between the link and the record),
- * or null. Placement takes the first free name, so the search stops at the first name not taken.
+ * The final name a complete staging file (`s`, as statOrNull saw it) already has (a crash came between
+ * the link and the record), or null. Placement takes the first free name, so the search stops at the
+ * first name not taken.
  */
-export async function adoptPlaced(staging: string, dest: string): Promise<string | null> {
-  const s = await statOrNull(staging);
-  if (!s) return null;
+export async function adoptPlaced(s: FileId, dest: string): Promise<string | null> {
   for (let n = 1; n <= 999; n++) {
     const candidate = n === 1 ? dest : numberedName(dest, n);
     const c = await statOrNull(candidate);

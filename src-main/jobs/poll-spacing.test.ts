@@ -38,4 +38,25 @@ describe('polling a job through failed polls', () => {
     expect(n.length).toBeGreaterThan(2);
     expect(n).toEqual(n.map((_, i) => i));
   });
+
+  it('polls at once, instead of at its next time, the job the user brings forward', async () => {
+    ({ engine } = await startTestEngine({ processingDelayMs: 1_500, stepMs: 0 }));
+    // The next poll would be a minute away; the test ends long before that unless the poll is woken.
+    h = await harness(engine, { ...FAST, policy: { ...FAST.policy, initialMs: 60_000, maxMs: 60_000 } });
+    const job = await submitScan(h, [join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')]);
+    await new Promise<void>((resolve) => {
+      const off = h!.manager.onChange((views) => {
+        if (views.some((v) => v.id === job.id && v.state === 'processing')) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // Waits out the engine's processing, then brings the job forward.
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    expect(h.manager.get(job.id)?.state).toBe('processing');
+    h.manager.prioritize(job.id);
+    const [done] = await h.manager.waitFor([job.id]);
+    expect(done?.state).toBe('done');
+  });
 });

@@ -31,6 +31,9 @@ export class RunnerPool {
   private readonly startedHere = new Set<string>();
   private readonly ownership: Ownership;
   private closing = false;
+  /** Jobs let go of in this turn of the event loop: released together, in one commit, at its end. */
+  private readonly toRelease = new Set<string>();
+  private releaseTimer: NodeJS.Immediate | undefined;
 
   constructor(private readonly d: RunnerPoolDeps) {
     this.ownership = new Ownership(d.store, d.leaseMs, d.safely);
@@ -53,13 +56,34 @@ export class RunnerPool {
     return this.ownership.elsewhere(rec);
   }
 
+  /** Runs the jobs here that no other process runs (claimed in one commit); says which were started. */
+  startAll(recs: JobRecord[]): string[] {
+    const claimed: JobRecord[] = [];
+    this.d.store.together(() => {
+      for (const rec of recs) if (this.runners.has(rec.id) || this.claim(rec)) claimed.push(rec);
+    });
+    for (const rec of claimed) this.run(rec);
+    return claimed.map((r) => r.id);
+  }
+
   /** Runs the job here unless another process does; false when it does. */
   start(rec: JobRecord): boolean {
     if (this.runners.has(rec.id)) return true;
-    if (!this.ownership.claim(rec)) {
-      this.d.logger.info('job is run by another process', { jobId: rec.id });
-      return false;
-    }
+    if (!this.claim(rec)) return false;
+    this.run(rec);
+    return true;
+  }
+
+  private claim(rec: JobRecord): boolean {
+    // Let go of a moment ago and not released yet: still ours.
+    this.toRelease.delete(rec.id);
+    if (this.ownership.claim(rec)) return true;
+    this.d.logger.info('job is run by another process', { jobId: rec.id });
+    return false;
+  }
+
+  private run(rec: JobRecord): void {
+    if (this.runners.has(rec.id)) return;
     const { live, changed } = this.d;
     const runner = new JobRunner(
       {
@@ -87,11 +111,24 @@ export class RunnerPool {
       .catch((e: unknown) => this.d.logger.error('job runner crashed', { jobId: rec.id, error: String(e) }))
       .finally(() => {
         if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
-        if (!this.closing) this.d.safely(() => this.ownership.release(rec.id));
+        if (!this.closing) this.releaseSoon(rec.id);
         if (runner.stopped !== 'shutdown') this.d.ended(rec);
         changed([rec.id]);
       });
-    return true;
+  }
+
+  /**
+   * Lets go of a job at the end of this turn of the event loop, with the others let go of meanwhile:
+   * one commit for all. Until then the job stays marked as ours, which only delays a takeover.
+   */
+  private releaseSoon(id: string): void {
+    this.toRelease.add(id);
+    this.releaseTimer ??= setImmediate(() => {
+      this.releaseTimer = undefined;
+      const ids = [...this.toRelease];
+      this.toRelease.clear();
+      if (ids.length > 0 && !this.closing) this.d.safely(() => this.ownership.releaseEach(ids));
+    });
   }
 
   stop(id: string, reason: StopReason): boolean {
@@ -119,6 +156,9 @@ export class RunnerPool {
   }
 
   releaseAll(): void {
+    this.toRelease.clear();
+    if (this.releaseTimer) clearImmediate(this.releaseTimer);
+    this.releaseTimer = undefined;
     this.d.safely(() => this.ownership.release());
   }
 }

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,6 +9,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { readDicomFile } from './dicom-file.js';
 import { burnedInFactsOf, burnedInReason } from './burned-in.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
+import { fitsPlainZip, ZipWriter } from './zip-writer.js';
 
 export interface PackageOptions {
   deidentify: boolean;
@@ -37,10 +38,14 @@ export interface PackagedScan {
 }
 
 /**
- * Packs a series for upload, streaming: slice files become one zip (entries named by their order
- * along the slice normal, so no original file name, which may carry a patient's name, travels),
- * a multi-frame file goes as one .dcm; gzip adds .gz. Only one slice is in memory at a time.
- * The file appears under its final name only when complete.
+ * Packs a series for upload: slice files become one zip (entries named by their order along the
+ * slice normal, so no original file name, which may carry a patient's name, travels), a multi-frame
+ * file goes as one .dcm; gzip adds .gz. Slices are read whole, one at a time, into a plain zip
+ * (zip-writer.ts): the queue packs many small series, and a stream per slice cost more than the
+ * bytes. A package that may need zip64, and gzip, go through yazl and zlib streams; a multi-frame
+ * file sent as it is is copied by the system. The file is made readable by the user only (written
+ * so from its first byte, a copy right after it is made: `outDir` should be private) and appears
+ * under its final name only when complete.
  */
 export async function packageSeries(
   files: { path: string; size: number }[],
@@ -60,13 +65,7 @@ export async function packageSeries(
     opts.onProgress?.(Math.min(done, total), total);
   };
   const uids = new UidMapper();
-  const source = async (path: string): Promise<Readable> => {
-    if (!opts.deidentify) {
-      const file = createReadStream(path);
-      const counted = counter(progress);
-      file.on('error', (e) => counted.destroy(e)); // pipe() does not pass errors on
-      return file.pipe(counted);
-    }
+  const deidentified = async (path: string): Promise<Buffer> => {
     const parsed = await readDicomFile(path);
     // Removing attributes cannot clean text burned into the pixels: the user has to accept that.
     const burnedIn = opts.acceptBurnedIn ? undefined : burnedInReason(burnedInFactsOf(parsed.dataSet));
@@ -82,72 +81,170 @@ export async function packageSeries(
     }
     const out = deidentifyDicom(parsed, uids);
     progress(parsed.buffer.length);
-    return Readable.from([out]);
+    return out;
+  };
+  /** One file as it goes into the package: as it is, or de-identified. */
+  const bytesOf = async (file: { path: string; size: number }): Promise<Buffer> => {
+    opts.signal?.throwIfAborted();
+    if (opts.deidentify) return deidentified(file.path);
+    const data = await readWhole(file.path, file.size);
+    progress(data.length);
+    return data;
   };
 
-  const pipeOpts = opts.signal ? { signal: opts.signal } : {};
-  const writeOut = (src: Readable): Promise<void> =>
-    opts.gzip
-      ? pipeline(src, createGzip({ level: 6 }), createWriteStream(partPath), pipeOpts)
-      : pipeline(src, createWriteStream(partPath), pipeOpts);
+  let bytes: number;
   try {
-    if (multiFrame) {
-      await writeOut(await source(files[0]!.path));
+    if (!opts.gzip && !multiFrame && fitsPlainZip(files.length, total)) {
+      bytes = await writeZip(files, partPath, bytesOf, opts.compress !== false, opts.signal);
+    } else if (!opts.gzip && multiFrame && opts.deidentify) {
+      const data = await bytesOf(files[0]!);
+      await writeWhole(partPath, data);
+      bytes = data.length;
+    } else if (!opts.gzip && multiFrame) {
+      bytes = await copyPrivate(files[0]!.path, partPath, opts.signal);
+      progress(bytes);
     } else {
-      const zip = new yazl.ZipFile();
-      const output = zip.outputStream as unknown as Readable;
-      // A slice that fails to read or de-identify fails the package: the output is torn down,
-      // which rejects the pipeline below.
-      const fail = (e: unknown): void => {
-        output.destroy(e instanceof Error ? e : new Error(String(e)));
+      const source = async (path: string): Promise<Readable> => {
+        if (opts.deidentify) return Readable.from([await deidentified(path)]);
+        const file = createReadStream(path);
+        const counted = counter(progress);
+        file.on('error', (e) => counted.destroy(e)); // pipe() does not pass errors on
+        return file.pipe(counted);
       };
-      zip.on('error', fail);
-      // With gzip around it, entries are stored so that gzip sees (and compresses) the raw slices once.
-      const entryOptions = {
-        compress: !opts.gzip && opts.compress !== false,
-        mtime: new Date(Date.UTC(2000, 0, 1)),
-        mode: 0o100644,
-      };
-      files.forEach((f, k) => {
-        zip.addReadStreamLazy(`slice-${String(k + 1).padStart(5, '0')}.dcm`, entryOptions, (cb) => {
-          source(f.path).then((stream) => {
-            // yazl does not watch its input streams for errors: a vanished file would hang it.
-            stream.on('error', fail);
-            cb(null, stream);
-          }, fail);
-        });
-      });
-      zip.end();
-      await writeOut(output);
+      await streamPackage(files, multiFrame, partPath, source, opts);
+      bytes = (await stat(partPath)).size;
     }
     await rename(partPath, finalPath);
   } catch (e) {
     await rm(partPath, { force: true });
-    if (opts.signal?.aborted) throw new AppError('canceled', 'Packaging the scan was canceled.');
-    if (e instanceof AppError) throw e;
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT' && err.path) {
-      throw new AppError(
-        'bad-input',
-        `A file of the scan is no longer where it was (${basename(err.path)}).`,
-        {
-          action: 'Put the scan back where it was, or add it again.',
-          cause: e,
-        },
-      );
-    }
-    if (err.code === 'ENOSPC') {
-      throw new AppError('bad-input', 'There is not enough disk space to package the scan for upload.', {
-        action: 'Free some disk space and try again.',
-      });
-    }
-    throw new AppError('bad-input', `The scan could not be packaged for upload: ${err.message}.`, {
-      action: 'Check that the scan files are still there and readable, then try again.',
-      cause: e,
+    throw packagingError(e, opts.signal);
+  }
+  return { path: finalPath, extension, bytes };
+}
+
+const entryName = (k: number): string => `slice-${String(k + 1).padStart(5, '0')}.dcm`;
+
+async function writeZip(
+  files: { path: string; size: number }[],
+  partPath: string,
+  bytesOf: (file: { path: string; size: number }) => Promise<Buffer>,
+  compress: boolean,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const zip = await ZipWriter.create(partPath);
+  try {
+    for (const [k, f] of files.entries()) await zip.add(entryName(k), await bytesOf(f), compress);
+    signal?.throwIfAborted();
+    return await zip.finish();
+  } catch (e) {
+    await zip.abort();
+    throw e;
+  }
+}
+
+/**
+ * A copy of one file, private to the user, made by the system (no bytes pass through this process:
+ * a multi-frame scan of a gigabyte is not read into memory, nor left for the garbage collector).
+ * The folder it is made in is private already; the copy gets the source's mode first, then its own.
+ */
+async function copyPrivate(from: string, to: string, signal: AbortSignal | undefined): Promise<number> {
+  signal?.throwIfAborted();
+  await copyFile(from, to);
+  await chmod(to, 0o600);
+  signal?.throwIfAborted();
+  return (await stat(to)).size;
+}
+
+/**
+ * A file read whole, in one read when it still has the size intake saw (a byte more is asked, to
+ * see that it has not grown); read again the usual way when it has.
+ */
+async function readWhole(path: string, size: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(size + 1);
+    const { bytesRead } = await file.read(buf, 0, buf.length, 0);
+    if (bytesRead <= size) return buf.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+  return readFile(path);
+}
+
+async function writeWhole(path: string, data: Buffer): Promise<void> {
+  const file = await open(path, 'w', 0o600);
+  try {
+    await file.writeFile(data);
+  } finally {
+    await file.close();
+  }
+}
+
+/** The streaming way: yazl (zip64 when needed) and zlib's gzip, one slice in memory at a time. */
+async function streamPackage(
+  files: { path: string }[],
+  multiFrame: boolean,
+  partPath: string,
+  source: (path: string) => Promise<Readable>,
+  opts: PackageOptions,
+): Promise<void> {
+  const pipeOpts = opts.signal ? { signal: opts.signal } : {};
+  const writeOut = (src: Readable): Promise<void> =>
+    opts.gzip
+      ? pipeline(src, createGzip({ level: 6 }), createWriteStream(partPath, { mode: 0o600 }), pipeOpts)
+      : pipeline(src, createWriteStream(partPath, { mode: 0o600 }), pipeOpts);
+  if (multiFrame) return writeOut(await source(files[0]!.path));
+  const zip = new yazl.ZipFile();
+  const output = zip.outputStream as unknown as Readable;
+  // A slice that fails to read or de-identify fails the package: the output is torn down,
+  // which rejects the pipeline below.
+  const fail = (e: unknown): void => {
+    output.destroy(e instanceof Error ? e : new Error(String(e)));
+  };
+  zip.on('error', fail);
+  // With gzip around it, entries are stored so that gzip sees (and compresses) the raw slices once.
+  const entryOptions = {
+    compress: !opts.gzip && opts.compress !== false,
+    mtime: new Date(Date.UTC(2000, 0, 1)),
+    mode: 0o100644,
+  };
+  files.forEach((f, k) => {
+    zip.addReadStreamLazy(entryName(k), entryOptions, (cb) => {
+      source(f.path).then((stream) => {
+        // yazl does not watch its input streams for errors: a vanished file would hang it.
+        stream.on('error', fail);
+        cb(null, stream);
+      }, fail);
+    });
+  });
+  zip.end();
+  await writeOut(output);
+}
+
+/** What went wrong while packaging, in words for the user. */
+function packagingError(e: unknown, signal: AbortSignal | undefined): AppError {
+  if (signal?.aborted) return new AppError('canceled', 'Packaging the scan was canceled.');
+  if (e instanceof AppError) return e;
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'ENOENT' && err.path) {
+    return new AppError(
+      'bad-input',
+      `A file of the scan is no longer where it was (${basename(err.path)}).`,
+      {
+        action: 'Put the scan back where it was, or add it again.',
+        cause: e,
+      },
+    );
+  }
+  if (err.code === 'ENOSPC') {
+    return new AppError('bad-input', 'There is not enough disk space to package the scan for upload.', {
+      action: 'Free some disk space and try again.',
     });
   }
-  const bytes = (await stat(finalPath)).size;
-  return { path: finalPath, extension, bytes };
+  return new AppError('bad-input', `The scan could not be packaged for upload: ${err.message}.`, {
+    action: 'Check that the scan files are still there and readable, then try again.',
+    cause: e,
+  });
 }
 
 function counter(onBytes: (n: number) => void): Transform {

@@ -6,10 +6,12 @@ import { open, type FileHandle } from 'node:fs/promises';
  * alive until its write ends, long enough to reach V8's old generation. Here every chunk is copied
  * at once into one of two fixed buffers (the chunk can die young) and a full buffer is written in one
  * call while the other fills.
- * Memory: two buffers, whatever the size of the file.
+ * Memory: two buffers, whatever the size of the file; made when first needed, and no larger than the
+ * size announced for the file (a 60 KiB mesh does not need 2 MiB: short-lived megabytes per download
+ * bring V8's full garbage collections closer).
  */
 export class FileBatcher {
-  private readonly buffers: [Buffer, Buffer];
+  private readonly buffers: [Buffer | undefined, Buffer | undefined] = [undefined, undefined];
   private current = 0;
   private used = 0;
   /** The write of the other buffer, while it runs. */
@@ -19,12 +21,12 @@ export class FileBatcher {
   private constructor(
     private handle: FileHandle | undefined,
     private readonly batchBytes: number,
-  ) {
-    this.buffers = [Buffer.allocUnsafe(batchBytes), Buffer.allocUnsafe(batchBytes)];
-  }
+  ) {}
 
-  static async create(path: string, batchBytes = 1024 * 1024): Promise<FileBatcher> {
-    return new FileBatcher(await open(path, 'w'), batchBytes);
+  /** `expectedBytes`: the file's announced size, when known (more may come; it is then written too). */
+  static async create(path: string, batchBytes = 1024 * 1024, expectedBytes?: number): Promise<FileBatcher> {
+    const bytes = expectedBytes === undefined ? batchBytes : Math.min(batchBytes, Math.max(1, expectedBytes));
+    return new FileBatcher(await open(path, 'w'), bytes);
   }
 
   /**
@@ -35,7 +37,7 @@ export class FileBatcher {
     let offset = start;
     while (offset < end) {
       if (this.failure) return Promise.reject(this.failure);
-      const n = src.copy(this.buffers[this.current] as Buffer, this.used, offset, end);
+      const n = src.copy(this.buffer(), this.used, offset, end);
       this.used += n;
       offset += n;
       if (this.used < this.batchBytes) continue;
@@ -58,7 +60,7 @@ export class FileBatcher {
     await this.inFlight;
     this.inFlight = undefined;
     if (this.failure) throw this.failure;
-    await this.writeAll(this.buffers[this.current] as Buffer, this.used);
+    if (this.used > 0) await this.writeAll(this.buffer(), this.used);
     this.used = 0;
     await this.close();
   }
@@ -71,8 +73,12 @@ export class FileBatcher {
     await h?.close();
   }
 
+  private buffer(): Buffer {
+    return (this.buffers[this.current] ??= Buffer.allocUnsafe(this.batchBytes));
+  }
+
   private rotate(): void {
-    this.inFlight = this.writeAll(this.buffers[this.current] as Buffer, this.used).catch((e: Error) => {
+    this.inFlight = this.writeAll(this.buffer(), this.used).catch((e: Error) => {
       this.failure = e;
     });
     this.current ^= 1;

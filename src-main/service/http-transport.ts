@@ -3,6 +3,9 @@ import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import { pipeFileBody, type FileBodySource } from './file-body.js';
+import { canceledError, TransportError } from './transport-error.js';
+
+export { canceledError, TransportError } from './transport-error.js';
 
 /**
  * One HTTP exchange on Node's own http/https modules: bodies stream both ways (a 1 GiB upload never sits
@@ -30,6 +33,7 @@ interface SendOptions {
   expectContinueMs?: number;
 }
 
+/** Kept connections, per kind. */
 export interface Agents {
   http: http.Agent;
   https: https.Agent;
@@ -41,19 +45,6 @@ export interface HttpResponse {
   body: IncomingMessage;
 }
 
-/** The connection failed or was cut. `sent`: the whole request had left before it happened. */
-export class TransportError extends Error {
-  constructor(
-    message: string,
-    readonly sent: boolean,
-    readonly code?: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'TransportError';
-  }
-}
-
 export function createAgents(): Agents {
   return {
     http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
@@ -61,12 +52,19 @@ export function createAgents(): Agents {
   };
 }
 
-export function canceledError(): AppError {
-  return new AppError('canceled', 'Canceled.');
+/** Closes every kept connection. */
+export function destroyAgents(agents: Agents): void {
+  agents.http.destroy();
+  agents.https.destroy();
 }
 
 export function send(opts: SendOptions): Promise<HttpResponse> {
-  return new Promise<HttpResponse>((resolve, reject) => {
+  return sendStreaming(opts);
+}
+
+/** An exchange on the http modules, its answer's body a stream (downloads the socket path leaves). */
+export function sendStreaming(opts: SendOptions): Promise<HttpResponse & { body: IncomingMessage }> {
+  return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(canceledError());
     const isHttps = opts.url.protocol === 'https:';
     const agent = opts.agents === false ? false : isHttps ? opts.agents.https : opts.agents.http;
@@ -138,26 +136,41 @@ export function send(opts: SendOptions): Promise<HttpResponse> {
   });
 }
 
-/** Reads a small body whole; a body cut short is a TransportError (sent: the request had gone). */
-export async function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+/**
+ * Reads a small body whole; a body cut short is a TransportError (sent: the request had gone). With
+ * listeners rather than the stream's async iterator, which costs a promise and more per chunk.
+ */
+export function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const body = res.body as IncomingMessage;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (e: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      if (e) reject(e);
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    };
+    const cutOff = (): void => settle(new TransportError('the answer was cut off', true, 'ECONNRESET'));
+    body.on('data', (chunk: Buffer) => {
       total += chunk.length;
       if (total > maxBytes) {
-        res.body.destroy();
-        throw new TransportError(`answer larger than ${maxBytes} bytes`, true, 'ETOOBIG');
-      }
-      chunks.push(chunk);
-    }
-  } catch (e) {
-    if (e instanceof TransportError || e instanceof AppError) throw e;
-    const err = e as Error & { code?: string };
-    throw new TransportError('the answer was cut off', true, err.code, { cause: e });
-  }
-  if (!res.body.complete) throw new TransportError('the answer was cut off', true, 'ECONNRESET');
-  return Buffer.concat(chunks);
+        settle(new TransportError(`answer larger than ${maxBytes} bytes`, true, 'ETOOBIG'));
+        body.destroy();
+      } else chunks.push(chunk);
+    });
+    body.once('end', () => (body.complete ? settle(undefined) : cutOff()));
+    body.once('error', (e: Error & { code?: string }) =>
+      settle(
+        e instanceof TransportError || e instanceof AppError
+          ? e
+          : new TransportError('the answer was cut off', true, e.code, { cause: e }),
+      ),
+    );
+    // Torn down without an end or an error of its own.
+    body.once('close', cutOff);
+  });
 }
 
 /** Lets the socket go back to the pool without keeping the body. */

@@ -1,6 +1,6 @@
 import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
-import { canceledError } from './http-transport.js';
+import { canceledError } from './transport-error.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */

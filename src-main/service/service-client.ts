@@ -10,7 +10,7 @@ import {
 } from '../../src-shared/job-spec.js';
 import { serviceVersion } from '../../src-shared/profiles.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
-import { createAgents, discard, readBody, type Agents } from './http-transport.js';
+import { createAgents, destroyAgents, discard, readBody, type Agents } from './http-transport.js';
 import { processingState, type PollState } from './poll-state.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { CHECK_CREDENTIALS, ServiceCaller, type AuthedCall } from './service-call.js';
@@ -60,6 +60,9 @@ export class ServiceClient {
   private readonly logger: Logger;
   private readonly caller: ServiceCaller;
   private readonly transfers: Transfers;
+  /** The addresses of the calls every job makes, built once. */
+  private readonly jobUrl: URL;
+  private readonly pollUrl: string;
 
   constructor(opts: ServiceClientOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -70,6 +73,8 @@ export class ServiceClient {
         action: 'Write it with the version, e.g. https://eu.virtualpatientengine.com/24.06',
       });
     this.version = version;
+    this.jobUrl = joinUrl(this.baseUrl, jobCreationPath(version));
+    this.pollUrl = joinUrl(this.baseUrl, '/pollJobResults').href;
     const authUrl = configUrl(opts.authUrl, 'The sign-in address');
     for (const [name, value] of [
       ['audience', opts.audience],
@@ -139,7 +144,7 @@ export class ServiceClient {
     const call: AuthedCall = {
       label: 'Job creation',
       method: 'POST',
-      url: joinUrl(this.baseUrl, jobCreationPath(this.version)),
+      url: this.jobUrl,
       body: Buffer.from(JSON.stringify(buildJobBody(checked.data))),
       idempotent: false,
       expectContinue: true,
@@ -208,7 +213,7 @@ export class ServiceClient {
     const call: AuthedCall = {
       label: 'Result poll',
       method: 'GET',
-      url: joinUrl(this.baseUrl, '/pollJobResults', { jobId }),
+      url: new URL(`${this.pollUrl}?${new URLSearchParams({ jobId }).toString()}`),
       idempotent: true,
       signal,
     };
@@ -246,8 +251,7 @@ export class ServiceClient {
 
   /** Closes pooled connections; the client is not used afterwards. */
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    destroyAgents(this.agents);
   }
 
   /** The bearer token goes to the configured service's origin and nowhere else. */

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type { IncomingHttpHeaders } from 'node:http';
-import { canceledError, TransportError } from './http-transport.js';
+import { canceledError, TransportError } from './transport-error.js';
 import type { FileBatcher } from './batched-file-writer.js';
 
 /**
@@ -28,6 +28,14 @@ export interface SocketGetResult {
 const HEAD_LIMIT = 64 * 1024;
 const READ_BUFFER = 256 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+
+/**
+ * The one buffer every download socket reads into: a read is handled to its end in the callback
+ * (copied into the file's batcher, or kept aside) before the next read of any socket can land, so
+ * downloads running at once can share it, and a queue of small downloads does not make (and leave to
+ * the garbage collector) 256 KiB for each.
+ */
+let sharedReadBuffer: Buffer | undefined;
 
 export function socketGetToFile(
   url: URL,
@@ -113,27 +121,34 @@ export function socketGetToFile(
     const onRead = (n: number, buf: Buffer): boolean => {
       if (settled) return false;
       if (answer) return body(buf, 0, n);
-      head = Buffer.concat([head, buf.subarray(0, n)]);
-      const end = head.indexOf(CRLFCRLF);
+      // The head mostly comes whole in the first read: it is then parsed where it lies, and the body
+      // bytes after it go on from the read buffer without a copy.
+      const data = head.length === 0 ? buf.subarray(0, n) : Buffer.concat([head, buf.subarray(0, n)]);
+      const end = data.indexOf(CRLFCRLF);
       if (end < 0) {
+        head = Buffer.from(data);
         if (head.length > HEAD_LIMIT)
           fail(new TransportError('the answer has no end of headers', true, 'EPROTO'));
         return true;
       }
+      head = Buffer.alloc(0);
       try {
-        answer = parseHead(head.subarray(0, end).toString('latin1'));
+        answer = parseHead(data.toString('latin1', 0, end));
       } catch (e) {
         fail(e as Error);
         return false;
       }
       if (answer.status >= 200 && answer.status < 300) opts.onHead?.(answer.length);
-      const rest = head.subarray(end + 4);
-      head = Buffer.alloc(0);
-      return rest.length > 0 ? body(rest, 0, rest.length) : answer.length === 0 ? (complete(), false) : true;
+      const start = end + 4;
+      return start < data.length
+        ? body(data, start, data.length)
+        : answer.length === 0
+          ? (complete(), false)
+          : true;
     };
 
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const onread = { buffer: Buffer.allocUnsafe(READ_BUFFER), callback: onRead };
+    const onread = { buffer: (sharedReadBuffer ??= Buffer.allocUnsafe(READ_BUFFER)), callback: onRead };
     const secure = url.protocol === 'https:';
     // tls.connect verifies the certificate and that it names this host (as the https module does);
     // SNI carries the name, never an IP address.

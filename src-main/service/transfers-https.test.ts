@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,15 +76,18 @@ describe('transfers over https', () => {
     }
   });
 
-  it('uploads and downloads when NODE_EXTRA_CA_CERTS names the certificate', async () => {
+  it('uploads and downloads (chunked answers too) when NODE_EXTRA_CA_CERTS names the certificate', async () => {
     // NODE_EXTRA_CA_CERTS is read when a process starts: the client runs in a process of its own.
     const serviceClient = fileURLToPath(new URL('./service-client.ts', import.meta.url));
     const dest = join(dir, 'out', 'scan.dcm');
+    await copyFile(SCAN, join(dir, 'chunked-scan.dcm'));
     const script = `
       const { ServiceClient } = await import(${JSON.stringify(serviceClient)});
       const c = new ServiceClient(JSON.parse(process.argv[1]));
       await c.upload(process.argv[2], process.argv[3]);
       const got = await c.download(process.argv[4], process.argv[5], {});
+      // Without a length: the socket path hands it to the http module.
+      await c.download(process.argv[6], process.argv[7], {});
       c.close();
       process.stdout.write(JSON.stringify(got));
     `;
@@ -102,6 +105,8 @@ describe('transfers over https', () => {
         SCAN,
         storage.downloadUrl('scan.dcm'),
         dest,
+        storage.downloadUrl('chunked-scan.dcm'),
+        join(dir, 'out', 'chunked.dcm'),
       ],
       { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certPath } },
     );
@@ -109,6 +114,7 @@ describe('transfers over https', () => {
     expect(JSON.parse(stdout)).toEqual({ path: dest, bytes: scan.length });
     expect((await readFile(join(dir, 'scan.dcm'))).equals(scan)).toBe(true);
     expect((await readFile(dest)).equals(scan)).toBe(true);
+    expect((await readFile(join(dir, 'out', 'chunked.dcm'))).equals(scan)).toBe(true);
     expect(storage.authHeaders).toBe(0);
   });
 });

@@ -10,6 +10,7 @@ import {
   discard,
   retryAfterMs,
   send,
+  sendStreaming,
   TransportError,
   type Agents,
   type HttpResponse,
@@ -65,7 +66,7 @@ export class Transfers {
         method: 'PUT',
         url,
         headers: { 'Content-Type': 'application/octet-stream', 'Content-Length': size },
-        bodyFile: { path: filePath, onBytes: (sent) => opts.onProgress?.(sent, size) },
+        bodyFile: { path: filePath, size, onBytes: (sent) => opts.onProgress?.(sent, size) },
         agents: this.cfg.agents,
         signal: opts.signal,
         idleTimeoutMs: this.cfg.idleTimeoutMs,
@@ -125,7 +126,7 @@ export class Transfers {
     tmp: string,
     opts: DownloadOptions,
   ): Promise<number | FailedAnswer> {
-    const file = await FileBatcher.create(tmp, DOWNLOAD_BATCH);
+    const file = await FileBatcher.create(tmp, DOWNLOAD_BATCH, opts.expectedSize);
     try {
       const total = { value: opts.expectedSize };
       const progress = throttledProgress(opts.onProgress, () => total.value);
@@ -162,7 +163,7 @@ export class Transfers {
     progress: (done: number, last?: boolean) => void,
     total: { value: number | undefined },
   ): Promise<number | FailedAnswer> {
-    const res = await send({
+    const res = await sendStreaming({
       method: 'GET',
       url: target,
       headers: { Accept: '*/*' },

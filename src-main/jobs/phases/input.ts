@@ -1,11 +1,11 @@
-import { rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { AppError, isAppError } from '../../../src-shared/errors.js';
 import type { JobSpec } from '../../../src-shared/job-spec.js';
 import type { JobState } from '../../../src-shared/jobs.js';
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
-import { makePrivate, packageDirOf, privateDir } from '../job-leftovers.js';
-import type { JobRecord } from '../job-record.js';
+import { freshPrivateDir, packageDirOf } from '../job-leftovers.js';
+import type { InputPatch, JobRecord } from '../job-record.js';
 import { stamp } from '../job-rows.js';
 import { CBCT, type JobRun } from '../job-run.js';
 import { packageCompression } from '../loopback-tuning.js';
@@ -22,13 +22,19 @@ interface Package {
   bytes: number;
 }
 
+/** A package, and what the job's input should record of it when it was just made (not yet written). */
+interface Packed {
+  pkg: Package;
+  record?: InputPatch;
+}
+
 /** Remote jobs created in a row because upload addresses were refused, before a person is needed. */
 const MAX_RECREATE = 3;
 
 export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
   const { d } = run;
   const conn = await d.connections.resolve(start);
-  let job = forgetUnreachableRemote(run, start, conn);
+  let job = await forgetUnreachableRemote(run, start, conn);
   if (!job.remoteJobId && job.createSentAt) job = afterUnknownCreate(run, job, conn);
 
   let releasePrepare = await d.slots.prepare.acquire(job.id, run.priority(), run.signal);
@@ -41,21 +47,33 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
   }
   let releaseUpload: () => void;
   let pkg: Package;
+  let record: InputPatch | undefined;
   try {
-    if (!job.remoteJobId && job.state === 'queued') job = run.transition(job, 'preparing', { progress: {} });
-    pkg = await ensurePackage(run, job, conn);
+    if (!job.remoteJobId && job.state === 'queued')
+      job = await run.transition(job, 'preparing', { progress: {} });
+    ({ pkg, record } = await ensurePackage(run, job, conn));
+    // A job that has its remote job already records a new package now; the others with the creation
+    // of their remote job, in one commit. Lost to a crash meanwhile, the package is made again.
+    if (record && job.remoteJobId) {
+      d.store.setInput(job.id, CBCT, record);
+      record = undefined;
+    }
     // Take the upload slot before letting the next job package: at most (uploads) packages wait on disk.
     releaseUpload = await d.slots.upload.acquire(job.id, run.priority(), run.signal);
   } finally {
     releasePrepare();
   }
+  let notified: string[];
   try {
     await d.gate.wait(run.signal);
     for (;;) {
       job = d.store.get(job.id) as JobRecord;
-      if (!job.remoteJobId) job = await createRemote(run, job, conn, pkg);
+      if (!job.remoteJobId) {
+        job = await createRemote(run, job, conn, pkg, record);
+        record = undefined;
+      }
       try {
-        job = await uploadAndNotify(run, job, conn, pkg);
+        ({ job, notified } = await uploadAndNotify(run, job, conn, pkg));
         break;
       } catch (e) {
         if (!(e instanceof PresignedRefusedError)) throw e;
@@ -71,17 +89,27 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
                 "Check the computer's clock and date, then retry; if it happens again, tell the service operator.",
             },
           );
-        job = dropRemote(run, job, 'submitting', 'the upload address expired');
+        job = await dropRemote(run, job, 'submitting', 'the upload address expired');
       }
     }
-    run.transition(job, 'processing', { progress: { fraction: 0, stage: 'waiting for the service' } });
+    // The notifications are recorded with the state they lead to, in one commit (a crash before it
+    // sends them again, which the service takes as it took the first).
+    await run.transition(
+      job,
+      'processing',
+      { progress: { fraction: 0, stage: 'waiting for the service' } },
+      undefined,
+      {
+        inputs: notified.map((name) => ({ name, patch: { notified: true } })),
+      },
+    );
   } finally {
     releaseUpload();
   }
 }
 
 /** Forgets the remote job (it is unusable) and sends the job to `to` to be created again. */
-export function dropRemote(run: JobRun, job: JobRecord, to: JobState, reason: string): JobRecord {
+export function dropRemote(run: JobRun, job: JobRecord, to: JobState, reason: string): Promise<JobRecord> {
   return run.transition(
     job,
     to,
@@ -96,7 +124,11 @@ export function dropRemote(run: JobRun, job: JobRecord, to: JobState, reason: st
  * Such a job is created again from its package: allowed only for the local engine, which is ours and
  * bills nothing.
  */
-function forgetUnreachableRemote(run: JobRun, job: JobRecord, conn: ResolvedConnection): JobRecord {
+async function forgetUnreachableRemote(
+  run: JobRun,
+  job: JobRecord,
+  conn: ResolvedConnection,
+): Promise<JobRecord> {
   if (!job.remoteJobId || conn.kind !== 'local-engine') return job;
   const input = job.inputs.find((i) => i.name === CBCT);
   if (!input || input.notified || !input.uploadUrl) return job;
@@ -130,7 +162,7 @@ function afterUnknownCreate(run: JobRun, job: JobRecord, conn: ResolvedConnectio
   );
 }
 
-async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnection): Promise<Package> {
+async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnection): Promise<Packed> {
   const { d } = run;
   const input = job.inputs.find((i) => i.name === CBCT);
   if (!input) throw new AppError('internal', `Job ${job.id} has no cbct input.`);
@@ -140,11 +172,13 @@ async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnecti
       () => -1,
     );
     if (size === input.bytes)
-      return { path: input.packagePath, extension: input.extension, bytes: input.bytes };
+      return { pkg: { path: input.packagePath, extension: input.extension, bytes: input.bytes } };
   }
   // Nothing more to send: the package is not needed again.
   if (job.remoteJobId && job.inputs.every((i) => i.uploaded))
-    return { path: input.packagePath ?? '', extension: input.extension ?? '', bytes: input.bytes ?? 0 };
+    return {
+      pkg: { path: input.packagePath ?? '', extension: input.extension ?? '', bytes: input.bytes ?? 0 },
+    };
   if (!d.scans.series(job.seriesId)) {
     d.onProgress(job.id, { stage: 'reading the scan again' });
     await d.scans.intake(job.sourceFiles, { signal: run.signal });
@@ -158,10 +192,8 @@ async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnecti
       },
     );
   const outDir = packageDirOf(d.packagesDir, job.id);
-  await rm(outDir, { recursive: true, force: true });
-  // A copy of patient data: readable by the user only, from the first byte written.
-  await privateDir(d.packagesDir);
-  await privateDir(outDir);
+  // A copy of patient data: in a private folder, and written readable by the user only (ScanSource).
+  await freshPrivateDir(d.packagesDir, outDir);
   d.onProgress(job.id, { fraction: 0, stage: job.deidentify ? 'removing patient data' : 'packing the scan' });
   const pkg = await d.scans.packageForUpload(job.seriesId, {
     deidentify: job.deidentify,
@@ -172,10 +204,8 @@ async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnecti
     onProgress: (done, total) =>
       d.onProgress(job.id, { fraction: total > 0 ? done / total : 0, bytesDone: done, bytesTotal: total }),
   });
-  await makePrivate(outDir);
-  d.store.setInput(job.id, CBCT, { packagePath: pkg.path, extension: pkg.extension, bytes: pkg.bytes });
   run.log.info('packaged', { jobId: job.id, bytes: pkg.bytes, extension: pkg.extension });
-  return pkg;
+  return { pkg, record: { packagePath: pkg.path, extension: pkg.extension, bytes: pkg.bytes } };
 }
 
 async function createRemote(
@@ -183,15 +213,19 @@ async function createRemote(
   job: JobRecord,
   conn: ResolvedConnection,
   pkg: { extension: string },
+  packageRecord: InputPatch | undefined,
 ): Promise<JobRecord> {
   // Written, and synced, before the request: a crash or power cut after it was sent must not lead to
-  // a silent second job.
-  job = run.transition(
+  // a silent second job. Not synced for the local engine: a job whose creation it may have received
+  // is created again there whatever the record says (afterUnknownCreate), which bills nothing. A
+  // package just made is recorded with it.
+  const durable = conn.kind !== 'local-engine';
+  job = await run.transition(
     job,
     'submitting',
     { createSentAt: stamp(), progress: { stage: 'creating the job' } },
     undefined,
-    { durable: true },
+    { durable, ...(packageRecord ? { inputs: [{ name: CBCT, patch: packageRecord }] } : {}) },
   );
   let created;
   try {
@@ -204,13 +238,13 @@ async function createRemote(
     throw e;
   }
   // Stored even when a shutdown came meanwhile: the job exists now, and the next start goes on with it.
-  const next = run.transition(
+  const next = await run.transition(
     job,
     created.uploads.length > 0 ? 'uploading' : 'processing',
     { remoteJobId: created.jobId, serviceUrl: conn.baseUrl, createSentAt: null, progress: {} },
     { remoteJobId: created.jobId },
     {
-      durable: true,
+      durable,
       evenIfStopped: true,
       inputs: created.uploads.map((u) => ({
         name: u.input,
@@ -222,20 +256,22 @@ async function createRemote(
   return next;
 }
 
+/** Uploads and notifies each input not done yet; says which were notified (not yet recorded). */
 async function uploadAndNotify(
   run: JobRun,
   job: JobRecord,
   conn: ResolvedConnection,
   pkg: { path: string; bytes: number },
-): Promise<JobRecord> {
+): Promise<{ job: JobRecord; notified: string[] }> {
   const { d } = run;
+  const notified: string[] = [];
   for (const input of job.inputs) {
     if (!input.uploadUrl || !input.notifyUrl) {
       if (input.notified || job.state === 'processing') continue;
       throw new AppError('service', `The service gave no upload address for the input "${input.name}".`);
     }
     if (!input.uploaded) {
-      if (job.state !== 'uploading') job = run.transition(job, 'uploading');
+      if (job.state !== 'uploading') job = await run.transition(job, 'uploading');
       d.onProgress(job.id, { fraction: 0, bytesDone: 0, bytesTotal: pkg.bytes, stage: 'uploading' });
       const jobId = job.id;
       await conn.client.upload(input.uploadUrl, pkg.path, {
@@ -249,18 +285,24 @@ async function uploadAndNotify(
           }),
       });
       // The upload is recorded with the next state, in one commit.
-      job = run.transition(job, 'notifying', { progress: { stage: 'starting processing' } }, undefined, {
-        inputs: [{ name: input.name, patch: { uploaded: true } }],
-      });
+      job = await run.transition(
+        job,
+        'notifying',
+        { progress: { stage: 'starting processing' } },
+        undefined,
+        {
+          inputs: [{ name: input.name, patch: { uploaded: true } }],
+        },
+      );
     }
     if (!input.notified) {
       if (job.state !== 'notifying')
-        job = run.transition(job, 'notifying', { progress: { stage: 'starting processing' } });
+        job = await run.transition(job, 'notifying', { progress: { stage: 'starting processing' } });
       await conn.client.notify(input.notifyUrl, run.signal);
-      d.store.setInput(job.id, input.name, { notified: true });
+      notified.push(input.name);
     }
   }
-  return d.store.get(job.id) as JobRecord;
+  return { job, notified };
 }
 
 function spec(job: JobRecord, extension: string): JobSpec {

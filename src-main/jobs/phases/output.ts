@@ -1,13 +1,20 @@
-import { rm } from 'node:fs/promises';
 import { AppError } from '../../../src-shared/errors.js';
 import type { MeshResult, PollResult } from '../../../src-shared/job-spec.js';
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
 import { jobOutputPath } from '../../settings/output-naming.js';
-import { removePackage } from '../job-leftovers.js';
+import { removeJobPackage } from '../job-leftovers.js';
 import type { JobRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
-import { adoptPlaced, checkSize, exists, placeStaged, removePartials, stagingPath } from '../output-place.js';
+import {
+  adoptPlaced,
+  checkSize,
+  placeStaged,
+  removeFile,
+  removePartials,
+  stagingPath,
+  statOrNull,
+} from '../output-place.js';
 
 /**
  * The output phase: download each mesh to a staging file, give it its final name, record it (synced),
@@ -28,19 +35,22 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
       const staging = stagingPath(dest, job.id, output.idx);
       if (output.status === 'saved') {
         // Saved, but a crash may have come before the staging name was removed.
-        await rm(staging, { force: true });
+        await removeFile(staging);
         continue;
       }
-      await removePartials(staging);
+      const listed = await removePartials(staging);
       let record = await resultFor(run, conn, remoteJobId, output.idx, job);
-      const adopted = await adoptPlaced(staging, dest);
+      const staged = listed ? await statOrNull(staging) : null;
+      const adopted = staged && (await adoptPlaced(staged, dest));
       if (adopted) {
         const bytes = await checkSize(adopted, record.size);
         d.store.saveOutput(job.id, output.idx, withNote({ path: adopted, bytes }, record));
-        await rm(staging, { force: true });
+        await removeFile(staging);
         continue;
       }
-      if (!(await exists(staging))) {
+      /** Bytes of a download just made, checked against the announced size on the way. */
+      let fetched: number | undefined;
+      if (!staged) {
         const download = (r: MeshResult) =>
           conn.client.download(r.url as string, staging, {
             signal: run.signal,
@@ -54,33 +64,37 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
               }),
           });
         try {
-          await download(record);
+          fetched = (await download(record)).bytes;
         } catch (e) {
           if (!(e instanceof PresignedRefusedError)) throw e;
           // Download addresses expire; a fresh poll hands out new ones.
           run.result = undefined;
           record = await resultFor(run, conn, remoteJobId, output.idx, job);
-          await download(record);
+          fetched = (await download(record)).bytes;
         }
       }
       let bytes: number;
       try {
-        bytes = await checkSize(staging, record.size);
+        // The download checked its bytes against the announced size already.
+        bytes =
+          fetched !== undefined && record.size !== undefined
+            ? fetched
+            : await checkSize(staging, record.size);
       } catch (e) {
         // Not the announced size: fetched again next time, never placed.
-        await rm(staging, { force: true });
+        await removeFile(staging);
         throw e;
       }
       const final = await placeStaged(staging, dest);
       d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record));
-      await rm(staging, { force: true });
+      await removeFile(staging);
       run.log.info('mesh saved', { jobId: job.id, idx: output.idx, bytes });
     }
     // The meshes are saved: the packaged scan (a copy of patient data) is not kept. Removed before the
     // job is marked done, so that a done job never has one (a crash in between: the resumed download
     // finds every mesh saved and only marks it done).
-    await removePackage(d.packagesDir, job.id);
-    run.transition(job, 'done', { progress: { fraction: 1 }, error: null, resumeState: null });
+    await removeJobPackage(d.packagesDir, job);
+    await run.transition(job, 'done', { progress: { fraction: 1 }, error: null, resumeState: null });
   } finally {
     release();
   }

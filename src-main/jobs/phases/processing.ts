@@ -1,5 +1,6 @@
 import { AppError } from '../../../src-shared/errors.js';
-import { pollInterval, sleep, withJitter } from '../../service/retry.js';
+import { pollInterval, withJitter } from '../../service/retry.js';
+import { canceledError } from '../../service/transport-error.js';
 import { asAppError, errorOf, isUnknownJob } from '../job-errors.js';
 import type { JobRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
@@ -30,15 +31,15 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
         // The local engine does not know the job: it was restarted on a temporary folder (the
         // command line's engine is), or its folder was removed. Ours, nothing billed: the job starts
         // over from its package. A remote service's job is never created again.
-        const failed = run.transition(job, 'failed', { error: errorOf(asAppError(e)) });
-        dropRemote(run, failed, 'queued', 'the local engine no longer knows the job');
+        const failed = await run.transition(job, 'failed', { error: errorOf(asAppError(e)) });
+        await dropRemote(run, failed, 'queued', 'the local engine no longer knows the job');
         return;
       }
       throw e;
     }
     if (state.state === 'finished') {
       run.result = state.result;
-      run.transition(job, 'downloading', { progress: { fraction: 0, stage: 'downloading' } });
+      await run.transition(job, 'downloading', { progress: { fraction: 0, stage: 'downloading' } });
       return;
     }
     // Percent and stage as the service tells them (the local engine does); without them the bar
@@ -56,16 +57,30 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
   }
 }
 
-/** Sleeps until the next poll, or less when the user asks for this job now. */
-async function pollSleep(run: JobRun, ms: number): Promise<void> {
-  const wake = new AbortController();
-  run.wakePoll = () => wake.abort();
-  const both = AbortSignal.any([run.signal, wake.signal]);
-  try {
-    await sleep(ms, both);
-  } catch (e) {
-    if (run.signal.aborted) throw e;
-  } finally {
-    run.wakePoll = undefined;
-  }
+/**
+ * Sleeps until the next poll, or less when the user asks for this job now (wakePoll). One timer and
+ * one listener per poll: no AbortSignal.any, whose combined signals cost more than the poll itself on
+ * loopback.
+ */
+function pollSleep(run: JobRun, ms: number): Promise<void> {
+  const { signal } = run;
+  if (signal.aborted) return Promise.reject(canceledError());
+  return new Promise<void>((resolve, reject) => {
+    const end = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      if (run.wakePoll === wake) run.wakePoll = undefined;
+    };
+    const wake = (): void => {
+      end();
+      resolve();
+    };
+    const onAbort = (): void => {
+      end();
+      reject(canceledError());
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+    run.wakePoll = wake;
+  });
 }
