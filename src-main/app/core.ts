@@ -7,7 +7,7 @@ import { AppSettingsStore } from '../settings/app-settings.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ScanService } from '../scans/scan-service.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
-import { startLocalEngine } from '../engine/local-engine.js';
+import { startDefaultEngine } from '../engine/default-engine.js';
 import { JobManager } from '../jobs/job-manager.js';
 import { attachDesktopSignals } from '../jobs/desktop-signals.js';
 import { FileGrants } from './file-grants.js';
@@ -70,11 +70,8 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
   const bus = new EventBus();
   const engineProcessor = createSegmentationProcessor({ logger: logger.child('engine') });
   const engine = once(() =>
-    startLocalEngine({
-      processor: engineProcessor,
-      dataDir: join(dataDir, 'engine'),
-      logger: logger.child('engine'),
-    }),
+    // The same engine as the command line's: polls held, workers made ready ahead of a job.
+    startDefaultEngine({ processor: engineProcessor, dataDir: join(dataDir, 'engine'), logger }),
   );
   const profiles = new ProfileStore(dataDir, logger.child('profiles'));
   const settings = new AppSettingsStore(dataDir);

@@ -1,5 +1,6 @@
 import type { Logger } from '../logging/logger.js';
 import { startLocalEngine, type RunningEngine } from './local-engine.js';
+import type { Processor } from './processor.js';
 import { createSegmentationProcessor } from './segmentation/index.js';
 
 interface DefaultEngineOptions {
@@ -13,6 +14,8 @@ interface DefaultEngineOptions {
   port?: number;
   /** Absent: a random secret, readable from the returned engine. */
   clientSecret?: string;
+  /** The segmentation processor, when the caller also asks it what it can do; absent: a new one. */
+  processor?: Processor;
 }
 
 /**
@@ -25,7 +28,9 @@ const POLL_HOLD_MS = 2_000;
 /** The app's local engine: the protocol server with real segmentation behind it. */
 export function startDefaultEngine(opts: DefaultEngineOptions = {}): Promise<RunningEngine> {
   return startLocalEngine({
-    processor: createSegmentationProcessor(opts.logger ? { logger: opts.logger.child('segmentation') } : {}),
+    processor:
+      opts.processor ??
+      createSegmentationProcessor(opts.logger ? { logger: opts.logger.child('segmentation') } : {}),
     pollHoldMs: POLL_HOLD_MS,
     ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
     ...(opts.logger ? { logger: opts.logger.child('engine') } : {}),
