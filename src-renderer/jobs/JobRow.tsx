@@ -1,5 +1,6 @@
 import { memo } from 'react';
-import { JOB_STATE_LABELS, isTerminal, type JobView } from '../../src-shared/jobs';
+import { JOB_STATE_LABELS, isTerminal } from '../../src-shared/job-states';
+import type { JobView } from '../../src-shared/jobs';
 import { baseName, formatBytes, formatDuration } from '../common/format';
 import { ErrorNote, ProgressBar } from '../common/ui';
 import { useShell } from '../shell/screens';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { isTerminal } from '../../src-shared/jobs';
+import { isTerminal } from '../../src-shared/job-states';
 import { useConnections } from '../connections/connections-store';
 import { ErrorNote } from '../common/ui';
 import { ScreenTitle } from '../shell/ScreenTitle';

@@ -1,4 +1,5 @@
-import { isTerminal, type JobState, type JobView } from '../../src-shared/jobs';
+import { isTerminal, type JobState } from '../../src-shared/job-states';
+import type { JobView } from '../../src-shared/jobs';
 import { progressFraction } from './job-format';
 
 /** The states a person filters by: a job is waiting, running, or ended one of three ways. */

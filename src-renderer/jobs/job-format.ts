@@ -1,4 +1,5 @@
-import { isTerminal, JOB_STATE_LABELS, type JobState, type JobView } from '../../src-shared/jobs';
+import { isTerminal, JOB_STATE_LABELS, type JobState } from '../../src-shared/job-states';
+import type { JobView } from '../../src-shared/jobs';
 import { structureLabel } from '../structures/structure-selection';
 
 export type Tone = 'neutral' | 'active' | 'ok' | 'danger' | 'muted';

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import { isTerminal, type JobView, type SubmitJobsRequest } from '../../src-shared/jobs';
+import { isTerminal } from '../../src-shared/job-states';
+import type { JobView, SubmitJobsRequest } from '../../src-shared/jobs';
 import { api, errorText, type ErrorText } from '../bridge/api';
 
 interface JobsState {

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { NAMING_FIELDS } from '../../src-shared/jobs';
+import { NAMING_FIELDS } from '../../src-shared/job-states';
 import { AppSettingsSchema, type AppSettings } from '../../src-shared/settings';
 import { useApp } from '../app/app-store';
 import { ErrorNote, Switch } from '../common/ui';

@@ -2,22 +2,29 @@ import { lazy, Suspense, useCallback, useEffect } from 'react';
 import { useShell, type Screen } from './screens';
 import { useAnnounce } from './announce';
 import { useWindowDrop } from './useWindowDrop';
-import { ConnectionsScreen } from '../connections/ConnectionsScreen';
 import { useConnections } from '../connections/connections-store';
-import { JobsScreen } from '../jobs/JobsScreen';
 import { useJobs } from '../jobs/jobs-store';
 import { summarizeJobs } from '../jobs/job-format';
 import { ScansScreen } from '../scans/ScansScreen';
 import { useScans } from '../scans/scans-store';
-import { SettingsScreen } from '../settings/SettingsScreen';
 import { useApp } from '../app/app-store';
 import { onEvent, transport } from '../bridge/api';
 import type { DroppedItem } from '../bridge/dropped-item';
+import { lazyScreen, preloadWhenIdle } from './lazy-screen';
 import './shell.css';
 
 // The viewer (three.js, about two thirds of the renderer's code) loads when it is first opened, so
 // the first page of the app has no long parse-and-compile task for a screen the user has not asked for.
 const ViewerHost = lazy(() => import('./ViewerHost').then((m) => ({ default: m.ViewerHost })));
+// The other screens are small but not needed for the first page: loaded after it, while idle.
+const jobsScreen = lazyScreen(() => import('../jobs/JobsScreen').then((m) => m.JobsScreen));
+const connectionsScreen = lazyScreen(() =>
+  import('../connections/ConnectionsScreen').then((m) => m.ConnectionsScreen),
+);
+const settingsScreen = lazyScreen(() => import('../settings/SettingsScreen').then((m) => m.SettingsScreen));
+const JobsScreen = jobsScreen.Screen;
+const ConnectionsScreen = connectionsScreen.Screen;
+const SettingsScreen = settingsScreen.Screen;
 
 const NAV: { id: Screen; label: string }[] = [
   { id: 'scans', label: 'Scans' },
@@ -66,6 +73,7 @@ function useAppData(): void {
     const jobs = useJobs.getState();
     void connections.load();
     void jobs.load();
+    preloadWhenIdle([jobsScreen, connectionsScreen, settingsScreen]);
     const offProfiles = onEvent('profiles.changed', () => void useConnections.getState().load());
     const offJobs = onEvent('jobs.changed', ({ jobs: changed, paused }) =>
       useJobs.getState().merge(changed, paused),
@@ -115,14 +123,16 @@ export function App() {
       </nav>
       <main className={screen === 'viewer' ? 'main-viewer' : undefined}>
         {screen === 'scans' && <ScansScreen />}
-        {screen === 'jobs' && <JobsScreen />}
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          {screen === 'jobs' && <JobsScreen />}
+          {screen === 'connections' && <ConnectionsScreen />}
+          {screen === 'settings' && <SettingsScreen />}
+        </Suspense>
         {screen === 'viewer' && (
           <Suspense fallback={<p className="muted">Loading the viewer…</p>}>
             <ViewerHost />
           </Suspense>
         )}
-        {screen === 'connections' && <ConnectionsScreen />}
-        {screen === 'settings' && <SettingsScreen />}
       </main>
       {over && (
         <div className="drop-overlay" aria-hidden="true">

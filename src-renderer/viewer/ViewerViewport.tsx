@@ -111,10 +111,22 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
     const scheme = matchMedia('(prefers-color-scheme: dark)');
     const onScheme = (): void => controller.setBackground(canvasBackground(host));
     scheme.addEventListener('change', onScheme);
-    syncScene(controller, useViewerStore.getState(), null);
-    const unsubscribe = useViewerStore.subscribe((s, prev) => syncScene(controller, s, prev));
+    let synced = useViewerStore.getState();
+    syncScene(controller, synced, null);
+    // The scene follows the store in a task of its own: a large mesh's objects, built in the task
+    // where it arrives along with the render of the panels that list it, made one long task.
+    let pending = 0;
+    const unsubscribe = useViewerStore.subscribe(() => {
+      pending ||= window.setTimeout(() => {
+        pending = 0;
+        const s = useViewerStore.getState();
+        syncScene(controller, s, synced);
+        synced = s;
+      }, 0);
+    });
     return () => {
       unsubscribe();
+      window.clearTimeout(pending);
       scheme.removeEventListener('change', onScheme);
       controllerRef.current = null;
       releaseMeshLoader();

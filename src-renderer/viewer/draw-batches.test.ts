@@ -3,61 +3,109 @@ import {
   GPU_UPLOAD_TRIANGLES,
   SOFTWARE_FRAME_TARGET_MS,
   SOFTWARE_FRAME_TRIANGLES,
-  batchEnd,
+  nextBatch,
   nextSoftwareBudget,
 } from './draw-batches.js';
-import type { DrawItem } from './draw-batches.js';
+import type { DrawItem, DrawPart } from './draw-batches.js';
 
 const chunks = (mesh: number, sizes: number[], uploaded = false): DrawItem[] =>
   sizes.map((triangles, chunk) => ({ mesh, chunk, triangles, uploaded }));
 
 /** Every batch of a picture at a fixed budget, as the progressive draw takes them frame by frame. */
-function batches(items: DrawItem[], software: boolean, budget: number): DrawItem[][] {
-  const out: DrawItem[][] = [];
-  for (let from = 0; from < items.length;) {
-    const end = batchEnd(items, from, budget, software);
-    out.push(items.slice(from, end));
-    from = end;
+function batches(items: DrawItem[], software: boolean, budget: number): DrawPart[][] {
+  const out: DrawPart[][] = [];
+  for (let at = { item: 0, offset: 0 }; at.item < items.length;) {
+    const { parts, next } = nextBatch(items, at, budget, software);
+    out.push(parts);
+    at = next;
   }
   return out;
 }
 
-const shape = (list: DrawItem[][]): string[][] => list.map((b) => b.map((i) => `${i.mesh}.${i.chunk}`));
+const shape = (list: DrawPart[][]): string[][] => list.map((b) => b.map((p) => `${p.mesh}.${p.chunk}`));
+const triangles = (b: DrawPart[]): number => b.reduce((n, p) => n + p.count, 0);
 
-describe('batchEnd', () => {
-  it('draws the 400k skull in software frames of one 16k chunk at the first budget, two at double', () => {
-    const skull = chunks(0, [...Array<number>(24).fill(16_384), 399_757 - 24 * 16_384]);
-    const first = batches(skull, true, SOFTWARE_FRAME_TRIANGLES);
-    expect(first).toHaveLength(25);
-    expect(first.flat()).toEqual(skull);
-    const faster = batches(skull, true, 2 * SOFTWARE_FRAME_TRIANGLES);
-    expect(faster).toHaveLength(13);
-    expect(faster.flat()).toEqual(skull);
-    for (const b of faster) {
-      expect(b.reduce((n, i) => n + i.triangles, 0)).toBeLessThanOrEqual(2 * SOFTWARE_FRAME_TRIANGLES);
+/** Every triangle of every item drawn exactly once, in order, as contiguous parts. */
+function expectCovered(items: DrawItem[], list: DrawPart[][]): void {
+  const parts = list.flat();
+  let k = 0;
+  for (const item of items) {
+    for (let drawn = 0; drawn < item.triangles;) {
+      const p = parts[k++]!;
+      expect([p.mesh, p.chunk, p.first]).toEqual([item.mesh, item.chunk, drawn]);
+      expect(p.first + p.count).toBeLessThanOrEqual(item.triangles);
+      drawn += p.count;
     }
+  }
+  expect(k).toBe(parts.length);
+}
+
+describe('nextBatch', () => {
+  const skull = chunks(0, [...Array<number>(24).fill(16_384), 399_757 - 24 * 16_384]);
+
+  it('draws the 400k skull a quarter chunk per software frame at the first budget, a chunk at four times it', () => {
+    const first = batches(skull, true, SOFTWARE_FRAME_TRIANGLES);
+    expect(first).toHaveLength(98);
+    expectCovered(skull, first);
+    for (const b of first) expect(triangles(b)).toBeLessThanOrEqual(SOFTWARE_FRAME_TRIANGLES);
+    const faster = batches(skull, true, 4 * SOFTWARE_FRAME_TRIANGLES);
+    expect(shape(faster)).toEqual(skull.map((c) => [`0.${c.chunk}`]));
+    expectCovered(skull, faster);
   });
 
-  it('packs small meshes into one software frame and never splits below one chunk', () => {
+  it('fills a software budget across chunk boundaries, ending with part of a chunk', () => {
+    const items = chunks(0, [10_000, 10_000, 10_000]);
+    const list = batches(items, true, 12_000);
+    expect(list.map((b) => b.map((p) => [p.chunk, p.first, p.count]))).toEqual([
+      [
+        [0, 0, 10_000],
+        [1, 0, 2_000],
+      ],
+      [
+        [1, 2_000, 8_000],
+        [2, 0, 4_000],
+      ],
+      [[2, 4_000, 6_000]],
+    ]);
+    expectCovered(items, list);
+  });
+
+  it('leaves a sliver too thin for a draw call to the next software frame', () => {
+    const list = batches(chunks(0, [7_500, 5_000]), true, 8_000);
+    expect(list.map((b) => b.map((p) => [p.chunk, p.first, p.count]))).toEqual([
+      [[0, 0, 7_500]],
+      [[1, 0, 5_000]],
+    ]);
+  });
+
+  it('packs small meshes into one software frame', () => {
     const items = [...chunks(0, [448]), ...chunks(1, [1368]), ...chunks(2, [40_000]), ...chunks(3, [5])];
-    expect(shape(batches(items, true, SOFTWARE_FRAME_TRIANGLES))).toEqual([['0.0', '1.0'], ['2.0'], ['3.0']]);
+    const list = batches(items, true, 16_384);
+    expect(shape(list)).toEqual([['0.0', '1.0', '2.0'], ['2.0'], ['2.0', '3.0']]);
+    expectCovered(items, list);
   });
 
-  it('on a GPU pays only for uploads: drawn chunks cost nothing, new ones fill an upload budget', () => {
+  it('on a GPU pays only for uploads, whole chunks at a time: drawn chunks cost nothing, new ones fill an upload budget', () => {
     const drawn = chunks(0, Array<number>(20).fill(32_768), true);
     const fresh = chunks(1, Array<number>(10).fill(32_768));
     const list = batches([...drawn, ...fresh], false, GPU_UPLOAD_TRIANGLES);
     const perFrame = GPU_UPLOAD_TRIANGLES / 32_768;
     expect(list[0]).toHaveLength(20 + perFrame);
     expect(list.slice(1).map((b) => b.length)).toEqual([perFrame, 10 - 2 * perFrame]);
+    for (const p of list.flat()) expect(p).toMatchObject({ first: 0, count: 32_768 });
     // Once uploaded, the whole scene is one frame again.
     expect(
       batches(chunks(0, Array<number>(30).fill(32_768), true), false, GPU_UPLOAD_TRIANGLES),
     ).toHaveLength(1);
+    // A chunk larger than the budget still goes up whole, alone.
+    expect(shape(batches(chunks(0, [200_000, 10]), false, GPU_UPLOAD_TRIANGLES))).toEqual([['0.0'], ['0.1']]);
   });
 
   it('ends an empty scene where it starts', () => {
-    expect(batchEnd([], 0, SOFTWARE_FRAME_TRIANGLES, true)).toBe(0);
+    expect(nextBatch([], { item: 0, offset: 0 }, SOFTWARE_FRAME_TRIANGLES, true)).toEqual({
+      parts: [],
+      next: { item: 0, offset: 0 },
+    });
   });
 });
 
@@ -69,7 +117,7 @@ describe('nextSoftwareBudget', () => {
   it('shrinks after slow frames and grows after fast ones, at most by half or double at a time', () => {
     expect(nextSoftwareBudget(32_768, 32_768, SOFTWARE_FRAME_TARGET_MS * 1.5)).toBe(21_845);
     expect(nextSoftwareBudget(32_768, 32_768, 500)).toBe(16_384);
-    expect(nextSoftwareBudget(32_768, 32_768, 17)).toBe(57_826);
+    expect(nextSoftwareBudget(32_768, 32_768, SOFTWARE_FRAME_TARGET_MS / 1.5)).toBe(49_152);
     expect(nextSoftwareBudget(32_768, 32_768, 1)).toBe(65_536);
   });
 

@@ -138,12 +138,20 @@ export class ViewerMesh {
   }
 
   /**
-   * For one progressive frame: only the given chunks, and the cap when the batch ends the mesh
-   * (its stencil passes are all drawn by then). `null` shows everything again.
+   * For one progressive frame: only the given parts of chunks (triangles in chunk order), and the
+   * cap when the batch ends the mesh (its stencil passes are all drawn by then). `null` shows
+   * everything again.
    */
-  drawOnly(chunks: ReadonlySet<number> | null, withCap: boolean): void {
-    this.chunkGroups.forEach((g, i) => (g.visible = chunks === null || chunks.has(i)));
-    this.capAllowed = chunks === null || withCap;
+  drawOnly(parts: ReadonlyMap<number, { first: number; count: number }> | null, withCap: boolean): void {
+    this.chunkGroups.forEach((g, i) => {
+      const part = parts?.get(i);
+      g.visible = parts === null || part !== undefined;
+      // The depth and stencil passes share the surface's geometry, and so its range.
+      const geometry = this.parts[i]!.geometry;
+      if (part) geometry.setDrawRange(part.first * 3, part.count * 3);
+      else geometry.setDrawRange(0, Infinity);
+    });
+    this.capAllowed = parts === null || withCap;
     this.setCapsEnabled(true);
   }
 

@@ -1,6 +1,7 @@
 import { Box3, Color, PerspectiveCamera, Plane, Scene, Sphere, Vector2, Vector3 } from 'three';
 import type { Group, Material, Mesh, WebGLRenderer } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { FramePacer } from './frame-pacer.js';
 import { isSoftwareRenderer } from './gpu-info.js';
 import { MeasureOverlay } from './measure-overlay.js';
 import { attachSlicePlanes } from '../review/slice-planes-3d.js';
@@ -58,7 +59,7 @@ export class SceneController {
   private readonly draw: ProgressiveDraw;
   private readonly resizeObserver: ResizeObserver;
   private readonly picker: SurfacePicker;
-  private frameRequest = 0;
+  private readonly frames: FramePacer;
   private addedCount = 0;
   private wireframe = false;
   private clipping = false;
@@ -77,13 +78,9 @@ export class SceneController {
     this.camera.position.set(0, -500, 0);
     addLights(this.scene, this.camera);
     this.scene.add(this.overlay.group);
-    this.draw = new ProgressiveDraw(
-      this.renderer,
-      this.scene,
-      this.camera,
-      this.overlay.group,
-      isSoftwareRenderer(),
-    );
+    const software = isSoftwareRenderer();
+    this.draw = new ProgressiveDraw(this.renderer, this.scene, this.camera, this.overlay.group, software);
+    this.frames = new FramePacer((frameMs) => this.render(frameMs), software);
     this.warmUp = warmUpObjects(this.clipPlane);
 
     this.controls = new OrbitControls(this.camera, canvas);
@@ -258,11 +255,7 @@ export class SceneController {
   }
 
   private scheduleFrame(): void {
-    if (this.frameRequest !== 0 || this.disposed) return;
-    this.frameRequest = requestAnimationFrame(() => {
-      this.frameRequest = 0;
-      this.render();
-    });
+    if (!this.disposed) this.frames.schedule();
   }
 
   /** Visible meshes in drawing order: opaque ones first, as three draws them in one frame. */
@@ -271,13 +264,16 @@ export class SceneController {
     return [...shown.filter((m) => !m.surface.transparent), ...shown.filter((m) => m.surface.transparent)];
   }
 
-  /** One frame of the picture: the next batch of chunks over what earlier frames drew. */
-  private render(): void {
+  /**
+   * One batch of the picture over what earlier frames drew; `frameMs` is what the frame that
+   * showed the last batch cost the main thread, when known (frame-pacer.ts).
+   */
+  private render(frameMs: number | null): void {
     // Until the shaders are compiled ahead, a frame would compile them in one long task.
     if (this.disposed || !this.warmedUp) return;
     const order = this.drawOrder();
     fitDepthRange(this.camera, this.sceneSphere());
-    const { complete, longestMs } = this.draw.step(order);
+    const { complete, longestMs } = this.draw.step(order, frameMs);
     // For tests and screenshots of the canvas: whether it shows the whole picture yet.
     this.canvas.dataset.frame = complete ? 'complete' : 'partial';
     this.callbacks.onFrame?.(this.camera.matrixWorldInverse.elements);
@@ -362,7 +358,7 @@ export class SceneController {
 
   dispose(): void {
     this.disposed = true;
-    cancelAnimationFrame(this.frameRequest);
+    this.frames.stop();
     this.resizeObserver.disconnect();
     this.canvas.removeEventListener('pointerdown', this.onPointerDown);
     this.canvas.removeEventListener('pointerup', this.onPointerUp);
