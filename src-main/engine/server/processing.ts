@@ -144,7 +144,8 @@ export class JobProcessing {
         (p) => {
           const stage = job.progress.stage;
           job.progress = { fraction: Math.min(1, Math.max(0, p.fraction)), stage: p.stage };
-          if (p.stage !== stage) this.changed(job.id);
+          // A stage at 100 % is the end, which answers held polls itself a moment later.
+          if (p.stage !== stage && p.fraction < 1) this.changed(job.id);
         },
         signal,
       );
