@@ -202,6 +202,20 @@ function forActiveCubes(
   }
 }
 
+/**
+ * Where along a grid edge the surface crosses it, as a fraction from end a (voxel index `a`) to end b:
+ * -1 for an end in the padding layer (no value), which puts the crossing next to the real end.
+ */
+function crossingAt(data: Int16Array | Float32Array, iso: number, a: number, b: number): number {
+  if (a < 0) return 1 - EDGE_EPS;
+  if (b < 0) return EDGE_EPS;
+  const va = data[a] as number;
+  const t = (iso - va) / ((data[b] as number) - va);
+  // A mask boundary need not be an iso crossing of the values: fall back to the edge midpoint.
+  if (!(t > 0 && t < 1)) return 0.5;
+  return t < EDGE_EPS ? EDGE_EPS : t > 1 - EDGE_EPS ? 1 - EDGE_EPS : t;
+}
+
 /** Pass 2: vertices of the edge rows this slab owns and triangles of its cubes, into the shared output. */
 export function fillSlab(
   p: GridParams,
@@ -217,42 +231,28 @@ export function fillSlab(
   const nxy = nx * ny;
   const { triStart, triEdges, edgeMask } = MC_TABLE;
 
-  // Writes vertex `id` on the grid edge from padded (I, J, K) one step along `axis`.
-  const vertex = (id: number, axis: number, I: number, J: number, K: number): void => {
-    const I2 = axis === 0 ? I + 1 : I;
-    const J2 = axis === 1 ? J + 1 : J;
-    const K2 = axis === 2 ? K + 1 : K;
-    const aReal = I >= 1 && I <= nx && J >= 1 && J <= ny && K >= 1 && K <= nz;
-    const bReal = I2 >= 1 && I2 <= nx && J2 >= 1 && J2 <= ny && K2 >= 1 && K2 <= nz;
-    let t: number;
-    if (!aReal) t = 1 - EDGE_EPS;
-    else if (!bReal) t = EDGE_EPS;
-    else {
-      const va = data[I - 1 + (J - 1) * nx + (K - 1) * nxy] as number;
-      const vb = data[I2 - 1 + (J2 - 1) * nx + (K2 - 1) * nxy] as number;
-      t = (iso - va) / (vb - va);
-      // A mask boundary need not be an iso crossing of the values: fall back to the edge midpoint.
-      if (!(t > 0 && t < 1)) t = 0.5;
-      else if (t < EDGE_EPS) t = EDGE_EPS;
-      else if (t > 1 - EDGE_EPS) t = 1 - EDGE_EPS;
-    }
-    const o = id * 3;
-    positions[o] = I - 1 + (axis === 0 ? t : 0);
-    positions[o + 1] = J - 1 + (axis === 1 ? t : 0);
-    positions[o + 2] = K - 1 + (axis === 2 ? t : 0);
-  };
-
   // Vertex indices of the current cube's twelve edges (< 2^32: checked when the offsets are made).
   const ids = new Uint32Array(12);
   for (let K = r.k0; K < r.k1; K++) {
     if (K < lo || K > hiK + 1) continue;
     const plane = K * PY;
-    // Vertices of this plane's edge rows, in the order their indices count them.
+    // Vertices of this plane's edge rows, in the order their indices count them. A grid edge runs
+    // from padded voxel (I, J, K) one step along its axis; an end in the padding layer has no value
+    // (crossingAt's -1), which puts the vertex next to the real end.
+    const zReal = K >= 1 && K <= nz;
+    const zNext = K + 1 <= nz;
     for (let J = lo; J <= hiJ + 1; J++) {
       const a = (plane + J) * W;
       let ix = off.x[plane + J] as number;
       let iy = off.y[plane + J] as number;
       let iz = off.z[plane + J] as number;
+      const rowReal = zReal && J >= 1 && J <= ny;
+      const yNext = zReal && J + 1 <= ny;
+      const zRow = J >= 1 && J <= ny && zNext;
+      // Index of real voxel (I - 1, J - 1, K - 1) is rowBase + I.
+      const rowBase = (J - 1) * nx + (K - 1) * nxy - 1;
+      const y = J - 1;
+      const z = K - 1;
       for (let w = 0; w < W; w++) {
         const v = bits[a + w] as number;
         const next = w + 1 < W ? (bits[a + w + 1] as number) : 0;
@@ -260,14 +260,25 @@ export function fillSlab(
         while (m !== 0) {
           const s = 31 - Math.clz32(m & -m);
           m &= m - 1;
-          vertex(ix++, 0, (w << 5) | s, J, K);
+          const I = (w << 5) | s;
+          const at = rowReal && I >= 1 && I <= nx ? rowBase + I : -1;
+          const o = ix++ * 3;
+          positions[o] = I - 1 + crossingAt(data, iso, at, rowReal && I + 1 <= nx ? rowBase + I + 1 : -1);
+          positions[o + 1] = y;
+          positions[o + 2] = z;
         }
         if (J <= hiJ) {
           m = (v ^ (bits[a + W + w] as number)) & (colMask[w] as number);
           while (m !== 0) {
             const s = 31 - Math.clz32(m & -m);
             m &= m - 1;
-            vertex(iy++, 1, (w << 5) | s, J, K);
+            const I = (w << 5) | s;
+            const real = I >= 1 && I <= nx;
+            const at = rowReal && real ? rowBase + I : -1;
+            const o = iy++ * 3;
+            positions[o] = I - 1;
+            positions[o + 1] = y + crossingAt(data, iso, at, yNext && real ? rowBase + I + nx : -1);
+            positions[o + 2] = z;
           }
         }
         if (K <= hiK) {
@@ -275,7 +286,13 @@ export function fillSlab(
           while (m !== 0) {
             const s = 31 - Math.clz32(m & -m);
             m &= m - 1;
-            vertex(iz++, 2, (w << 5) | s, J, K);
+            const I = (w << 5) | s;
+            const real = I >= 1 && I <= nx;
+            const at = rowReal && real ? rowBase + I : -1;
+            const o = iz++ * 3;
+            positions[o] = I - 1;
+            positions[o + 1] = y;
+            positions[o + 2] = z + crossingAt(data, iso, at, zRow && real ? rowBase + I + nxy : -1);
           }
         }
       }
