@@ -5,7 +5,11 @@ import type { JobStore } from './job-store.js';
 
 type Listener = (changed: JobView[]) => void;
 
-/** Changes are told to listeners at most this often, so that progress bytes do not flood them. */
+/**
+ * Progress is told to listeners at most this often, so that bytes moved do not flood them. A job's
+ * state changing is told at the end of the turn: a command waiting for its jobs, or a user
+ * watching one finish, should not wait out the rest of a progress tick.
+ */
 const EMIT_MS = 100;
 
 /**
@@ -16,6 +20,7 @@ export class ChangeFeed {
   private readonly listeners = new Set<Listener>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
   private closed = false;
   private lastDataVersion: number;
   private lastSeen: string;
@@ -47,17 +52,31 @@ export class ChangeFeed {
     return () => this.listeners.delete(listener);
   }
 
-  changed(ids: Iterable<string>): void {
+  /** `state`: a state was committed (told this turn); otherwise progress (told within EMIT_MS). */
+  changed(ids: Iterable<string>, state = false): void {
     for (const id of ids) this.pending.add(id);
-    if (this.timer || this.closed) return;
-    this.timer = setTimeout(() => {
+    if (this.closed || this.soon) return;
+    if (state) {
+      if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
-      try {
-        this.flush();
-      } catch (e) {
-        this.logger.error('job changes could not be told', { error: String(e) });
-      }
+      this.soon = setImmediate(() => {
+        this.soon = undefined;
+        this.tick();
+      });
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.tick();
     }, EMIT_MS);
+  }
+
+  private tick(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      this.logger.error('job changes could not be told', { error: String(e) });
+    }
   }
 
   /** One tick: each job changed since the last one is read once, and told to every listener. */
@@ -82,7 +101,10 @@ export class ChangeFeed {
     const since = this.lastSeen;
     this.lastSeen = new Date(Date.now() - 1_000).toISOString();
     const changed = this.store.changedSince(since);
-    this.changed(changed.map((r) => r.id));
+    this.changed(
+      changed.map((r) => r.id),
+      true,
+    );
     return changed;
   }
 
@@ -123,5 +145,6 @@ export class ChangeFeed {
     this.flush();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.soon) clearImmediate(this.soon);
   }
 }

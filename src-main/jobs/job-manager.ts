@@ -82,7 +82,7 @@ export class JobManager {
       },
       gate: this.gate,
       live: this.live,
-      changed: (ids) => this.feed.changed(ids),
+      changed: (ids, state) => this.feed.changed(ids, state),
       ended: (rec) => void this.files.ended(rec),
       leaseMs: opts.leaseMs ?? 60_000,
       logger,
@@ -181,7 +181,10 @@ export class JobManager {
     const records = this.store.insert(jobs);
     this.logger.info('submitted', { batchId, jobs: records.length, profileId: conn.profileId });
     this.runners.startAll(records);
-    this.feed.changed(records.map((x) => x.id));
+    this.feed.changed(
+      records.map((x) => x.id),
+      true,
+    );
     return records.map((x) => this.view(x));
   }
 
@@ -193,7 +196,7 @@ export class JobManager {
     const next = this.store.transition(id, 'canceled', { progress: {} }, { by: 'user' });
     // Once the runner has let go of it, the package of a canceled job goes (a retry packs it again).
     if (!this.runners.stop(id, 'cancel')) void this.files.ended(rec);
-    this.feed.changed([id]);
+    this.feed.changed([id], true);
     return this.view(next);
   }
 
@@ -224,7 +227,7 @@ export class JobManager {
       { forgetRemote: fresh },
     );
     this.runners.start(next);
-    this.feed.changed([id]);
+    this.feed.changed([id], true);
     return this.view(next);
   }
 
@@ -239,23 +242,23 @@ export class JobManager {
 
   pause(): void {
     this.gate.pause();
-    this.feed.changed(this.runners.ids());
+    this.feed.changed(this.runners.ids(), true);
   }
 
   resume(): void {
     this.gate.resume();
-    this.feed.changed(this.runners.ids());
+    this.feed.changed(this.runners.ids(), true);
   }
 
   /** Holds one batch: its jobs start no new step until it is resumed; the other batches go on. */
   pauseBatch(batchId: string): void {
     this.gate.hold(batchId);
-    this.feed.changed(this.batchJobIds(batchId));
+    this.feed.changed(this.batchJobIds(batchId), true);
   }
 
   resumeBatch(batchId: string): void {
     this.gate.release(batchId);
-    this.feed.changed(this.batchJobIds(batchId));
+    this.feed.changed(this.batchJobIds(batchId), true);
   }
 
   /** The job the user is looking at goes first for its next step, and is polled now. */

@@ -13,7 +13,8 @@ export interface RunnerPoolDeps {
   shared: Omit<RunnerDeps, 'gate' | 'onProgress' | 'onTrouble' | 'onChanged'>;
   gate: PauseGate;
   live: LiveProgress;
-  changed(ids: string[]): void;
+  /** `state`: a state change (told at once), not only progress (told at the next tick). */
+  changed(ids: string[], state?: boolean): void;
   /** A runner let go of its job (not for a shutdown): what the job left may go. */
   ended(rec: JobRecord): void;
   leaseMs: number;
@@ -99,7 +100,7 @@ export class RunnerPool {
         },
         onChanged: (r) => {
           live.committed(r);
-          changed([r.id]);
+          changed([r.id], true);
         },
       },
       rec.id,
@@ -113,7 +114,7 @@ export class RunnerPool {
         if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
         if (!this.closing) this.releaseSoon(rec.id);
         if (runner.stopped !== 'shutdown') this.d.ended(rec);
-        changed([rec.id]);
+        changed([rec.id], true);
       });
   }
 

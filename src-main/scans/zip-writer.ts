@@ -61,8 +61,12 @@ export class ZipWriter {
     return new ZipWriter(await open(path, 'w', 0o600));
   }
 
-  /** Adds one entry, deflated when `compress`; `data` is not kept once this returns. */
-  async add(name: string, data: Buffer, compress: boolean): Promise<void> {
+  /**
+   * Adds one entry, deflated when `compress`. A stored entry's `data` waits with the next few MiB
+   * to go out in one write, unless `reused` (the caller fills the same memory again next): then it
+   * is written before this returns.
+   */
+  async add(name: string, data: Buffer, compress: boolean, reused = false): Promise<void> {
     const nameBytes = Buffer.from(name, 'utf8');
     const crc = crc32(data);
     const body = compress ? await deflateRaw(data) : data;
@@ -91,6 +95,7 @@ export class ZipWriter {
     header.writeUInt16LE(0, 28);
     nameBytes.copy(header, 30);
     await this.write(header, body);
+    if (reused && body === data) await this.flush();
   }
 
   /** Writes the central directory, closes the file and says how many bytes it holds. */

@@ -25,7 +25,7 @@ import { countSurfaces } from './mesh-checks.js';
 import { isMeshFormat, type MeshFormat } from './mesh-formats.js';
 import { writeMesh } from './mesh-writers.js';
 import { meshSettings, structureNote, tissueOf, validateSpec, type MeshSettings } from './plan.js';
-import { simplifyMesh } from './simplify.js';
+import { simplifyMesh, type SimplifiedMesh } from './simplify.js';
 import type { SimplifyPartResult } from './simplify-parts.js';
 import { taubinSmooth } from './smooth.js';
 import {
@@ -120,7 +120,7 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
         regions,
         pool,
         workDir: job.workDir,
-        ctx,
+        signal: ctx.signal,
         at,
       });
       log.info('mesh written', { mesh: m + 1, ...made.log });
@@ -163,7 +163,7 @@ interface MeshContext {
   regions: Map<Tissue, TissueRegion>;
   pool: SlabPool;
   workDir: string;
-  ctx: RunContext;
+  signal?: AbortSignal | undefined;
   /** Progress within this mesh, 0..1. */
   at: (fraction: number) => (stage: string) => void;
 }
@@ -173,60 +173,15 @@ async function produceMesh(
   plan: MeshPlan,
   c: MeshContext,
 ): Promise<{ result: ProcessedMesh; log: Record<string, unknown> }> {
-  const { volume, regions } = c;
+  const { regions } = c;
   const { label, settings } = plan;
-  const [nx, ny, nz] = volume.dims;
-  const ms: Record<string, number> = {};
-  let t0 = performance.now();
-  const lap = (stage: string): void => {
-    const now = performance.now();
-    ms[stage] = Math.round(now - t0);
-    t0 = now;
-  };
-  c.at(0)(`segmenting ${label}`);
-  for (const t of plan.tissues) {
-    if (!regions.has(t)) {
-      const mask = new Uint8Array(new SharedArrayBuffer(volume.data.length));
-      const found = isPlainAbove(t)
-        ? await runsOnWorkers(volume, levelOf(t, c.thresholds), c.pool)
-        : undefined;
-      regions.set(t, segmentTissue(volume, t, c.thresholds, mask, found));
-    }
-    if ((regions.get(t) as TissueRegion).components.kept === 0) {
-      throw new AppError('bad-input', `${NONE_FOUND[t]} (for ${label}).`, {
-        action: `Check that the scan shows what ${label} asks for, or leave it out.`,
-      });
-    }
-  }
-  lap('segment');
-  c.at(0.3)(`extracting the surface of ${label}`);
-  const mesh = await extractRegions(volume, plan.tissues, regions, c.pool, c.ctx.signal);
-  lap('extract');
-  if (c.ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
-  c.at(0.6)(`smoothing and simplifying ${label}`);
-  // Smoothing in voxel space is the same as in patient space (the map is affine and the smoothing a
-  // weighted average), and there the scan's extent is a box to clamp to.
-  await taubinSmooth(mesh.positions, mesh.indices, settings.smoothingIterations, {
-    clamp: { min: [-0.5, -0.5, -0.5], max: [nx - 0.5, ny - 0.5, nz - 0.5] },
-    run: (task) => c.pool.run(task),
-    parts: c.pool.size * 2,
-  });
-  lap('smooth');
-  voxelToPatient(mesh, volume);
-  const extracted = mesh.indices.length / 3;
-  // In slabs on the mesh workers: both cores, and meshoptimizer's cost grows faster than the mesh.
-  const simple = await simplifyMesh(mesh, settings.decimateMaxError, {
-    parts: Math.max(2, c.pool.size),
-    runPart: (task) => c.pool.run(task) as Promise<SimplifyPartResult>,
-    ...(mesh.layers ? { layers: mesh.layers } : {}),
-  });
-  lap('simplify');
-  if (c.ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
+  const { simple, extracted, ms } = await surfaceOf(plan, c);
+  const t0 = performance.now();
   const name = plan.request.structures.join('+').replace(/[^a-z0-9_+-]/gi, '_');
   const path = join(c.workDir, `mesh-${plan.index + 1}-${name}${plan.format}`);
   c.at(0.85)(`writing ${label}${plan.format}`);
   const written = await writeMesh(simple, path, plan.format);
-  lap('write');
+  ms.write = Math.round(performance.now() - t0);
   const triangles = written.triangles;
   // Counted on what was written (after smoothing and simplification), so the note matches the file.
   const pieces = countSurfaces(simple);
@@ -256,6 +211,123 @@ async function produceMesh(
       seamVertices: simple.seamVertices,
       ms,
     },
+  };
+}
+
+/** A mesh's surface in patient coordinates: its tissues segmented, extracted, smoothed, simplified. */
+async function surfaceOf(
+  plan: MeshPlan,
+  c: MeshContext,
+): Promise<{ simple: SimplifiedMesh; extracted: number; ms: Record<string, number> }> {
+  const { volume, regions } = c;
+  const { label, settings } = plan;
+  const [nx, ny, nz] = volume.dims;
+  const ms: Record<string, number> = {};
+  let t0 = performance.now();
+  const lap = (stage: string): void => {
+    const now = performance.now();
+    ms[stage] = Math.round(now - t0);
+    t0 = now;
+  };
+  c.at(0)(`segmenting ${label}`);
+  for (const t of plan.tissues) {
+    if (!regions.has(t)) {
+      const mask = new Uint8Array(new SharedArrayBuffer(volume.data.length));
+      const found = isPlainAbove(t)
+        ? await runsOnWorkers(volume, levelOf(t, c.thresholds), c.pool)
+        : undefined;
+      regions.set(t, segmentTissue(volume, t, c.thresholds, mask, found));
+    }
+    if ((regions.get(t) as TissueRegion).components.kept === 0) {
+      throw new AppError('bad-input', `${NONE_FOUND[t]} (for ${label}).`, {
+        action: `Check that the scan shows what ${label} asks for, or leave it out.`,
+      });
+    }
+  }
+  lap('segment');
+  c.at(0.3)(`extracting the surface of ${label}`);
+  const mesh = await extractRegions(volume, plan.tissues, regions, c.pool, c.signal);
+  lap('extract');
+  if (c.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
+  c.at(0.6)(`smoothing and simplifying ${label}`);
+  // Smoothing in voxel space is the same as in patient space (the map is affine and the smoothing a
+  // weighted average), and there the scan's extent is a box to clamp to.
+  await taubinSmooth(mesh.positions, mesh.indices, settings.smoothingIterations, {
+    clamp: { min: [-0.5, -0.5, -0.5], max: [nx - 0.5, ny - 0.5, nz - 0.5] },
+    run: (task) => c.pool.run(task),
+    parts: c.pool.size * 2,
+  });
+  lap('smooth');
+  voxelToPatient(mesh, volume);
+  const extracted = mesh.indices.length / 3;
+  // In slabs on the mesh workers: both cores, and meshoptimizer's cost grows faster than the mesh.
+  const simple = await simplifyMesh(mesh, settings.decimateMaxError, {
+    parts: Math.max(2, c.pool.size),
+    runPart: (task) => c.pool.run(task) as Promise<SimplifyPartResult>,
+    ...(mesh.layers ? { layers: mesh.layers } : {}),
+  });
+  lap('simplify');
+  if (c.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
+  return { simple, extracted, ms };
+}
+
+/**
+ * A small made-up scan taken through the same steps as a real skull, by a job worker made ready
+ * ahead of its job (job-worker.entry.ts). A new worker runs every step's code for the first time:
+ * V8 runs it unoptimised at first and optimises it only once it has run a while, so the real
+ * scan's first pass of each step would be the slow one (measured on the 140-slice phantom:
+ * extraction 490 ms cold, 220 ms warm). Rehearsed here, that first pass happens on a scan of a few
+ * hundred thousand voxels while the client still packs and uploads. `stop` is asked between steps:
+ * a job that comes meanwhile does not wait for the rest. Returns the triangles made (0 when cut short).
+ */
+export async function rehearse(pool: SlabPool, signal: AbortSignal): Promise<number> {
+  const volume = rehearsalVolume();
+  const hist = await countOnWorkers(volume.data, pool);
+  if (signal.aborted) return 0;
+  const thresholds = deriveThresholds(volume.data, volume.modality, hist);
+  const plan = planMesh({ extension: '.stl', structures: ['skull'] }, 0, {});
+  const c: MeshContext = {
+    volume,
+    thresholds,
+    regions: new Map(),
+    pool,
+    workDir: '',
+    at: () => () => {},
+    signal,
+  };
+  try {
+    return (await surfaceOf(plan, c)).simple.indices.length / 3;
+  } catch (e) {
+    if (!signal.aborted) throw e;
+    return 0;
+  }
+}
+
+/**
+ * A head-sized box of CT values at 1 mm: air around a ball of soft tissue inside a rippled shell of
+ * bone, on the same kind of array as a scan's (Int16, shared).
+ */
+function rehearsalVolume(): Volume {
+  const [nx, ny, nz] = [64, 64, 32];
+  const data = new Int16Array(new SharedArrayBuffer(nx * ny * nz * 2));
+  for (let z = 0, i = 0; z < nz; z++) {
+    for (let y = 0; y < ny; y++) {
+      for (let x = 0; x < nx; x++, i++) {
+        const [dx, dy, dz] = [x - nx / 2, y - ny / 2, (z - nz / 2) * 1.6];
+        const r = Math.sqrt(dx * dx + dy * dy + dz * dz) + 2 * Math.sin(x * 0.4) * Math.cos(y * 0.3);
+        data[i] = r > 29 ? -1000 : r > 26 ? 1200 + ((x * 7 + y * 13 + z * 5) % 200) : 40 + ((x + y) % 30);
+      }
+    }
+  }
+  return {
+    data,
+    dims: [nx, ny, nz],
+    spacing: [1, 1, 1],
+    origin: [0, 0, 0],
+    rowDir: [1, 0, 0],
+    colDir: [0, 1, 0],
+    sliceDir: [0, 0, 1],
+    modality: 'CT',
   };
 }
 

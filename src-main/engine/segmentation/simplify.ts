@@ -5,7 +5,7 @@ import { repairPinches } from './pinch-repair.js';
 import { PARTS_FROM_TRIANGLES, simplifyInParts, simplifyPart, type PartRunner } from './simplify-parts.js';
 import type { MeshLayers } from './slab-grid.js';
 
-interface SimplifyResult extends Mesh {
+export interface SimplifiedMesh extends Mesh {
   /** Largest deviation from the input that the simplifier reports, in mm. */
   errorMm: number;
   /** Vertices that had to be locked to keep the mesh edge-manifold. */
@@ -51,12 +51,12 @@ export async function simplifyMesh(
   mesh: Mesh,
   maxErrorMm: number,
   opts: SimplifyOptions = {},
-): Promise<SimplifyResult> {
+): Promise<SimplifiedMesh> {
   // A big mesh goes in slabs (simplify-parts.ts): faster even in one thread, and parallel in workers.
   const big = mesh.indices.length / 3 >= (opts.partsFromTriangles ?? PARTS_FROM_TRIANGLES);
   const parts = big ? Math.max(1, opts.parts ?? 2) : 1;
   const runPart = opts.runPart ?? simplifyPart;
-  const unchanged: SimplifyResult = {
+  const unchanged: SimplifiedMesh = {
     ...mesh,
     errorMm: 0,
     lockedVertices: 0,
@@ -99,7 +99,7 @@ export async function simplifyMesh(
     const bad = badEdgeVertices(compacted.indices, compacted.positions.length / 3);
     let locked = 0;
     if (lock) for (const l of lock) locked += l;
-    const done = (m: Mesh, split: number): SimplifyResult => ({
+    const done = (m: Mesh, split: number): SimplifiedMesh => ({
       positions: m.positions,
       indices: m.indices,
       errorMm: error,

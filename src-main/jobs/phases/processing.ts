@@ -31,8 +31,18 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
         // The local engine does not know the job: it was restarted on a temporary folder (the
         // command line's engine is), or its folder was removed. Ours, nothing billed: the job starts
         // over from its package. A remote service's job is never created again.
-        const failed = await run.transition(job, 'failed', { error: errorOf(asAppError(e)) });
-        await dropRemote(run, failed, 'queued', 'the local engine no longer knows the job');
+        // Both asked in one turn, so both go in one commit: whoever waits for the job to end never
+        // sees it end on the failure it starts over from.
+        const error = errorOf(asAppError(e));
+        await Promise.all([
+          run.transition(job, 'failed', { error }),
+          dropRemote(
+            run,
+            { ...job, state: 'failed', error },
+            'queued',
+            'the local engine no longer knows the job',
+          ),
+        ]);
         return;
       }
       throw e;
