@@ -7,7 +7,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProcessorJob } from '../processor.js';
-import { rehearse, runSegmentationJob } from './run-job.js';
+import { rehearse } from './rehearsal.js';
+import { runSegmentationJob } from './run-job.js';
 import { createSlabPool } from './iso-surface.js';
 import type { JobWorkerData, JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
-import { rehearse } from './run-job.js';
+import { rehearse } from './rehearsal.js';
 
 let pool: SlabPool | undefined;
 
