@@ -1,8 +1,14 @@
 /**
  * Iso-surface extraction: scan2mesh's marching cubes against scikit-image's marching_cubes (the goal:
  * no slower) and VTK's vtkFlyingEdges3D (the speed to aim for), on the same volume at the same iso
- * value, in the same run. Only the extraction is timed in each; every tool runs RUNS times and the
- * best and the first (cold) run are printed.
+ * value, in the same run. Every tool runs RUNS times; the best and the first (cold) run are printed.
+ *
+ * The headline is the path a job runs (mesh-surface.ts): the bone region as segmentation hands it
+ * over (its runs), surfaces closed where bone meets the edge of the scan, and the worker threads
+ * started inside the timed span, a fresh pool for every run. The anchors time their extraction
+ * call only (their imports are left out), so the headline is the stricter side. For comparison,
+ * the extraction alone follows: the whole volume above the iso value, open borders, a pool started
+ * before the clock, on 2 threads and on 1.
  *
  *   npm run bench -- isosurface            # the phantom CT resampled to 512 x 512 x 400 slices
  *   npm run bench -- isosurface --native   # the phantom CT as it is (512 x 512 x 140)
@@ -20,8 +26,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { readVolume } from '../src-main/scans/volume-reader.js';
 import type { Volume } from '../src-main/scans/volume.js';
-import { createSlabPool, extractIsoSurface, toShared } from '../src-main/engine/segmentation/iso-surface.js';
-import { deriveThresholds } from '../src-main/engine/segmentation/tissue.js';
+import type { InsideRuns } from '../src-main/engine/segmentation/components.js';
+import {
+  createSlabPool,
+  extractIsoSurface,
+  extractIsoSurfaceVoxels,
+  toShared,
+  type SlabPool,
+} from '../src-main/engine/segmentation/iso-surface.js';
+import { deriveThresholds, segmentTissue } from '../src-main/engine/segmentation/tissue.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const OUT = join(here, '.out');
@@ -157,10 +170,17 @@ async function anchor(tool: 'skimage' | 'vtk', npy: string, iso: number): Promis
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as Timing;
 }
 
-async function ours(vol: Volume, iso: number, workers: number, closeBorders: boolean): Promise<Timing> {
-  // Thread start-up is set-up, like the anchors' imports: not timed.
-  const pool = await createSlabPool(workers);
-  await pool.ready();
+interface Path {
+  workers: number;
+  closeBorders: boolean;
+  /** The job's path: the pool started inside the timed span, the inside given as the region's runs. */
+  job?: { runs: InsideRuns };
+}
+
+async function ours(vol: Volume, iso: number, path: Path): Promise<Timing> {
+  // The extraction alone: thread start-up is set-up, like the anchors' imports, and not timed.
+  let pool: SlabPool | undefined = path.job ? undefined : await createSlabPool(path.workers);
+  await pool?.ready();
   const times: number[] = [];
   const cpus: number[] = [];
   let triangles = 0;
@@ -174,10 +194,25 @@ async function ours(vol: Volume, iso: number, workers: number, closeBorders: boo
       (globalThis as { gc?: () => void }).gc?.();
       const t0 = performance.now();
       const c0 = process.cpuUsage();
-      const mesh = await extractIsoSurface(vol, iso, { pool, closeBorders });
+      let mesh;
+      if (path.job) {
+        pool = await createSlabPool(path.workers);
+        mesh = await extractIsoSurfaceVoxels(vol, iso, {
+          pool,
+          runs: path.job.runs,
+          polarity: 'above',
+          closeBorders: path.closeBorders,
+        });
+      } else {
+        mesh = await extractIsoSurface(vol, iso, { pool, closeBorders: path.closeBorders });
+      }
       times.push((performance.now() - t0) / 1000);
       const c = process.cpuUsage(c0);
       cpus.push((c.user + c.system) / 1e6);
+      if (path.job) {
+        await pool?.close();
+        pool = undefined;
+      }
       triangles = mesh.indices.length / 3;
       peak = Math.max(peak, process.memoryUsage().rss);
       outputMiB = (mesh.positions.byteLength + mesh.indices.byteLength) / 2 ** 20;
@@ -187,7 +222,7 @@ async function ours(vol: Volume, iso: number, workers: number, closeBorders: boo
     }
   } finally {
     clearInterval(sample);
-    await pool.close();
+    await pool?.close();
   }
   return { times, cpus, triangles, peakRssMiB: firstPeak / 2 ** 20, outputMiB };
 }
@@ -209,12 +244,21 @@ async function main(): Promise<void> {
   );
   const npy = join(OUT, 'isosurface-volume.npy');
   await writeNpy(npy, vol);
+  // The region as segmentation hands it to the extraction (its mask stays, as in a job).
+  const thresholds = deriveThresholds(vol.data);
+  const region = segmentTissue(
+    vol,
+    'bone',
+    { ...thresholds, bone: iso },
+    new Uint8Array(new SharedArrayBuffer(vol.data.length)),
+  );
+  if (!region.runs) throw new Error('bone segmentation gave no runs');
   (globalThis as { gc?: () => void }).gc?.();
   const rssBase = process.memoryUsage().rss / 2 ** 20;
 
-  const s2m2 = await ours(vol, iso, 2, false);
-  const s2m1 = await ours(vol, iso, 1, false);
-  const closed = await ours(vol, iso, 2, true);
+  const job = await ours(vol, iso, { workers: 2, closeBorders: true, job: { runs: region.runs } });
+  const s2m2 = await ours(vol, iso, { workers: 2, closeBorders: false });
+  const s2m1 = await ours(vol, iso, { workers: 1, closeBorders: false });
   const sk = await anchor('skimage', npy, iso);
   const vtk = await anchor('vtk', npy, iso);
 
@@ -222,25 +266,21 @@ async function main(): Promise<void> {
     console.log(
       `${name.padEnd(36)} best ${fmt(best(t)).padStart(8)}  first ${fmt(t.times[0] ?? NaN).padStart(8)}  cpu ${fmt(bestCpu(t)).padStart(8)}  ${String(t.triangles).padStart(9)} triangles  peak RSS ${t.peakRssMiB?.toFixed(0)} MiB ${note}`,
     );
-  line('scan2mesh, 2 worker threads', s2m2);
-  line('scan2mesh, 1 worker thread', s2m1);
-  line(
-    'scan2mesh, 2 threads, closed borders',
-    closed,
-    '(the engine default: caps where bone meets the edge)',
-  );
+  line('scan2mesh, the job path (2 threads)', job, '(pool start timed, bone region, closed borders)');
+  line('scan2mesh, extraction alone, 2 threads', s2m2, '(pool started before, whole volume, open)');
+  line('scan2mesh, extraction alone, 1 thread', s2m1);
   line(`scikit-image ${sk.version} marching_cubes`, sk, '(1 thread)');
   line(`VTK ${vtk.version} vtkFlyingEdges3D`, vtk, `(${vtk.smp})`);
-  const vsSk = best(sk) / best(s2m2);
-  const vsVtk = best(vtk) / best(s2m2);
+  const vsSk = best(sk) / best(job);
+  const vsVtk = best(vtk) / best(job);
   console.log(
-    `scan2mesh (2 threads) is ${vsSk.toFixed(2)}x the speed of scikit-image (goal >= 1) and ${vsVtk.toFixed(2)}x the speed of VTK flying edges (aim 1); 1 thread vs scikit-image: ${(best(sk) / best(s2m1)).toFixed(2)}x`,
+    `scan2mesh's job path is ${vsSk.toFixed(2)}x the speed of scikit-image (goal >= 1: ${vsSk >= 1 ? 'met' : 'NOT met'}) and ${vsVtk.toFixed(2)}x the speed of VTK flying edges (aim 1); the extraction alone: ${(best(sk) / best(s2m2)).toFixed(2)}x and ${(best(vtk) / best(s2m2)).toFixed(2)}x (2 threads), ${(best(sk) / best(s2m1)).toFixed(2)}x scikit-image on 1 thread`,
   );
   console.log(
-    `CPU time (all threads), steadier on a shared machine: scikit-image / scan2mesh ${(bestCpu(sk) / bestCpu(s2m2)).toFixed(2)}x, VTK / scan2mesh ${(bestCpu(vtk) / bestCpu(s2m2)).toFixed(2)}x`,
+    `CPU time (all threads), steadier on a shared machine: scikit-image / scan2mesh job path ${(bestCpu(sk) / bestCpu(job)).toFixed(2)}x, VTK / scan2mesh job path ${(bestCpu(vtk) / bestCpu(job)).toFixed(2)}x`,
   );
   console.log(
-    `scan2mesh memory: RSS ${rssBase.toFixed(0)} MiB with the volume loaded, peak ${s2m2.peakRssMiB?.toFixed(0)} MiB during one extraction (+${((s2m2.peakRssMiB ?? 0) - rssBase).toFixed(0)} MiB, of which the mesh itself is ${s2m2.outputMiB?.toFixed(0)} MiB)`,
+    `scan2mesh memory: RSS ${rssBase.toFixed(0)} MiB with the volume loaded, peak ${job.peakRssMiB?.toFixed(0)} MiB during one extraction on the job path (+${((job.peakRssMiB ?? 0) - rssBase).toFixed(0)} MiB, of which the mesh itself is ${job.outputMiB?.toFixed(0)} MiB)`,
   );
   console.log(
     JSON.stringify({
@@ -249,22 +289,26 @@ async function main(): Promise<void> {
       iso,
       runs,
       scan2mesh: {
-        bestMs: best(s2m2) * 1000,
-        firstMs: (s2m2.times[0] ?? NaN) * 1000,
-        triangles: s2m2.triangles,
+        path: 'job: pool start timed, bone region runs, closed borders',
+        bestMs: best(job) * 1000,
+        firstMs: (job.times[0] ?? NaN) * 1000,
+        triangles: job.triangles,
         workers: 2,
-        peakRssMiB: s2m2.peakRssMiB,
+        peakRssMiB: job.peakRssMiB,
         baseRssMiB: rssBase,
-        meshMiB: s2m2.outputMiB,
+        meshMiB: job.outputMiB,
       },
+      scan2meshExtractionAlone: { bestMs: best(s2m2) * 1000, triangles: s2m2.triangles, workers: 2 },
       scan2mesh1Thread: { bestMs: best(s2m1) * 1000, triangles: s2m1.triangles },
-      scan2meshClosed: { bestMs: best(closed) * 1000, triangles: closed.triangles },
       skimage: anchorFigures(sk),
       vtkFlyingEdges: { ...anchorFigures(vtk), smp: vtk.smp },
       speedVsSkimage: vsSk,
+      goalVsSkimage: 1,
+      met: vsSk >= 1,
       speedVsVtk: vsVtk,
       cpuMs: {
-        scan2mesh: bestCpu(s2m2) * 1000,
+        scan2mesh: bestCpu(job) * 1000,
+        scan2meshExtractionAlone: bestCpu(s2m2) * 1000,
         scan2mesh1Thread: bestCpu(s2m1) * 1000,
         skimage: bestCpu(sk) * 1000,
         vtkFlyingEdges: bestCpu(vtk) * 1000,
