@@ -68,7 +68,7 @@ describe('the change feed', () => {
     expect(told[0]!.map((v) => v.id)).toEqual(['j1']);
   });
 
-  it('tells a state change at the end of the turn, with the progress waiting for its tick', () => {
+  it('tells an end at the end of the turn, with the progress waiting for its tick', () => {
     feed.changed(['j1']);
     store.transition('j1', 'canceled', { progress: {} }, { by: 'user' });
     feed.changed(['j1'], true);

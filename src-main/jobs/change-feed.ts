@@ -6,9 +6,9 @@ import type { JobStore } from './job-store.js';
 type Listener = (changed: JobView[]) => void;
 
 /**
- * Progress is told to listeners at most this often, so that bytes moved do not flood them. A job's
- * state changing is told at the end of the turn: a command waiting for its jobs, or a user
- * watching one finish, should not wait out the rest of a progress tick.
+ * Changes are told to listeners at most this often, so that bytes moved and steps taken by a batch
+ * of hundreds do not flood them. A job's end, and what a user did, are told at the end of the turn:
+ * a command waiting for its jobs, or a user watching one finish, should not wait out a tick.
  */
 const EMIT_MS = 100;
 
@@ -52,11 +52,11 @@ export class ChangeFeed {
     return () => this.listeners.delete(listener);
   }
 
-  /** `state`: a state was committed (told this turn); otherwise progress (told within EMIT_MS). */
-  changed(ids: Iterable<string>, state = false): void {
+  /** `now`: an end or a user's change (told this turn); otherwise told within EMIT_MS. */
+  changed(ids: Iterable<string>, now = false): void {
     for (const id of ids) this.pending.add(id);
     if (this.closed || this.soon) return;
-    if (state) {
+    if (now) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       this.soon = setImmediate(() => {

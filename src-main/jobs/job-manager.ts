@@ -82,7 +82,7 @@ export class JobManager {
       },
       gate: this.gate,
       live: this.live,
-      changed: (ids, state) => this.feed.changed(ids, state),
+      changed: (ids, now) => this.feed.changed(ids, now),
       ended: (rec) => void this.files.ended(rec),
       leaseMs: opts.leaseMs ?? 60_000,
       logger,

@@ -1,3 +1,4 @@
+import { isTerminal } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
 import { Ownership } from './job-owner.js';
 import type { JobRecord } from './job-record.js';
@@ -13,8 +14,8 @@ export interface RunnerPoolDeps {
   shared: Omit<RunnerDeps, 'gate' | 'onProgress' | 'onTrouble' | 'onChanged'>;
   gate: PauseGate;
   live: LiveProgress;
-  /** `state`: a state change (told at once), not only progress (told at the next tick). */
-  changed(ids: string[], state?: boolean): void;
+  /** `now`: an end or a user's change (told this turn), otherwise told at the next tick. */
+  changed(ids: string[], now?: boolean): void;
   /** A runner let go of its job (not for a shutdown): what the job left may go. */
   ended(rec: JobRecord): void;
   leaseMs: number;
@@ -100,7 +101,10 @@ export class RunnerPool {
         },
         onChanged: (r) => {
           live.committed(r);
-          changed([r.id], true);
+          // An end is told at once (a command or a user waits on it); the steps before it, with
+          // the progress, at the next tick: a batch of hundreds of jobs would otherwise be read
+          // and told several times a job.
+          changed([r.id], isTerminal(r.state));
         },
       },
       rec.id,
@@ -114,7 +118,7 @@ export class RunnerPool {
         if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
         if (!this.closing) this.releaseSoon(rec.id);
         if (runner.stopped !== 'shutdown') this.d.ended(rec);
-        changed([rec.id], true);
+        changed([rec.id]);
       });
   }
 

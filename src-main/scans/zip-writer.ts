@@ -30,6 +30,8 @@ const MAX_ENTRIES = 0xffff;
 const MAX_OFFSET = 0xffffffff;
 /** Written in one call once this much is waiting. */
 const WRITE_BATCH = 4 * 1024 * 1024;
+/** A reused entry smaller than this is copied to wait for the batch; a larger one is written at once. */
+const COPY_BELOW = 64 * 1024;
 
 /**
  * Whether entries of these sizes make a plain zip, with room to spare for headers and for entries
@@ -63,8 +65,8 @@ export class ZipWriter {
 
   /**
    * Adds one entry, deflated when `compress`. A stored entry's `data` waits with the next few MiB
-   * to go out in one write, unless `reused` (the caller fills the same memory again next): then it
-   * is written before this returns.
+   * to go out in one write. When `reused` (the caller fills the same memory again next), a small
+   * entry is copied to wait, and a large one is written before this returns.
    */
   async add(name: string, data: Buffer, compress: boolean, reused = false): Promise<void> {
     const nameBytes = Buffer.from(name, 'utf8');
@@ -94,8 +96,13 @@ export class ZipWriter {
     header.writeUInt16LE(nameBytes.length, 26);
     header.writeUInt16LE(0, 28);
     nameBytes.copy(header, 30);
+    const held = reused && body === data;
+    if (held && body.length < COPY_BELOW) {
+      await this.write(header, Buffer.from(body));
+      return;
+    }
     await this.write(header, body);
-    if (reused && body === data) await this.flush();
+    if (held) await this.flush();
   }
 
   /** Writes the central directory, closes the file and says how many bytes it holds. */
