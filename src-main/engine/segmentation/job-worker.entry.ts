@@ -7,7 +7,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isAppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProcessorJob } from '../processor.js';
-import { rehearse } from './rehearsal.js';
 import { runSegmentationJob } from './run-job.js';
 import { createSlabPool } from './iso-surface.js';
 import type { JobWorkerData, JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
@@ -36,14 +35,8 @@ const data = workerData as JobWorkerData;
 const pool = createSlabPool(data.workers, data.meshWorkerScript);
 // A failure here is the job's to report, when one comes.
 pool.catch(() => {});
-// Then a made-up scan through every step, so that the job's first passes run optimised code
-// (run-job.ts). Cut short when the job comes; a failure here leaves the job to meet it in words.
-const rehearsal = new AbortController();
-const rehearsed = pool.then((p) => rehearse(p, rehearsal.signal)).catch(() => {});
 
-port.once('message', async (start: JobWorkerStart) => {
-  rehearsal.abort();
-  await rehearsed;
+port.once('message', (start: JobWorkerStart) => {
   const job: ProcessorJob = start.job;
   runSegmentationJob(job, {
     workers: data.workers,

@@ -26,7 +26,7 @@ import {
 
 /**
  * One requested mesh's surface, from the volume to simplified triangles in patient coordinates: the
- * steps every mesh of a job goes through (run-job.ts), and a job worker's rehearsal (rehearsal.ts).
+ * steps every mesh of a job goes through (run-job.ts).
  */
 
 const NONE_FOUND: Record<Tissue, string> = {
