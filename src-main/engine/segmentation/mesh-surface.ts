@@ -71,6 +71,18 @@ export interface MeshContext {
   at: (fraction: number) => (stage: string) => void;
 }
 
+/** Milliseconds per stage, for the job's log: `lap(stage)` ends a stage and starts the next. */
+export function stageClock(): { ms: Record<string, number>; lap: (stage: string) => void } {
+  const ms: Record<string, number> = {};
+  let t0 = performance.now();
+  const lap = (stage: string): void => {
+    const now = performance.now();
+    ms[stage] = Math.round(now - t0);
+    t0 = now;
+  };
+  return { ms, lap };
+}
+
 /** A mesh's surface in patient coordinates: its tissues segmented, extracted, smoothed, simplified. */
 export async function surfaceOf(
   plan: MeshPlan,
@@ -79,13 +91,7 @@ export async function surfaceOf(
   const { volume, regions } = c;
   const { label, settings } = plan;
   const [nx, ny, nz] = volume.dims;
-  const ms: Record<string, number> = {};
-  let t0 = performance.now();
-  const lap = (stage: string): void => {
-    const now = performance.now();
-    ms[stage] = Math.round(now - t0);
-    t0 = now;
-  };
+  const { ms, lap } = stageClock();
   c.at(0)(`segmenting ${label}`);
   for (const t of plan.tissues) {
     if (!regions.has(t)) {

@@ -9,7 +9,7 @@ import { DENTITION_BAND_MM, DENTITION_MIN_HU } from './dentition.js';
 import { countSurfaces } from './mesh-checks.js';
 import { writeMesh } from './mesh-writers.js';
 import { structureNote, validateSpec } from './plan.js';
-import { planMesh, surfaceOf, type MeshContext, type MeshPlan } from './mesh-surface.js';
+import { planMesh, stageClock, surfaceOf, type MeshContext, type MeshPlan } from './mesh-surface.js';
 import { deriveThresholds, type Thresholds, type Tissue, type TissueRegion } from './tissue.js';
 import { unpackInput } from './unpack.js';
 import { countOnWorkers, readJobVolume } from './job-volume.js';
@@ -44,13 +44,7 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
   // Everything that can be wrong with the request is found before minutes of work, not after.
   const plans = job.meshes.map((request, m) => planMesh(request, m, job.options));
 
-  const ms: Record<string, number> = {};
-  let t0 = performance.now();
-  const lap = (stage: string): void => {
-    const now = performance.now();
-    ms[stage] = Math.round(now - t0);
-    t0 = now;
-  };
+  const { ms, lap } = stageClock();
   // The mesh workers start now (if not before): they warm up the simplifier while this thread reads.
   const pool = await (ctx.pool ?? createSlabPool(ctx.workers, ctx.meshWorkerScript));
   const results: ProcessedMesh[] = [];
