@@ -65,7 +65,6 @@ export interface MeshContext {
   thresholds: Thresholds;
   regions: Map<Tissue, TissueRegion>;
   pool: SlabPool;
-  workDir: string;
   signal?: AbortSignal | undefined;
   /** Progress within this mesh, 0..1. */
   at: (fraction: number) => (stage: string) => void;

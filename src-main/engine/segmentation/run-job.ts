@@ -75,15 +75,11 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
       const at = (f: number): ((stage: string) => void) => {
         return (stage) => progress(0.4 + (0.6 * (m + f)) / plans.length, stage);
       };
-      const made = await produceMesh(plan, {
-        volume,
-        thresholds,
-        regions,
-        pool,
-        workDir: job.workDir,
-        signal: ctx.signal,
-        at,
-      });
+      const made = await produceMesh(
+        plan,
+        { volume, thresholds, regions, pool, signal: ctx.signal, at },
+        job.workDir,
+      );
       log.info('mesh written', { mesh: m + 1, ...made.log });
       results.push(made.result);
     }
@@ -98,13 +94,15 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
 async function produceMesh(
   plan: MeshPlan,
   c: MeshContext,
+  /** Where the mesh file is written. */
+  workDir: string,
 ): Promise<{ result: ProcessedMesh; log: Record<string, unknown> }> {
   const { regions } = c;
   const { label, settings } = plan;
   const { simple, extracted, ms } = await surfaceOf(plan, c);
   const t0 = performance.now();
   const name = plan.request.structures.join('+').replace(/[^a-z0-9_+-]/gi, '_');
-  const path = join(c.workDir, `mesh-${plan.index + 1}-${name}${plan.format}`);
+  const path = join(workDir, `mesh-${plan.index + 1}-${name}${plan.format}`);
   c.at(0.85)(`writing ${label}${plan.format}`);
   const written = await writeMesh(simple, path, plan.format);
   ms.write = Math.round(performance.now() - t0);
