@@ -12,8 +12,17 @@ import { readVolume } from './volume-reader.js';
 
 const { fresh } = tempFolders('s2m-deid-');
 
-/** Asserts that none of the values occurs in the bytes, as Latin-1 or UTF-8 text. */
+/**
+ * Asserts that none of the values occurs in the bytes, as Latin-1 or UTF-8 text. The UIDs that
+ * de-identification made (2.25.<digits>, from a salt drawn per run) are blanked first: a searched
+ * value of a few digits turns up inside one by chance (for a 6-digit value, about one run in a few
+ * hundred), which is no leak. A made UID that equals a searched value is kept, and found.
+ */
 function expectAbsent(bytes: Buffer, values: string[], where: string): void {
+  const text = bytes
+    .toString('latin1')
+    .replace(/2\.25\.\d+/g, (uid) => (values.includes(uid) ? uid : '#'.repeat(uid.length)));
+  bytes = Buffer.from(text, 'latin1');
   for (const v of values) {
     expect(bytes.includes(Buffer.from(v, 'latin1')), `"${v}" found in ${where}`).toBe(false);
     expect(bytes.includes(Buffer.from(v, 'utf8')), `"${v}" found in ${where}`).toBe(false);
