@@ -1,6 +1,6 @@
 // Compression of the upload package by connection: stored entries for the loopback engine (it would
 // only inflate them again), deflate for remote services (the upload is the slow part there).
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,5 +67,20 @@ describe('packageSeries compression', () => {
     expect(entries.map((e) => e.method)).toEqual(slices.map(() => 8));
     entries.forEach((e, k) => expect(e.data.equals(readFileSync(slices[k]!))).toBe(true));
     expect(pkg.bytes).toBeLessThan(total);
+  });
+
+  it('says which file went missing when one is read ahead of its turn, and leaves nothing behind', async () => {
+    // The next slice is read while the one before is written: its failure surfaces once, in words.
+    const gone = join(dir, 'slice-that-went-away.dcm');
+    const broken = [...files.slice(0, 3), { path: gone, size: files[3]!.size }, ...files.slice(4)];
+    const outDir = join(dir, 'missing');
+    const err = await packageSeries(broken, false, 'missing', {
+      deidentify: false,
+      compress: false,
+      outDir,
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'bad-input' });
+    expect((err as Error).message).toContain('slice-that-went-away.dcm');
+    expect(existsSync(outDir) ? readdirSync(outDir) : []).toEqual([]);
   });
 });

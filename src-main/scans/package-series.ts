@@ -83,16 +83,20 @@ export async function packageSeries(
     progress(parsed.buffer.length);
     return out;
   };
-  // Slices read as they are go through one buffer, filled again for each: fresh memory costs the
-  // system a page fault per 4 KiB on first touch, as much again as reading the bytes.
-  let scratch: Buffer | undefined;
-  /** One file as it goes into the package: as it is (in `scratch`), or de-identified (its own). */
+  // Slices read as they are go through two buffers, filled again in turn: fresh memory costs the
+  // system a page fault per 4 KiB on first touch, as much again as reading the bytes. Two, because
+  // the next slice is read while the last one is written (writeZip).
+  const scratch: (Buffer | undefined)[] = [undefined, undefined];
+  let turn = 0;
+  /** One file as it goes into the package: as it is (in a scratch buffer), or de-identified (its own). */
   const bytesOf = async (file: { path: string; size: number }): Promise<Buffer> => {
     opts.signal?.throwIfAborted();
     if (opts.deidentify) return deidentified(file.path);
-    if (!scratch || scratch.length <= file.size)
-      scratch = Buffer.allocUnsafeSlow(Math.max(file.size + 1, 1 << 20));
-    const data = await readWhole(file.path, file.size, scratch);
+    turn ^= 1;
+    let into = scratch[turn];
+    if (!into || into.length <= file.size)
+      into = scratch[turn] = Buffer.allocUnsafeSlow(Math.max(file.size + 1, 1 << 20));
+    const data = await readWhole(file.path, file.size, into);
     progress(data.length);
     return data;
   };
@@ -141,16 +145,37 @@ async function writeZip(
   partPath: string,
   bytesOf: (file: { path: string; size: number }) => Promise<Buffer>,
   compress: boolean,
-  /** bytesOf gives the same memory for each file: each entry is written before the next is read. */
+  /**
+   * bytesOf fills the same two buffers in turn: each entry is written before the one after the next
+   * is read.
+   */
   reused: boolean,
   signal: AbortSignal | undefined,
 ): Promise<number> {
   const zip = await ZipWriter.create(partPath);
+  // The next file is read while this one is added: its read and this entry's checksum and write
+  // run side by side (the system's threads, and this one).
+  const readAhead = (k: number): Promise<Buffer> | undefined => {
+    if (k >= files.length) return undefined;
+    const read = bytesOf(files[k]!);
+    // Handled here, so that a failure while the entry before is still being added is no unhandled
+    // rejection; the loop sees it when it comes to this file.
+    read.catch(() => {});
+    return read;
+  };
+  let next: Promise<Buffer> | undefined;
   try {
-    for (const [k, f] of files.entries()) await zip.add(entryName(k), await bytesOf(f), compress, reused);
+    next = readAhead(0);
+    for (let k = 0; k < files.length; k++) {
+      const data = (await next) as Buffer;
+      next = readAhead(k + 1);
+      await zip.add(entryName(k), data, compress, reused);
+    }
     signal?.throwIfAborted();
     return await zip.finish();
   } catch (e) {
+    // Whatever the read ahead does, it is done before the file is closed and removed.
+    await next?.catch(() => {});
     await zip.abort();
     throw e;
   }

@@ -4,7 +4,7 @@ import { isAppError } from '../../src-shared/errors.js';
 import { MARKS, cancelLoad } from './viewer-actions.js';
 import { STAGE_LABELS, prepareMeshLoader, releaseMeshLoader } from './mesh-loader.js';
 import { meshRegistry } from './mesh-registry.js';
-import { drawOrientationMarker } from './orientation-marker.js';
+import { drawOrientationMarker, viewUnchanged } from './orientation-marker.js';
 import { SceneController } from './scene-controller.js';
 import { STANDARD_VIEWS, VIEW_ORDER } from './standard-views.js';
 import { clipPosition, useViewerStore } from './viewer-store.js';
@@ -81,10 +81,14 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
     if (!host || !canvas) return;
     let controller: SceneController;
     let lastOrientation = '';
+    const lastView = new Float64Array(16);
     try {
       controller = new SceneController(canvas, {
         onFrame: (m) => {
           if (!markerRef.current) return;
+          // A picture built over many frames keeps one view: redrawing the marker would only make
+          // the page lay out and paint it again in each of them.
+          if (viewUnchanged(lastView, m)) return;
           const text = drawOrientationMarker(markerRef.current, m);
           if (text !== lastOrientation) {
             lastOrientation = text;

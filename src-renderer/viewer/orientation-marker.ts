@@ -43,3 +43,18 @@ export function drawOrientationMarker(svg: SVGSVGElement, viewMatrix: ArrayLike<
   const toward = axes.reduce((best, a) => (a.depth > best.depth ? a : best));
   return `Orientation: patient ${right.title.toLowerCase()} is to the right, ${up.title.toLowerCase()} is up, ${toward.title.toLowerCase()} faces you.`;
 }
+
+/**
+ * True when `view` equals `last` (the view matrix the marker was drawn for); otherwise `last`
+ * becomes `view` and the marker needs drawing.
+ */
+export function viewUnchanged(last: Float64Array, view: ArrayLike<number>): boolean {
+  let same = true;
+  for (let i = 0; i < 16; i++) {
+    if (last[i] !== view[i]) {
+      same = false;
+      last[i] = view[i]!;
+    }
+  }
+  return same;
+}

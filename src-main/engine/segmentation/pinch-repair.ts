@@ -12,11 +12,16 @@ const NUDGE_MM = 1e-3;
  * the two sheets by their order around the edge. Split-off copies move by NUDGE_MM into their own
  * sheet, so that the sheets stay apart also for readers that weld STL corners by position.
  * Returns the repaired mesh, or null when a defect is not a pinch (it then needs another remedy).
+ * `defects`: the input's badEdgeVertices, when the caller has them (each check walks the whole mesh).
  */
-export function repairPinches(input: Mesh): Mesh | null {
+export function repairPinches(
+  input: Mesh,
+  defects = badEdgeVertices(input.indices, input.positions.length / 3),
+): Mesh | null {
   const vcount = input.positions.length / 3;
-  const mesh = dropFlaps(input, badEdgeVertices(input.indices, vcount));
-  const bad = badEdgeVertices(mesh.indices, vcount);
+  const mesh = dropFlaps(input, defects);
+  // No flap dropped: the mesh, and so its defects, are the input's.
+  const bad = mesh === input ? defects : badEdgeVertices(mesh.indices, vcount);
   if (bad.length === 0) return mesh;
   const ix = mesh.indices.slice();
   const isBad = new Uint8Array(vcount);

@@ -112,7 +112,7 @@ export async function simplifyMesh(
     });
     if (bad.length === 0) return done(compacted, 0);
     // Usually the defects are pinches: split them apart, far cheaper than simplifying again.
-    const repaired = repairPinches(compacted);
+    const repaired = repairPinches(compacted, bad);
     if (repaired) return done(repaired, repaired.positions.length / 3 - compacted.positions.length / 3);
     const radius = LOCK_RADII[round];
     if (radius === undefined) break;
