@@ -22,9 +22,9 @@ interface WeldResult {
 }
 
 const NEGATIVE_ZERO = 0x80000000 | 0;
+const EXPONENT = 0x7f800000;
 /** Slots of the small table of recent vertices (a power of two): 64 KB, within a core's cache. */
 const RECENT_SLOTS = 1 << 14;
-const EXPONENT = 0x7f800000;
 
 function nextPow2(n: number): number {
   let p = 16;
@@ -93,8 +93,8 @@ export function weldVertices(
   const remap = new Uint32Array(vertexCount);
 
   // The last vertex seen at each of 16,384 hash values: files list a vertex again a few triangles
-  // later (an STL each corner about six times, close together), so 9 in 10 repeats are found here,
-  // in a table that stays in the processor's cache, instead of by a probe of the big one.
+  // later (an STL lists each corner about six times, close together), so 9 in 10 repeats are found
+  // here, in a table that stays in the processor's cache, instead of by a probe of the big one.
   const recent = new Int32Array(RECENT_SLOTS); // welded id + 1; 0: none yet
   const progressStep = 1 << 20;
   for (let v = 0; v < vertexCount; v++) {
