@@ -83,4 +83,25 @@ describe('packageSeries compression', () => {
     expect((err as Error).message).toContain('slice-that-went-away.dcm');
     expect(existsSync(outDir) ? readdirSync(outDir) : []).toEqual([]);
   });
+
+  it('keeps the slices of packages made at once apart (their read buffers are shared between packages)', async () => {
+    // Four packages at a time, twice over: the spare buffers go from one package to the next, and
+    // the two halves differ in every entry, so a buffer read into by the wrong package shows.
+    const halves = [files.slice(0, 3), files.slice(3, 6)];
+    for (let round = 0; round < 2; round++) {
+      const pkgs = await Promise.all(
+        [0, 1, 0, 1].map((h, i) =>
+          packageSeries(halves[h]!, false, `at-once-${round}-${i}`, {
+            deidentify: false,
+            compress: false,
+            outDir: join(dir, `at-once-${round}-${i}`),
+          }).then(async (pkg) => ({ h, entries: await readZip(pkg.path) })),
+        ),
+      );
+      for (const { h, entries } of pkgs) {
+        expect(entries).toHaveLength(3);
+        entries.forEach((e, k) => expect(e.data.equals(readFileSync(halves[h]![k]!.path))).toBe(true));
+      }
+    }
+  });
 });
