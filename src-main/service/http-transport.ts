@@ -152,7 +152,10 @@ export function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise
       if (e) reject(e);
       else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     };
-    const cutOff = (): void => settle(new TransportError('the answer was cut off', true, 'ECONNRESET'));
+    // 'close' follows every 'end': the error (and its stack trace) is made only when it is the news.
+    const cutOff = (): void => {
+      if (!settled) settle(new TransportError('the answer was cut off', true, 'ECONNRESET'));
+    };
     body.on('data', (chunk: Buffer) => {
       total += chunk.length;
       if (total > maxBytes) {
