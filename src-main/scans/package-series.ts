@@ -147,7 +147,9 @@ export async function packageSeries(
  * time; fresh buffers for each cost the system a page fault per 4 KiB on first touch (as much again
  * as reading the bytes), and hand V8 megabytes of short-lived memory per package, each bringing its
  * next full garbage collection closer (the jobs bench counted 28 in 200 jobs, most of them for these).
- * Four are kept (two packages at once), none bigger than a few slices' worth of megabytes.
+ * Four are kept (two packages at once), none bigger than a few slices' worth of megabytes. They hold
+ * the last slices read until the next package overwrites them: memory of this process only, never
+ * written anywhere (the system's page cache holds the same files anyway).
  */
 const spareScratch = {
   free: [] as Buffer[],
