@@ -10,6 +10,7 @@ import { readDicomFile } from './dicom-file.js';
 import { burnedInFactsOf, burnedInReason } from './burned-in.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { fitsPlainZip, ZipWriter } from './zip-writer.js';
+import { SpareBuffers } from '../platform/spare-buffers.js';
 
 export interface PackageOptions {
   deidentify: boolean;
@@ -143,25 +144,12 @@ export async function packageSeries(
 }
 
 /**
- * Scratch buffers kept from one package to the next. A queue packs package after package, two at a
- * time; fresh buffers for each cost the system a page fault per 4 KiB on first touch (as much again
- * as reading the bytes), and hand V8 megabytes of short-lived memory per package, each bringing its
- * next full garbage collection closer (the jobs bench counted 28 in 200 jobs, most of them for these).
- * Four are kept (two packages at once), none bigger than a few slices' worth of megabytes. They hold
- * the last slices read until the next package overwrites them: memory of this process only, never
- * written anywhere (the system's page cache holds the same files anyway).
+ * Read buffers kept from one package to the next (a queue packs package after package, two at a
+ * time): four, none over a few slices' worth of megabytes. They hold the last slices read until
+ * the next package overwrites them: memory of this process only, never written anywhere (the
+ * system's page cache holds the same files anyway).
  */
-const spareScratch = {
-  free: [] as Buffer[],
-  take(atLeast: number): Buffer {
-    const i = this.free.findIndex((b) => b.length >= atLeast);
-    if (i >= 0) return this.free.splice(i, 1)[0] as Buffer;
-    return Buffer.allocUnsafeSlow(Math.max(atLeast, 1 << 20));
-  },
-  give(b: Buffer): void {
-    if (this.free.length < 4 && b.length <= 8 << 20) this.free.push(b);
-  },
-};
+const spareScratch = new SpareBuffers(4, 1 << 20, 8 << 20);
 
 const entryName = (k: number): string => `slice-${String(k + 1).padStart(5, '0')}.dcm`;
 

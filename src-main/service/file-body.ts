@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { SpareBuffers } from '../platform/spare-buffers.js';
 
 export interface FileBodySource {
   path: string;
@@ -24,8 +25,7 @@ const BUFFERS = 2;
 /** Below this, a body's buffers are its own (small, soon gone); from it on, 1 MiB ones from `spare`. */
 const SMALL_BYTES = 64 * 1024;
 /** 1 MiB buffers handed back by finished uploads: two uploads at once keep these four. */
-const spare: Buffer[] = [];
-const MAX_SPARE = 4;
+const spare = new SpareBuffers(4, BUFFER_BYTES, BUFFER_BYTES);
 
 /**
  * Streams a file into a request through two reused buffers: one is read from disk while the other
@@ -50,9 +50,7 @@ export function pipeFileBody(source: FileBodySource, req: BodySink): { stop(): v
       if (buf) return buf;
       if (made < BUFFERS) {
         made++;
-        return own !== undefined
-          ? Buffer.allocUnsafe(own)
-          : (spare.pop() ?? Buffer.allocUnsafe(BUFFER_BYTES));
+        return own !== undefined ? Buffer.allocUnsafe(own) : spare.take(BUFFER_BYTES);
       }
       await new Promise<void>((resolve) => (wake = resolve));
     }
@@ -60,7 +58,7 @@ export function pipeFileBody(source: FileBodySource, req: BodySink): { stop(): v
   /** A buffer the request has flushed: for this body's next read, or (once the file is read) the next body. */
   const flushed = (buf: Buffer, done: boolean): void => {
     if (!done) free.push(buf);
-    else if (buf.length === BUFFER_BYTES && spare.length < MAX_SPARE) spare.push(buf);
+    else spare.give(buf);
     wake?.();
   };
   let ended = false;
