@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GPU_UPLOAD_TRIANGLES,
-  SOFTWARE_FRAME_TARGET_MS,
-  SOFTWARE_FRAME_TRIANGLES,
-  nextBatch,
-  nextSoftwareBudget,
-} from './draw-batches.js';
+import { GPU_UPLOAD_TRIANGLES, nextBatch } from './draw-batches.js';
 import type { DrawItem, DrawPart } from './draw-batches.js';
+import { OFFSCREEN_BATCH_TRIANGLES } from './offscreen-picture.js';
 
 const chunks = (mesh: number, sizes: number[], uploaded = false): DrawItem[] =>
   sizes.map((triangles, chunk) => ({ mesh, chunk, triangles, uploaded }));
@@ -43,14 +38,15 @@ function expectCovered(items: DrawItem[], list: DrawPart[][]): void {
 describe('nextBatch', () => {
   const skull = chunks(0, [...Array<number>(24).fill(16_384), 399_757 - 24 * 16_384]);
 
-  it('draws the 400k skull a quarter chunk per software frame at the first budget, a chunk at four times it', () => {
-    const first = batches(skull, true, SOFTWARE_FRAME_TRIANGLES);
-    expect(first).toHaveLength(98);
-    expectCovered(skull, first);
-    for (const b of first) expect(triangles(b)).toBeLessThanOrEqual(SOFTWARE_FRAME_TRIANGLES);
-    const faster = batches(skull, true, 4 * SOFTWARE_FRAME_TRIANGLES);
-    expect(shape(faster)).toEqual(skull.map((c) => [`0.${c.chunk}`]));
-    expectCovered(skull, faster);
+  it('draws the 400k skull off screen two chunks per batch, or a quarter chunk at a quarter-chunk budget', () => {
+    const list = batches(skull, true, OFFSCREEN_BATCH_TRIANGLES);
+    expect(list).toHaveLength(13);
+    expect(shape(list)[0]).toEqual(['0.0', '0.1']);
+    expectCovered(skull, list);
+    for (const b of list) expect(triangles(b)).toBeLessThanOrEqual(OFFSCREEN_BATCH_TRIANGLES);
+    const small = batches(skull, true, 4_096);
+    expect(small).toHaveLength(98);
+    expectCovered(skull, small);
   });
 
   it('fills a software budget across chunk boundaries, ending with part of a chunk', () => {
@@ -102,29 +98,9 @@ describe('nextBatch', () => {
   });
 
   it('ends an empty scene where it starts', () => {
-    expect(nextBatch([], { item: 0, offset: 0 }, SOFTWARE_FRAME_TRIANGLES, true)).toEqual({
+    expect(nextBatch([], { item: 0, offset: 0 }, OFFSCREEN_BATCH_TRIANGLES, true)).toEqual({
       parts: [],
       next: { item: 0, offset: 0 },
     });
-  });
-});
-
-describe('nextSoftwareBudget', () => {
-  it('keeps a budget whose frames take the target time', () => {
-    expect(nextSoftwareBudget(32_768, 32_768, SOFTWARE_FRAME_TARGET_MS)).toBe(32_768);
-  });
-
-  it('shrinks after slow frames and grows after fast ones, at most by half or double at a time', () => {
-    expect(nextSoftwareBudget(32_768, 32_768, SOFTWARE_FRAME_TARGET_MS * 1.5)).toBe(21_845);
-    expect(nextSoftwareBudget(32_768, 32_768, 500)).toBe(16_384);
-    expect(nextSoftwareBudget(32_768, 32_768, SOFTWARE_FRAME_TARGET_MS / 1.5)).toBe(49_152);
-    expect(nextSoftwareBudget(32_768, 32_768, 1)).toBe(65_536);
-  });
-
-  it('stays within its floor and ceiling, and ignores frames that tell nothing', () => {
-    expect(nextSoftwareBudget(5_000, 5_000, 400)).toBe(4_096);
-    expect(nextSoftwareBudget(200_000, 200_000, 5)).toBe(262_144);
-    expect(nextSoftwareBudget(32_768, 0, 40)).toBe(32_768);
-    expect(nextSoftwareBudget(32_768, 32_768, 0)).toBe(32_768);
   });
 });

@@ -1,30 +1,14 @@
 /**
- * Which chunks each animation frame draws. A frame that draws or uploads a whole large mesh
- * blocks the main thread: with a software renderer (SwiftShader, and any machine without a
- * usable GPU) the compositor reads the canvas back when it commits each frame and so waits for
- * the frame's triangles to be rasterised, and on any GPU the first draw of a chunk uploads its
- * buffers. So a full picture is built over several frames, each adding a batch of chunks on top
- * of the last (the drawing buffer is preserved between frames), within a triangle budget per
- * frame. A software renderer's speed depends on the machine and on what else runs on it, so its
- * budget follows the frames actually measured (frame-pacer.ts), down to parts of a chunk.
+ * Which chunks each batch of a picture draws. On a GPU, the first draw of a chunk uploads its
+ * buffers, and a frame that uploads a whole large mesh blocks the main thread: a picture is built
+ * over several frames, each adding a batch of chunks on top of the last (the drawing buffer is
+ * preserved between frames). A software renderer pays for every triangle it rasterises, not only
+ * for uploads: its batches (drawn off screen, offscreen-picture.ts) hold a number of triangles,
+ * down to parts of a chunk.
  */
 
-/**
- * Triangles the first software frame may rasterise: a quarter of a chunk, as few as any frame
- * draws. Nothing is known yet of how fast this machine draws, and the frame that first shows a
- * mesh also lays out the panels that list it.
- */
-export const SOFTWARE_FRAME_TRIANGLES = 4_096;
 /** Triangles a frame may upload to a GPU (drawing what is already uploaded costs next to nothing). */
 export const GPU_UPLOAD_TRIANGLES = 131_072;
-/**
- * How long the frame that shows a software batch should hold the main thread (its read-back
- * waiting for the raster included): well under the 50 ms of a long task, with room for a machine
- * that slows down between two frames.
- */
-export const SOFTWARE_FRAME_TARGET_MS = 25;
-const MIN_SOFTWARE_TRIANGLES = SOFTWARE_FRAME_TRIANGLES;
-const MAX_SOFTWARE_TRIANGLES = 262_144;
 /** A software batch ends with part of a chunk only when that part is worth its draw call. */
 const MIN_PART_TRIANGLES = 1_024;
 
@@ -92,17 +76,4 @@ export function nextBatch(
     break;
   }
   return { parts, next: { item, offset } };
-}
-
-/**
- * The next software budget from the last batch: it held `triangles`, and the frame that showed it
- * held the main thread `frameMs` (mostly the read-back's wait for what the rasteriser had not
- * finished before the frame began). Scaled towards the target, at most halved or doubled at a
- * time, so one slow frame (the machine busy for a moment) does not swing it.
- */
-export function nextSoftwareBudget(current: number, triangles: number, frameMs: number): number {
-  if (!(frameMs > 0) || triangles <= 0) return current;
-  const scaled = (triangles * SOFTWARE_FRAME_TARGET_MS) / frameMs;
-  const bounded = Math.min(current * 2, Math.max(current / 2, scaled));
-  return Math.round(Math.min(MAX_SOFTWARE_TRIANGLES, Math.max(MIN_SOFTWARE_TRIANGLES, bounded)));
 }

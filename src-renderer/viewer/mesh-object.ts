@@ -1,8 +1,8 @@
 /**
- * One mesh of the scene as three.js objects: a group per chunk (the scene controller draws a few
- * chunks per frame, so neither the GPU upload nor a software rasteriser blocks the main thread
- * for long), each with its surface, a depth pass for see-through drawing and a stencil pass for
- * the cap; and one cap for clipping.
+ * One mesh of the scene as three.js objects: a group per chunk (the scene controller draws a
+ * batch of chunks at a time, so neither the GPU upload nor a software rasteriser blocks the main
+ * thread for long), each with its surface, a depth pass for see-through drawing and a stencil pass
+ * for the cap; and one cap for clipping.
  */
 import {
   Box3,

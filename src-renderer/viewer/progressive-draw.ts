@@ -1,34 +1,48 @@
 /**
- * Builds the picture over several animation frames, a batch of chunks (or of parts of one) per
- * frame (see draw-batches.ts), each frame drawing over what the earlier ones left: the renderer
- * keeps its drawing buffer (preserveDrawingBuffer) and only the first frame of a picture clears
- * it. Any change to what is shown starts the picture again.
+ * Builds the picture over several animation frames, a batch of chunks (or of parts of one) at a
+ * time (see draw-batches.ts), each batch drawn over what the earlier ones left. On a GPU the
+ * batches go straight to the canvas, whose drawing buffer is kept between frames
+ * (preserveDrawingBuffer) and cleared only by a picture's first batch. A software renderer draws
+ * them off screen and the canvas shows the picture when it is done (offscreen-picture.ts). Any
+ * change to what is shown starts the picture again.
  */
 import type { Object3D, PerspectiveCamera, Scene, WebGLRenderer } from 'three';
-import {
-  GPU_UPLOAD_TRIANGLES,
-  SOFTWARE_FRAME_TRIANGLES,
-  nextBatch,
-  nextSoftwareBudget,
-} from './draw-batches.js';
+import { GPU_UPLOAD_TRIANGLES, nextBatch } from './draw-batches.js';
 import type { DrawCursor, DrawItem } from './draw-batches.js';
 import type { ViewerMesh } from './mesh-object.js';
+import { OFFSCREEN_BATCH_TRIANGLES, OffscreenTarget, offscreenAction } from './offscreen-picture.js';
 
 interface StepResult {
-  /** This frame finished the picture. */
+  /** The canvas shows the whole picture. */
   complete: boolean;
   /** The longest render call of the picture so far (buffer uploads and draw calls). */
   longestMs: number;
 }
 
+interface Pass {
+  id: number;
+  items: DrawItem[];
+  next: DrawCursor;
+  /** A batch of it was drawn, and cleared the target first. */
+  cleared: boolean;
+  longestMs: number;
+  startedAt: number;
+  /** Off screen: every batch was handed to the rasteriser, how many are done, and it was shown whole. */
+  issuedAll: boolean;
+  batchesDone: number;
+  shown: boolean;
+}
+
 export class ProgressiveDraw {
-  /** The picture under way: its items, the next one to draw, and whether a frame of it cleared the canvas. */
-  private pass: { items: DrawItem[]; next: DrawCursor; cleared: boolean; longestMs: number } | null = null;
+  private pass: Pass | null = null;
+  private passes = 0;
   private dirty = true;
-  /** Software frames: triangles per frame, following the frames measured (draw-batches.ts). */
-  private budget = SOFTWARE_FRAME_TRIANGLES;
-  /** Triangles the last step drew, when the picture went on: the next frame shows them. */
-  private previous: number | null = null;
+  /** Software only: the target the picture is built in. */
+  private readonly offscreen: OffscreenTarget | null;
+  /** Software only: a fence after each batch handed over, until it is done. */
+  private fences: { pass: number; sync: WebGLSync }[] = [];
+  /** When the canvas last showed a picture. */
+  private shownAt = 0;
 
   constructor(
     private readonly renderer: WebGLRenderer,
@@ -36,23 +50,26 @@ export class ProgressiveDraw {
     private readonly camera: PerspectiveCamera,
     /** Drawn on top, with the last batch. */
     private readonly overlay: Object3D,
-    private readonly software: boolean,
-  ) {}
+    software: boolean,
+  ) {
+    // Off screen needs half-float colour targets (WebGL 2 with EXT_color_buffer_float, as
+    // SwiftShader and llvmpipe have); without them the batches go to the canvas as on a GPU.
+    this.offscreen =
+      software && renderer.extensions.has('EXT_color_buffer_float') ? new OffscreenTarget(renderer) : null;
+  }
 
   /** Something shown changed: the next step starts the picture again. */
   restart(): void {
     this.dirty = true;
   }
 
-  /**
-   * Draws the next batch of the meshes, given in drawing order (opaque before see-through).
-   * `frameMs`: how long the frame that showed the last batch held the main thread, if known.
-   */
-  step(order: readonly ViewerMesh[], frameMs: number | null = null): StepResult {
-    if (this.software && this.previous !== null && frameMs !== null) {
-      this.budget = nextSoftwareBudget(this.budget, this.previous, frameMs);
-    }
-    this.previous = null;
+  /** The target shaders must be compiled for (software), or null for the canvas. */
+  get target(): OffscreenTarget | null {
+    return this.offscreen;
+  }
+
+  /** Draws the next batch of the meshes, given in drawing order (opaque before see-through). */
+  step(order: readonly ViewerMesh[]): StepResult {
     if (this.dirty || !this.pass) {
       const items = order.flatMap((m, k) =>
         Array.from({ length: m.chunkCount }, (_, c) => ({
@@ -62,12 +79,67 @@ export class ProgressiveDraw {
           uploaded: m.uploaded[c]!,
         })),
       );
-      this.pass = { items, next: { item: 0, offset: 0 }, cleared: false, longestMs: 0 };
+      this.pass = {
+        id: ++this.passes,
+        items,
+        next: { item: 0, offset: 0 },
+        cleared: false,
+        longestMs: 0,
+        startedAt: performance.now(),
+        issuedAll: false,
+        batchesDone: 0,
+        shown: false,
+      };
       this.dirty = false;
     }
     const pass = this.pass;
-    const budget = this.software ? this.budget : GPU_UPLOAD_TRIANGLES;
-    const { parts, next } = nextBatch(pass.items, pass.next, budget, this.software);
+    if (!this.offscreen) {
+      const last = this.drawBatch(order, pass, GPU_UPLOAD_TRIANGLES, false);
+      return { complete: last, longestMs: pass.longestMs };
+    }
+    return this.stepOffscreen(order, pass, this.offscreen);
+  }
+
+  private stepOffscreen(order: readonly ViewerMesh[], pass: Pass, offscreen: OffscreenTarget): StepResult {
+    if (pass.shown) return { complete: true, longestMs: pass.longestMs };
+    const gl = this.renderer.getContext() as WebGL2RenderingContext;
+    // Fences report done only between tasks (once per frame here), never by waiting.
+    this.fences = this.fences.filter((f) => {
+      if (gl.getSyncParameter(f.sync, gl.SYNC_STATUS) !== gl.SIGNALED) return true;
+      gl.deleteSync(f.sync);
+      if (f.pass === pass.id) pass.batchesDone++;
+      return false;
+    });
+    const now = performance.now();
+    const action = offscreenAction({
+      pending: this.fences.length,
+      issuedAll: pass.issuedAll,
+      batchesDone: pass.batchesDone,
+      sinceShownMs: now - Math.max(this.shownAt, pass.startedAt),
+    });
+    if (action === 'wait') return { complete: false, longestMs: pass.longestMs };
+    if (action === 'present' || action === 'present-complete') {
+      offscreen.present();
+      this.shownAt = now;
+      pass.shown = action === 'present-complete';
+      return { complete: pass.shown, longestMs: pass.longestMs };
+    }
+    offscreen.bind();
+    try {
+      pass.issuedAll = this.drawBatch(order, pass, OFFSCREEN_BATCH_TRIANGLES, true);
+    } finally {
+      this.renderer.setRenderTarget(null);
+    }
+    const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (sync) this.fences.push({ pass: pass.id, sync });
+    // To the GPU process now: it rasterises while this thread goes on.
+    gl.flush();
+    return { complete: false, longestMs: pass.longestMs };
+  }
+
+  /** Draws the pass's next batch into the bound target; true when it was the last. */
+  private drawBatch(order: readonly ViewerMesh[], pass: Pass, budget: number, software: boolean): boolean {
+    const { parts, next } = nextBatch(pass.items, pass.next, budget, software);
     const last = next.item >= pass.items.length;
     order.forEach((m, k) => {
       const mine = new Map(parts.filter((p) => p.mesh === k).map((p) => [p.chunk, p]));
@@ -83,8 +155,6 @@ export class ProgressiveDraw {
     const started = performance.now();
     try {
       this.renderer.render(this.scene, this.camera);
-      // To the GPU process now, not at the next frame's commit: it rasterises while the page idles.
-      if (this.software) this.renderer.getContext().flush();
     } finally {
       for (const m of order) m.drawOnly(null, true);
       this.overlay.visible = true;
@@ -93,16 +163,41 @@ export class ProgressiveDraw {
     pass.longestMs = Math.max(pass.longestMs, performance.now() - started);
     for (const p of parts) order[p.mesh]!.uploaded[p.chunk] = true;
     pass.next = next;
-    if (!last) this.previous = parts.reduce((n, p) => n + p.count, 0);
-    return { complete: last, longestMs: pass.longestMs };
+    return last;
   }
 
   /** The whole picture in one render call, however long it takes (screenshots). */
   full(meshes: Iterable<ViewerMesh>): void {
-    this.renderer.render(this.scene, this.camera);
+    if (this.offscreen) {
+      this.offscreen.bind();
+      try {
+        this.renderer.render(this.scene, this.camera);
+      } finally {
+        this.renderer.setRenderTarget(null);
+      }
+      this.offscreen.present();
+    } else {
+      this.renderer.render(this.scene, this.camera);
+    }
     for (const m of meshes) m.uploaded.fill(true);
-    this.pass = { items: [], next: { item: 0, offset: 0 }, cleared: true, longestMs: 0 };
-    this.previous = null;
     this.dirty = false;
+    this.pass = {
+      id: ++this.passes,
+      items: [],
+      next: { item: 0, offset: 0 },
+      cleared: true,
+      longestMs: 0,
+      startedAt: performance.now(),
+      issuedAll: true,
+      batchesDone: 0,
+      shown: true,
+    };
+  }
+
+  dispose(): void {
+    const gl = this.renderer.getContext() as WebGL2RenderingContext;
+    for (const f of this.fences) gl.deleteSync(f.sync);
+    this.fences = [];
+    this.offscreen?.dispose();
   }
 }

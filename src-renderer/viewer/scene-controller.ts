@@ -55,7 +55,7 @@ export class SceneController {
   /** Shader programs compiled ahead; chunks wait for them so no frame compiles in a long task. */
   private readonly warmUp: Group;
   private warmedUp = false;
-  /** The picture, built a batch of chunks per frame. */
+  /** The picture, built a batch of chunks at a time. */
   private readonly draw: ProgressiveDraw;
   private readonly resizeObserver: ResizeObserver;
   private readonly picker: SurfacePicker;
@@ -78,9 +78,14 @@ export class SceneController {
     this.camera.position.set(0, -500, 0);
     addLights(this.scene, this.camera);
     this.scene.add(this.overlay.group);
-    const software = isSoftwareRenderer();
-    this.draw = new ProgressiveDraw(this.renderer, this.scene, this.camera, this.overlay.group, software);
-    this.frames = new FramePacer((frameMs) => this.render(frameMs), software);
+    this.draw = new ProgressiveDraw(
+      this.renderer,
+      this.scene,
+      this.camera,
+      this.overlay.group,
+      isSoftwareRenderer(),
+    );
+    this.frames = new FramePacer(() => this.render());
     this.warmUp = warmUpObjects(this.clipPlane);
 
     this.controls = new OrbitControls(this.camera, canvas);
@@ -97,7 +102,14 @@ export class SceneController {
     this.resizeObserver = new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(canvas.parentElement ?? canvas);
     this.resize();
-    void warmUpShaders(this.renderer, this.scene, this.camera, this.warmUp, () => this.disposed).then(() => {
+    void warmUpShaders(
+      this.renderer,
+      this.scene,
+      this.camera,
+      this.warmUp,
+      this.draw.target,
+      () => this.disposed,
+    ).then(() => {
       // Meshes that arrived during the warm-up were held back (render() waits for it).
       this.warmedUp = true;
       this.requestRender();
@@ -117,7 +129,7 @@ export class SceneController {
     return [...this.meshes.keys()];
   }
 
-  /** Adds a mesh; its chunks go to the GPU one per frame, so a large mesh never blocks the window. */
+  /** Adds a mesh; its chunks go to the GPU a batch at a time, so a large mesh never blocks the window. */
   addMesh(id: string, data: ChunkedMesh, look: MeshAppearance): void {
     if (this.meshes.has(id)) return;
     // See-through meshes are drawn in the order they came.
@@ -264,16 +276,13 @@ export class SceneController {
     return [...shown.filter((m) => !m.surface.transparent), ...shown.filter((m) => m.surface.transparent)];
   }
 
-  /**
-   * One batch of the picture over what earlier frames drew; `frameMs` is what the frame that
-   * showed the last batch cost the main thread, when known (frame-pacer.ts).
-   */
-  private render(frameMs: number | null): void {
+  /** One batch of the picture over what earlier frames drew. */
+  private render(): void {
     // Until the shaders are compiled ahead, a frame would compile them in one long task.
     if (this.disposed || !this.warmedUp) return;
     const order = this.drawOrder();
     fitDepthRange(this.camera, this.sceneSphere());
-    const { complete, longestMs } = this.draw.step(order, frameMs);
+    const { complete, longestMs } = this.draw.step(order);
     // For tests and screenshots of the canvas: whether it shows the whole picture yet.
     this.canvas.dataset.frame = complete ? 'complete' : 'partial';
     this.callbacks.onFrame?.(this.camera.matrixWorldInverse.elements);
@@ -372,6 +381,7 @@ export class SceneController {
       if (m.isMesh) (m.material as Material).dispose();
     });
     this.picker.dispose();
+    this.draw.dispose();
     this.renderer.dispose();
   }
 }

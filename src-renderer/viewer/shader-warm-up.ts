@@ -8,6 +8,7 @@ import { BufferAttribute, BufferGeometry, Group, Mesh } from 'three';
 import type { PerspectiveCamera, Plane, Scene, WebGLRenderer } from 'three';
 import { capMesh, stencilMaterial } from './clip-caps.js';
 import { depthMaterial, surfaceMaterial } from './mesh-object.js';
+import type { OffscreenTarget } from './offscreen-picture.js';
 
 /**
  * Tiny meshes with every material variant the viewer draws (opaque or see-through, clipped or
@@ -48,12 +49,19 @@ export async function warmUpShaders(
   scene: Scene,
   camera: PerspectiveCamera,
   objects: Group,
+  /** Where the pictures are drawn (a software renderer's target), or null for the canvas. */
+  target: OffscreenTarget | null,
   stopped: () => boolean,
 ): Promise<void> {
+  // Programs depend on where they draw (the canvas encodes colours for the screen, a target not).
+  const bind = (): void => (target ? target.bind() : renderer.setRenderTarget(null));
   try {
+    bind();
     await renderer.compileAsync(objects, camera, scene);
   } catch {
     // Compiling ahead is an optimisation: without it the first frame compiles as usual.
+  } finally {
+    renderer.setRenderTarget(null);
   }
   const pending = [...objects.children];
   while (pending.length > 0 && !stopped()) {
@@ -63,9 +71,13 @@ export async function warmUpShaders(
     for (const o of pending.splice(0, 4)) group.add(o.clone());
     scene.add(group);
     try {
+      bind();
       renderer.render(scene, camera);
     } finally {
+      renderer.setRenderTarget(null);
       scene.remove(group);
     }
   }
+  // The copy to the canvas too (it shows the empty picture: the background).
+  if (target && !stopped()) target.present();
 }

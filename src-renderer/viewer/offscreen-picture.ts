@@ -1,0 +1,116 @@
+/**
+ * The picture of a software renderer, built off screen. A software rasteriser (SwiftShader, and any
+ * machine without a usable GPU) draws in the GPU process, and the compositor reads the canvas
+ * back at the end of every frame that drew on it: drawn into the canvas, each batch of triangles
+ * holds the main thread until it is rasterised, so a big mesh had to go a few thousand triangles
+ * per frame, and the frames themselves (about 15 ms each) came to cost as much as the triangles.
+ * Drawn into a render target of its own, a batch holds nothing: the frames go on while the GPU
+ * process rasterises. A fence after each batch says when it is done, and the picture is copied
+ * to the canvas (one quad) once all of it is, or every PRESENT_EVERY_MS while a large one builds.
+ */
+import {
+  HalfFloatType,
+  Mesh,
+  MeshBasicMaterial,
+  NearestFilter,
+  NoBlending,
+  OrthographicCamera,
+  PlaneGeometry,
+  Scene,
+  Vector2,
+  WebGLRenderTarget,
+} from 'three';
+import type { WebGLRenderer } from 'three';
+
+/** Triangles per batch: a few milliseconds of the main thread (buffer uploads, draw calls). */
+export const OFFSCREEN_BATCH_TRIANGLES = 32_768;
+/**
+ * Batches handed to the rasteriser and not yet done, at most: enough to keep it busy between two
+ * checks of the fences (once per frame), few enough that a new picture (the camera moved) waits
+ * behind little work already under way.
+ */
+export const MAX_IN_FLIGHT = 3;
+/** A picture still building is shown this often, so a very large mesh shows its progress. */
+export const PRESENT_EVERY_MS = 600;
+
+export type OffscreenAction = 'issue' | 'wait' | 'present' | 'present-complete';
+
+/**
+ * What the picture does at a step. `pending`: batches not done yet (of any picture); `issuedAll`:
+ * every batch of the current picture was handed over; `batchesDone`: of the current picture's,
+ * done; `sinceShownMs`: since the canvas last showed this picture (or since it began).
+ * A picture is copied to the canvas only when nothing is pending: the copy would otherwise wait
+ * behind the pending batches, and the frame's read-back behind the copy.
+ */
+export function offscreenAction(s: {
+  pending: number;
+  issuedAll: boolean;
+  batchesDone: number;
+  sinceShownMs: number;
+}): OffscreenAction {
+  if (s.pending === 0) {
+    if (s.issuedAll) return 'present-complete';
+    if (s.batchesDone > 0 && s.sinceShownMs >= PRESENT_EVERY_MS) return 'present';
+    return 'issue';
+  }
+  // Drained before a present; otherwise a batch more while the rasteriser has room.
+  if (s.issuedAll || s.pending >= MAX_IN_FLIGHT || s.sinceShownMs >= PRESENT_EVERY_MS) return 'wait';
+  return 'issue';
+}
+
+/** The render target a software picture is drawn into, and the quad that copies it to the canvas. */
+export class OffscreenTarget {
+  /** Half floats: the surfaces are lit in linear light, encoded for the screen only by the copy. */
+  readonly target = new WebGLRenderTarget(1, 1, {
+    type: HalfFloatType,
+    depthBuffer: true,
+    // Caps on clipped meshes are drawn where a stencil pass marks the cut.
+    stencilBuffer: true,
+    minFilter: NearestFilter,
+    magFilter: NearestFilter,
+    generateMipmaps: false,
+  });
+  private readonly copyScene = new Scene();
+  private readonly copyCamera = new OrthographicCamera(-1, 1, 1, -1, 0, 1);
+  private readonly copyMaterial = new MeshBasicMaterial({
+    map: this.target.texture,
+    toneMapped: false,
+    depthTest: false,
+    depthWrite: false,
+    blending: NoBlending,
+  });
+  private readonly quad = new Mesh(new PlaneGeometry(2, 2), this.copyMaterial);
+  private readonly size = new Vector2();
+
+  constructor(private readonly renderer: WebGLRenderer) {
+    this.quad.frustumCulled = false;
+    this.copyScene.add(this.quad);
+  }
+
+  /** Draws into the target from now on, sized as the canvas's drawing buffer. */
+  bind(): void {
+    this.renderer.getDrawingBufferSize(this.size);
+    if (this.target.width !== this.size.x || this.target.height !== this.size.y)
+      this.target.setSize(this.size.x, this.size.y);
+    this.renderer.setRenderTarget(this.target);
+  }
+
+  /** Copies the picture to the canvas (every pixel of it: no clear needed). */
+  present(): void {
+    const r = this.renderer;
+    r.setRenderTarget(null);
+    const autoClear = r.autoClear;
+    r.autoClear = false;
+    try {
+      r.render(this.copyScene, this.copyCamera);
+    } finally {
+      r.autoClear = autoClear;
+    }
+  }
+
+  dispose(): void {
+    this.target.dispose();
+    this.quad.geometry.dispose();
+    this.copyMaterial.dispose();
+  }
+}
