@@ -5,7 +5,7 @@
 import { AppError, isAppError } from '../../src-shared/errors.js';
 import { checkFileSize, checkTriangleBudget } from './mesh-budget.js';
 import { HEADER_BYTES } from './mesh-format.js';
-import type { LoadRequest, LoadStage, WorkerMessage } from './mesh-loader-protocol.js';
+import type { LoadRequest, LoadStage, LoadTimings, WorkerMessage } from './mesh-loader-protocol.js';
 import {
   describeParseFailure,
   inspectMeshHeader,
@@ -14,7 +14,8 @@ import {
   tooLargeForMemory,
 } from './mesh-parse.js';
 import { chunkMesh } from './mesh-chunks.js';
-import { buildIndexedMesh } from './weld.js';
+import { weldBinaryStl } from './formats/stl-stream.js';
+import { buildIndexedMesh, indexedMeshOf, type IndexedMesh } from './weld.js';
 
 function post(message: WorkerMessage, transfer: Transferable[] = []): void {
   self.postMessage(message, { transfer });
@@ -50,6 +51,11 @@ async function readBlob(blob: Blob): Promise<ArrayBuffer> {
   return bytes.buffer;
 }
 
+const noTriangles = (name: string): AppError =>
+  new AppError('bad-input', `${name} contains no triangles.`, {
+    action: 'Open a file that holds a surface mesh; check the export settings of the program that wrote it.',
+  });
+
 async function load(req: LoadRequest): Promise<void> {
   const t0 = performance.now();
   const size = req.source instanceof Blob ? req.source.size : req.source.byteLength;
@@ -58,29 +64,36 @@ async function load(req: LoadRequest): Promise<void> {
     req.source instanceof Blob
       ? new Uint8Array(await req.source.slice(0, HEADER_BYTES).arrayBuffer())
       : new Uint8Array(req.source, 0, Math.min(HEADER_BYTES, size));
-  checkTriangleBudget(req.name, inspectMeshHeader(req.name, req.format, head, size), req.budget);
+  const facts = inspectMeshHeader(req.name, req.format, head, size);
+  checkTriangleBudget(req.name, facts, req.budget);
+  if (facts.exact && facts.triangles === 0) throw noTriangles(req.name);
 
   progress('read', 0);
-  const buffer = req.source instanceof Blob ? await readBlob(req.source) : req.source;
-  const t1 = performance.now();
-
-  progress('parse', 0);
-  const parsed = await parseMesh(req.name, req.format, buffer);
-  const corners = parsed.index ? parsed.index.length : parsed.positions.length / 3;
-  if (corners === 0) {
-    throw new AppError('bad-input', `${req.name} contains no triangles.`, {
-      action:
-        'Open a file that holds a surface mesh; check the export settings of the program that wrote it.',
+  let timings: Omit<LoadTimings, 'normalsMs' | 'totalMs'>;
+  let t3: number;
+  let welded: IndexedMesh;
+  if (req.format === 'stl' && facts.exact && req.source instanceof Blob) {
+    // A binary STL (its size fits its triangle count) is welded as it is read.
+    const stl = await weldBinaryStl(req.source.stream(), facts.triangles, (n) => progress('read', n / size));
+    t3 = performance.now();
+    timings = { readMs: t3 - t0, parseMs: 0, weldMs: stl.weldMs };
+    welded = indexedMeshOf(stl, (f) => progress('normals', f));
+  } else {
+    const buffer = req.source instanceof Blob ? await readBlob(req.source) : req.source;
+    const t1 = performance.now();
+    progress('parse', 0);
+    const parsed = await parseMesh(req.name, req.format, buffer);
+    const corners = parsed.index ? parsed.index.length : parsed.positions.length / 3;
+    if (corners === 0) throw noTriangles(req.name);
+    checkTriangleBudget(req.name, { triangles: Math.floor(corners / 3), exact: true }, req.budget);
+    const t2 = performance.now();
+    t3 = t2;
+    welded = buildIndexedMesh(parsed.positions, parsed.index, (stage, fraction) => {
+      if (stage === 'normals' && fraction === 0) t3 = performance.now();
+      progress(stage, fraction);
     });
+    timings = { readMs: t1 - t0, parseMs: t2 - t1, weldMs: t3 - t2 };
   }
-  checkTriangleBudget(req.name, { triangles: Math.floor(corners / 3), exact: true }, req.budget);
-  const t2 = performance.now();
-
-  let t3 = t2;
-  const welded = buildIndexedMesh(parsed.positions, parsed.index, (stage, fraction) => {
-    if (stage === 'normals' && fraction === 0) t3 = performance.now();
-    progress(stage, fraction);
-  });
   // Chunks for an upload spread over frames: the main thread only wraps these arrays.
   const mesh = chunkMesh(welded);
   const t4 = performance.now();
@@ -88,7 +101,7 @@ async function load(req: LoadRequest): Promise<void> {
     {
       type: 'done',
       mesh,
-      timings: { readMs: t1 - t0, parseMs: t2 - t1, weldMs: t3 - t2, normalsMs: t4 - t3, totalMs: t4 - t0 },
+      timings: { ...timings, normalsMs: t4 - t3, totalMs: t4 - t0 },
     },
     [mesh.positions.buffer, mesh.normals.buffer, mesh.index.buffer],
   );

@@ -15,7 +15,7 @@ export interface IndexedMesh {
   degenerate: number;
 }
 
-interface WeldResult {
+export interface WeldResult {
   positions: Float32Array;
   index: Uint16Array | Uint32Array;
   degenerate: number;
@@ -57,51 +57,34 @@ function rehash(outBits: Int32Array, unique: number, capacity: number): Int32Arr
 }
 
 /**
- * Merges vertices with bit-identical positions (after folding -0 into +0) into one, and returns
- * the indexed triangles that use them. STL and triangle soups repeat each vertex about six times;
- * welding shrinks positions about sixfold and makes smooth normals possible.
- *
- * @param source non-indexed (3 vertices per triangle) or indexed positions
- * @param sourceIndex triangle corner indices into source, or null for a triangle soup
+ * Merges vertices with bit-identical positions (after folding -0 into +0) into one, a vertex at a
+ * time: each gets the number of the first vertex at its place, numbered in the order they came.
+ * Fed by weldVertices (a parsed mesh) or by a binary STL as its bytes arrive (stl-stream.ts).
  */
-export function weldVertices(
-  source: Float32Array,
-  sourceIndex: ArrayLike<number> | null,
-  onProgress?: (fraction: number) => void,
-): WeldResult {
-  const vertexCount = Math.floor(source.length / 3);
-  const corners = sourceIndex ? sourceIndex.length : vertexCount;
-  if (corners % 3 !== 0) {
-    throw new AppError(
-      'bad-input',
-      `The mesh has ${corners} triangle corners, which is not a multiple of 3.`,
-      {
-        action: 'Export the mesh again as triangles.',
-      },
-    );
+export class VertexWelder {
+  private capacity: number;
+  private mask: number;
+  private table: Int32Array; // welded id + 1; 0 marks an empty slot
+  private outBits: Int32Array;
+  /**
+   * The last vertex seen at each of 16,384 hash values: files list a vertex again a few triangles
+   * later (an STL lists each corner about six times, close together), so 9 in 10 repeats are found
+   * here, in a table that stays in the processor's cache, instead of by a probe of the big one.
+   */
+  private readonly recent = new Int32Array(RECENT_SLOTS); // welded id + 1; 0: none yet
+  /** Distinct vertices so far. */
+  unique = 0;
+
+  /** `expected`: about how many distinct vertices will come (the table grows past it). */
+  constructor(expected: number) {
+    this.capacity = nextPow2(2 * expected);
+    this.mask = this.capacity - 1;
+    this.table = new Int32Array(this.capacity);
+    this.outBits = new Int32Array(Math.max(48, (this.capacity / 2) * 3));
   }
-  // Int32 views keep the float bits as untagged integers in optimised code (Uint32 values above
-  // 2^31 would become doubles).
-  const bits = new Int32Array(source.buffer, source.byteOffset, vertexCount * 3);
 
-  // A closed triangle soup has about corners/6 distinct vertices; an indexed mesh has at most vertexCount.
-  let capacity = nextPow2(2 * (sourceIndex ? vertexCount : Math.ceil(vertexCount / 6)));
-  let mask = capacity - 1;
-  let table = new Int32Array(capacity); // welded id + 1; 0 marks an empty slot
-  let outBits = new Int32Array(Math.max(48, (capacity / 2) * 3));
-  let unique = 0;
-  const remap = new Uint32Array(vertexCount);
-
-  // The last vertex seen at each of 16,384 hash values: files list a vertex again a few triangles
-  // later (an STL lists each corner about six times, close together), so 9 in 10 repeats are found
-  // here, in a table that stays in the processor's cache, instead of by a probe of the big one.
-  const recent = new Int32Array(RECENT_SLOTS); // welded id + 1; 0: none yet
-  const progressStep = 1 << 20;
-  for (let v = 0; v < vertexCount; v++) {
-    if (onProgress && v % progressStep === 0 && v > 0) onProgress(v / vertexCount);
-    let x = bits[v * 3]!;
-    let y = bits[v * 3 + 1]!;
-    let z = bits[v * 3 + 2]!;
+  /** The welded number of the vertex whose coordinates have these float bits (as Int32). */
+  add(x: number, y: number, z: number): number {
     if ((x & EXPONENT) === EXPONENT || (y & EXPONENT) === EXPONENT || (z & EXPONENT) === EXPONENT) {
       throw new AppError(
         'bad-input',
@@ -115,54 +98,108 @@ export function weldVertices(
     if (y === NEGATIVE_ZERO) y = 0;
     if (z === NEGATIVE_ZERO) z = 0;
     const h = hash3(x, y, z);
-    const seen = recent[h & (RECENT_SLOTS - 1)]! - 1;
-    if (seen >= 0 && outBits[seen * 3] === x && outBits[seen * 3 + 1] === y && outBits[seen * 3 + 2] === z) {
-      remap[v] = seen;
-      continue;
-    }
-    let slot = h & mask;
-    let id = -1;
-    for (;;) {
-      const entry = table[slot]!;
-      if (entry === 0) break;
-      const o = (entry - 1) * 3;
-      if (outBits[o] === x && outBits[o + 1] === y && outBits[o + 2] === z) {
-        id = entry - 1;
-        break;
-      }
-      slot = (slot + 1) & mask;
-    }
-    if (id < 0) {
-      id = unique++;
-      if (id * 3 + 3 > outBits.length) {
-        const bigger = new Int32Array(outBits.length * 2);
-        bigger.set(outBits);
-        outBits = bigger;
-      }
-      outBits[id * 3] = x;
-      outBits[id * 3 + 1] = y;
-      outBits[id * 3 + 2] = z;
-      table[slot] = id + 1;
-      // Linear probing degrades past half full.
-      if (unique * 2 > capacity) {
-        capacity *= 2;
-        mask = capacity - 1;
-        table = rehash(outBits, unique, capacity);
-      }
-    }
-    remap[v] = id;
-    recent[h & (RECENT_SLOTS - 1)] = id + 1;
+    const out = this.outBits;
+    const seen = this.recent[h & (RECENT_SLOTS - 1)]! - 1;
+    if (seen >= 0 && out[seen * 3] === x && out[seen * 3 + 1] === y && out[seen * 3 + 2] === z) return seen;
+    const id = this.findOrInsert(x, y, z, h);
+    this.recent[h & (RECENT_SLOTS - 1)] = id + 1;
+    return id;
   }
 
-  const index = unique <= 0xffff ? new Uint16Array(corners) : new Uint32Array(corners);
+  /** The big table's way, apart so that add() stays small enough to be inlined in the callers' loops. */
+  private findOrInsert(x: number, y: number, z: number, h: number): number {
+    let slot = h & this.mask;
+    for (;;) {
+      const entry = this.table[slot]!;
+      if (entry === 0) break;
+      const o = (entry - 1) * 3;
+      if (this.outBits[o] === x && this.outBits[o + 1] === y && this.outBits[o + 2] === z) return entry - 1;
+      slot = (slot + 1) & this.mask;
+    }
+    const id = this.unique++;
+    if (id * 3 + 3 > this.outBits.length) {
+      const bigger = new Int32Array(this.outBits.length * 2);
+      bigger.set(this.outBits);
+      this.outBits = bigger;
+    }
+    this.outBits[id * 3] = x;
+    this.outBits[id * 3 + 1] = y;
+    this.outBits[id * 3 + 2] = z;
+    this.table[slot] = id + 1;
+    // Linear probing degrades past half full.
+    if (this.unique * 2 > this.capacity) {
+      this.capacity *= 2;
+      this.mask = this.capacity - 1;
+      this.table = rehash(this.outBits, this.unique, this.capacity);
+    }
+    return id;
+  }
+
+  /** The welded positions, in a copy of exactly the used length (it is transferred: slack would travel and stay resident). */
+  positions(): Float32Array {
+    return new Float32Array(this.outBits.buffer.slice(0, this.unique * 12));
+  }
+}
+
+/**
+ * The index in its smallest type, and how many triangles have two corners on one vertex (they
+ * draw nothing). `corners` is reused when it already has the right type.
+ */
+export function finishIndex(
+  corners: Uint32Array,
+  unique: number,
+): { index: Uint16Array | Uint32Array; degenerate: number } {
   let degenerate = 0;
-  for (let c = 0; c < corners; c += 3) {
-    let a: number, b: number, d: number;
-    if (sourceIndex) {
-      const ia = sourceIndex[c]!;
-      const ib = sourceIndex[c + 1]!;
-      const ic = sourceIndex[c + 2]!;
-      if (!(ia < vertexCount && ib < vertexCount && ic < vertexCount)) {
+  for (let c = 0; c < corners.length; c += 3) {
+    const a = corners[c]!;
+    const b = corners[c + 1]!;
+    const d = corners[c + 2]!;
+    if (a === b || b === d || a === d) degenerate++;
+  }
+  return { index: unique <= 0xffff ? new Uint16Array(corners) : corners, degenerate };
+}
+
+/**
+ * Merges vertices with bit-identical positions (after folding -0 into +0) into one, and returns
+ * the indexed triangles that use them. STL and triangle soups repeat each vertex about six times;
+ * welding shrinks positions about sixfold and makes smooth normals possible.
+ *
+ * @param source non-indexed (3 vertices per triangle) or indexed positions
+ * @param sourceIndex triangle corner indices into source, or null for a triangle soup
+ */
+export function weldVertices(
+  source: Float32Array,
+  sourceIndex: ArrayLike<number> | null,
+  onProgress?: (fraction: number) => void,
+): WeldResult {
+  const vertexCount = Math.floor(source.length / 3);
+  const cornerCount = sourceIndex ? sourceIndex.length : vertexCount;
+  if (cornerCount % 3 !== 0) {
+    throw new AppError(
+      'bad-input',
+      `The mesh has ${cornerCount} triangle corners, which is not a multiple of 3.`,
+      {
+        action: 'Export the mesh again as triangles.',
+      },
+    );
+  }
+  // Int32 views keep the float bits as untagged integers in optimised code (Uint32 values above
+  // 2^31 would become doubles).
+  const bits = new Int32Array(source.buffer, source.byteOffset, vertexCount * 3);
+  // A closed triangle soup has about corners/6 distinct vertices; an indexed mesh has at most vertexCount.
+  const welder = new VertexWelder(sourceIndex ? vertexCount : Math.ceil(vertexCount / 6));
+  const remap = new Uint32Array(vertexCount);
+  const progressStep = 1 << 20;
+  for (let v = 0; v < vertexCount; v++) {
+    if (onProgress && v % progressStep === 0 && v > 0) onProgress(v / vertexCount);
+    remap[v] = welder.add(bits[v * 3]!, bits[v * 3 + 1]!, bits[v * 3 + 2]!);
+  }
+  let corners = remap;
+  if (sourceIndex) {
+    corners = new Uint32Array(cornerCount);
+    for (let c = 0; c < cornerCount; c++) {
+      const i = sourceIndex[c]!;
+      if (!(i < vertexCount)) {
         throw new AppError(
           'bad-input',
           `A triangle refers to a vertex the mesh does not have (of ${vertexCount}).`,
@@ -171,23 +208,12 @@ export function weldVertices(
           },
         );
       }
-      a = remap[ia]!;
-      b = remap[ib]!;
-      d = remap[ic]!;
-    } else {
-      a = remap[c]!;
-      b = remap[c + 1]!;
-      d = remap[c + 2]!;
+      corners[c] = remap[i]!;
     }
-    index[c] = a;
-    index[c + 1] = b;
-    index[c + 2] = d;
-    if (a === b || b === d || a === d) degenerate++;
   }
   onProgress?.(1);
-  // A copy of exactly the used length: the array is transferred, so slack would travel and stay resident.
-  const positions = new Float32Array(outBits.buffer.slice(0, unique * 12));
-  return { positions, index, degenerate };
+  const { index, degenerate } = finishIndex(corners, welder.unique);
+  return { positions: welder.positions(), index, degenerate };
 }
 
 export function boundsOf(positions: Float32Array): IndexedMesh['bounds'] {
@@ -233,7 +259,13 @@ export function buildIndexedMesh(
   sourceIndex: ArrayLike<number> | null,
   onProgress?: (stage: 'weld' | 'normals', fraction: number) => void,
 ): IndexedMesh {
-  const { positions, index, degenerate } = weldVertices(source, sourceIndex, (f) => onProgress?.('weld', f));
+  const welded = weldVertices(source, sourceIndex, (f) => onProgress?.('weld', f));
+  return indexedMeshOf(welded, (f) => onProgress?.('normals', f));
+}
+
+/** A welded mesh checked (it must show something), with its normals, bounds and bounding sphere. */
+export function indexedMeshOf(welded: WeldResult, onProgress?: (fraction: number) => void): IndexedMesh {
+  const { positions, index, degenerate } = welded;
   const triangles = index.length / 3;
   if (triangles === 0) {
     throw new AppError('bad-input', 'The mesh contains no triangles.', {
@@ -249,10 +281,10 @@ export function buildIndexedMesh(
       action: 'Export the mesh again.',
     });
   }
-  onProgress?.('normals', 0);
+  onProgress?.(0);
   const normals = areaWeightedNormals(positions, index);
   const bounds = boundsOf(positions);
   const sphere = boundingSphere(positions, bounds);
-  onProgress?.('normals', 1);
+  onProgress?.(1);
   return { positions, normals, index, bounds, sphere, triangles, degenerate };
 }

@@ -9,7 +9,7 @@ import type { LoadTimings } from '../mesh-loader-protocol.js';
 
 export interface ViewerResult {
   name: string;
-  /** Worker-side times: three's STLLoader, welding, normals. */
+  /** Worker-side times: reading (a binary STL welded as it is read), parsing, welding, normals and chunks. */
   timings: LoadTimings;
   /** Main thread, from the file chosen: geometry in hand (the worker's result received). */
   loadMs: number;
