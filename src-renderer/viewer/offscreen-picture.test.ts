@@ -3,7 +3,14 @@ import { MAX_IN_FLIGHT, PRESENT_EVERY_MS, offscreenAction } from './offscreen-pi
 import type { OffscreenAction } from './offscreen-picture.js';
 
 const at = (over: Partial<Parameters<typeof offscreenAction>[0]>): OffscreenAction =>
-  offscreenAction({ pending: 0, issuedAll: false, batchesDone: 0, sinceShownMs: 0, ...over });
+  offscreenAction({
+    pending: 0,
+    issuedAll: false,
+    issuedFraction: 0,
+    batchesDone: 0,
+    sinceShownMs: 0,
+    ...over,
+  });
 
 /**
  * A picture of `batches` batches stepped once per frame against a rasteriser that takes
@@ -25,6 +32,7 @@ function run(batches: number, framesPerBatch: number, frameMs = 16): OffscreenAc
     const a = offscreenAction({
       pending: done.length,
       issuedAll: issued === batches,
+      issuedFraction: issued / batches,
       batchesDone: finished,
       sinceShownMs: now - shownAt,
     });
@@ -51,11 +59,15 @@ describe('offscreenAction', () => {
     expect(at({ pending: 0, issuedAll: true })).toBe('present-complete');
   });
 
-  it('drains and shows a large picture every PRESENT_EVERY_MS while it builds', () => {
-    expect(at({ pending: 1, batchesDone: 3, sinceShownMs: PRESENT_EVERY_MS })).toBe('wait');
-    expect(at({ pending: 0, batchesDone: 3, sinceShownMs: PRESENT_EVERY_MS })).toBe('present');
+  it('drains and shows a large picture every PRESENT_EVERY_MS while it builds, not near its end', () => {
+    const building = { batchesDone: 3, issuedFraction: 0.5, sinceShownMs: PRESENT_EVERY_MS };
+    expect(at({ ...building, pending: 1 })).toBe('wait');
+    expect(at({ ...building, pending: 0 })).toBe('present');
     // Nothing of this picture done yet: there is nothing to show.
-    expect(at({ pending: 0, batchesDone: 0, sinceShownMs: PRESENT_EVERY_MS })).toBe('issue');
+    expect(at({ ...building, pending: 0, batchesDone: 0 })).toBe('issue');
+    // Most of it handed over: the whole picture is about to follow.
+    expect(at({ ...building, pending: 1, issuedFraction: 0.8 })).toBe('issue');
+    expect(at({ ...building, pending: 0, issuedFraction: 0.8 })).toBe('issue');
   });
 
   it('keeps the rasteriser busy: a picture of 7 batches of 5 frames each takes about 35 frames', () => {
@@ -66,13 +78,13 @@ describe('offscreenAction', () => {
   });
 
   it('shows a picture that takes seconds to build a few times on the way, at little cost', () => {
-    const log = run(40, 5);
+    const log = run(80, 5);
     const presents = log.filter((a) => a === 'present').length;
-    // 3.2 s of rasterising: shown about every PRESENT_EVERY_MS plus the drain before each showing.
-    expect(presents).toBeGreaterThanOrEqual(2);
-    expect(presents).toBeLessThanOrEqual(Math.ceil((40 * 5 * 16) / PRESENT_EVERY_MS));
+    // 6.4 s of rasterising: shown about every PRESENT_EVERY_MS, until most of it is handed over.
+    expect(presents).toBeGreaterThanOrEqual(3);
+    expect(presents).toBeLessThanOrEqual(Math.floor((0.75 * 80 * 5 * 16) / PRESENT_EVERY_MS));
     // Each showing leaves the rasteriser idle a frame or two; nothing else does.
-    expect(log.length).toBeLessThanOrEqual(40 * 5 + 2 * presents + 3);
+    expect(log.length).toBeLessThanOrEqual(80 * 5 + 2 * presents + 3);
     expect(log[log.length - 1]).toBe('present-complete');
   });
 });

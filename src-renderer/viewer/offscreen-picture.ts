@@ -30,31 +30,36 @@ export const OFFSCREEN_BATCH_TRIANGLES = 32_768;
  * behind little work already under way.
  */
 export const MAX_IN_FLIGHT = 3;
-/** A picture still building is shown this often, so a very large mesh shows its progress. */
-export const PRESENT_EVERY_MS = 600;
+/** A picture still building is shown this often, so a very large mesh shows its progress... */
+export const PRESENT_EVERY_MS = 1000;
+/** ... unless this much of it is handed over already: the rest is about to follow. */
+const PRESENT_BEFORE_ISSUED = 0.75;
 
 export type OffscreenAction = 'issue' | 'wait' | 'present' | 'present-complete';
 
 /**
  * What the picture does at a step. `pending`: batches not done yet (of any picture); `issuedAll`:
- * every batch of the current picture was handed over; `batchesDone`: of the current picture's,
- * done; `sinceShownMs`: since the canvas last showed this picture (or since it began).
- * A picture is copied to the canvas only when nothing is pending: the copy would otherwise wait
- * behind the pending batches, and the frame's read-back behind the copy.
+ * every batch of the current picture was handed over, `issuedFraction` of its triangles;
+ * `batchesDone`: of the current picture's, done; `sinceShownMs`: since the canvas last showed
+ * this picture (or since it began). A picture is copied to the canvas only when nothing is
+ * pending: the copy would otherwise wait behind the pending batches, and the frame's read-back
+ * behind the copy.
  */
 export function offscreenAction(s: {
   pending: number;
   issuedAll: boolean;
+  issuedFraction: number;
   batchesDone: number;
   sinceShownMs: number;
 }): OffscreenAction {
+  const showProgress = s.sinceShownMs >= PRESENT_EVERY_MS && s.issuedFraction < PRESENT_BEFORE_ISSUED;
   if (s.pending === 0) {
     if (s.issuedAll) return 'present-complete';
-    if (s.batchesDone > 0 && s.sinceShownMs >= PRESENT_EVERY_MS) return 'present';
+    if (s.batchesDone > 0 && showProgress) return 'present';
     return 'issue';
   }
   // Drained before a present; otherwise a batch more while the rasteriser has room.
-  if (s.issuedAll || s.pending >= MAX_IN_FLIGHT || s.sinceShownMs >= PRESENT_EVERY_MS) return 'wait';
+  if (s.issuedAll || s.pending >= MAX_IN_FLIGHT || showProgress) return 'wait';
   return 'issue';
 }
 

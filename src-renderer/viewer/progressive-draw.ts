@@ -31,6 +31,9 @@ interface Pass {
   issuedAll: boolean;
   batchesDone: number;
   shown: boolean;
+  /** Triangles of the picture, and how many were handed over. */
+  total: number;
+  issued: number;
 }
 
 export class ProgressiveDraw {
@@ -89,6 +92,8 @@ export class ProgressiveDraw {
         issuedAll: false,
         batchesDone: 0,
         shown: false,
+        total: items.reduce((n, it) => n + it.triangles, 0),
+        issued: 0,
       };
       this.dirty = false;
     }
@@ -114,6 +119,7 @@ export class ProgressiveDraw {
     const action = offscreenAction({
       pending: this.fences.length,
       issuedAll: pass.issuedAll,
+      issuedFraction: pass.total > 0 ? pass.issued / pass.total : 1,
       batchesDone: pass.batchesDone,
       sinceShownMs: now - Math.max(this.shownAt, pass.startedAt),
     });
@@ -141,6 +147,7 @@ export class ProgressiveDraw {
   private drawBatch(order: readonly ViewerMesh[], pass: Pass, budget: number, software: boolean): boolean {
     const { parts, next } = nextBatch(pass.items, pass.next, budget, software);
     const last = next.item >= pass.items.length;
+    for (const p of parts) pass.issued += p.count;
     order.forEach((m, k) => {
       const mine = new Map(parts.filter((p) => p.mesh === k).map((p) => [p.chunk, p]));
       // The cap goes with the end of the mesh's last chunk: by then its stencil passes are all drawn.
@@ -191,6 +198,8 @@ export class ProgressiveDraw {
       issuedAll: true,
       batchesDone: 0,
       shown: true,
+      total: 0,
+      issued: 0,
     };
   }
 

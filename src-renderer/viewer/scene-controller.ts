@@ -142,6 +142,8 @@ export class SceneController {
     // Job outputs arrive one by one: keep framing them all until the user takes the camera.
     if (!this.cameraMovedByUser || this.meshes.size === 1) this.fit();
     this.requestRender();
+    // Off screen, a batch waits for no frame: the rasteriser starts on the mesh now.
+    if (this.draw.target) this.render();
   }
 
   removeMesh(id: string): void {
