@@ -100,6 +100,16 @@ export class OffscreenTarget {
     this.renderer.setRenderTarget(this.target);
   }
 
+  /** Runs `draw` into the target, and leaves the canvas bound again. */
+  drawInto(draw: () => void): void {
+    this.bind();
+    try {
+      draw();
+    } finally {
+      this.renderer.setRenderTarget(null);
+    }
+  }
+
   /** Copies the picture to the canvas (every pixel of it: no clear needed). */
   present(): void {
     const r = this.renderer;

@@ -27,14 +27,32 @@ interface Pass {
   cleared: boolean;
   longestMs: number;
   startedAt: number;
-  /** Off screen: every batch was handed to the rasteriser, how many are done, and it was shown whole. */
-  issuedAll: boolean;
+  /** Off screen: how many of its batches are done, and whether the canvas shows it whole. */
   batchesDone: number;
   shown: boolean;
   /** Triangles of the picture, and how many were handed over. */
   total: number;
   issued: number;
 }
+
+/** A picture to build from `items`; `drawn`: one already drawn whole (by full()), nothing to add. */
+function newPass(id: number, items: DrawItem[], drawn: boolean): Pass {
+  return {
+    id,
+    items,
+    next: { item: 0, offset: 0 },
+    cleared: drawn,
+    longestMs: 0,
+    startedAt: performance.now(),
+    batchesDone: 0,
+    shown: drawn,
+    total: items.reduce((n, it) => n + it.triangles, 0),
+    issued: 0,
+  };
+}
+
+/** Every batch of the pass was drawn (on a GPU) or handed to the rasteriser (off screen). */
+const allIssued = (pass: Pass): boolean => pass.next.item >= pass.items.length;
 
 export class ProgressiveDraw {
   private pass: Pass | null = null;
@@ -82,25 +100,13 @@ export class ProgressiveDraw {
           uploaded: m.uploaded[c]!,
         })),
       );
-      this.pass = {
-        id: ++this.passes,
-        items,
-        next: { item: 0, offset: 0 },
-        cleared: false,
-        longestMs: 0,
-        startedAt: performance.now(),
-        issuedAll: false,
-        batchesDone: 0,
-        shown: false,
-        total: items.reduce((n, it) => n + it.triangles, 0),
-        issued: 0,
-      };
+      this.pass = newPass(++this.passes, items, false);
       this.dirty = false;
     }
     const pass = this.pass;
     if (!this.offscreen) {
-      const last = this.drawBatch(order, pass, GPU_UPLOAD_TRIANGLES, false);
-      return { complete: last, longestMs: pass.longestMs };
+      this.drawBatch(order, pass, GPU_UPLOAD_TRIANGLES, false);
+      return { complete: allIssued(pass), longestMs: pass.longestMs };
     }
     return this.stepOffscreen(order, pass, this.offscreen);
   }
@@ -118,7 +124,7 @@ export class ProgressiveDraw {
     const now = performance.now();
     const action = offscreenAction({
       pending: this.fences.length,
-      issuedAll: pass.issuedAll,
+      issuedAll: allIssued(pass),
       issuedFraction: pass.total > 0 ? pass.issued / pass.total : 1,
       batchesDone: pass.batchesDone,
       sinceShownMs: now - Math.max(this.shownAt, pass.startedAt),
@@ -130,12 +136,7 @@ export class ProgressiveDraw {
       pass.shown = action === 'present-complete';
       return { complete: pass.shown, longestMs: pass.longestMs };
     }
-    offscreen.bind();
-    try {
-      pass.issuedAll = this.drawBatch(order, pass, OFFSCREEN_BATCH_TRIANGLES, true);
-    } finally {
-      this.renderer.setRenderTarget(null);
-    }
+    offscreen.drawInto(() => this.drawBatch(order, pass, OFFSCREEN_BATCH_TRIANGLES, true));
     const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (sync) this.fences.push({ pass: pass.id, sync });
     // To the GPU process now: it rasterises while this thread goes on.
@@ -143,8 +144,8 @@ export class ProgressiveDraw {
     return { complete: false, longestMs: pass.longestMs };
   }
 
-  /** Draws the pass's next batch into the bound target; true when it was the last. */
-  private drawBatch(order: readonly ViewerMesh[], pass: Pass, budget: number, software: boolean): boolean {
+  /** Draws the pass's next batch into the bound target. */
+  private drawBatch(order: readonly ViewerMesh[], pass: Pass, budget: number, software: boolean): void {
     const { parts, next } = nextBatch(pass.items, pass.next, budget, software);
     const last = next.item >= pass.items.length;
     for (const p of parts) pass.issued += p.count;
@@ -170,37 +171,19 @@ export class ProgressiveDraw {
     pass.longestMs = Math.max(pass.longestMs, performance.now() - started);
     for (const p of parts) order[p.mesh]!.uploaded[p.chunk] = true;
     pass.next = next;
-    return last;
   }
 
   /** The whole picture in one render call, however long it takes (screenshots). */
   full(meshes: Iterable<ViewerMesh>): void {
     if (this.offscreen) {
-      this.offscreen.bind();
-      try {
-        this.renderer.render(this.scene, this.camera);
-      } finally {
-        this.renderer.setRenderTarget(null);
-      }
+      this.offscreen.drawInto(() => this.renderer.render(this.scene, this.camera));
       this.offscreen.present();
     } else {
       this.renderer.render(this.scene, this.camera);
     }
     for (const m of meshes) m.uploaded.fill(true);
     this.dirty = false;
-    this.pass = {
-      id: ++this.passes,
-      items: [],
-      next: { item: 0, offset: 0 },
-      cleared: true,
-      longestMs: 0,
-      startedAt: performance.now(),
-      issuedAll: true,
-      batchesDone: 0,
-      shown: true,
-      total: 0,
-      issued: 0,
-    };
+    this.pass = newPass(++this.passes, [], true);
   }
 
   dispose(): void {
