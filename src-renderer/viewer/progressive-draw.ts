@@ -51,8 +51,11 @@ function newPass(id: number, items: DrawItem[], drawn: boolean): Pass {
   };
 }
 
-/** Every batch of the pass was drawn (on a GPU) or handed to the rasteriser (off screen). */
-const allIssued = (pass: Pass): boolean => pass.next.item >= pass.items.length;
+/**
+ * Every batch of the pass was drawn (on a GPU) or handed to the rasteriser (off screen). At least
+ * one batch is, even with nothing to draw: the first clears what the last picture left.
+ */
+const allIssued = (pass: Pass): boolean => pass.cleared && pass.next.item >= pass.items.length;
 
 export class ProgressiveDraw {
   private pass: Pass | null = null;
