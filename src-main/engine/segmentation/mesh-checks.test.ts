@@ -37,6 +37,27 @@ describe('badEdgeVertices', () => {
   it('ignores vertices no triangle uses', () => {
     expect(bad(TETRA, 10)).toEqual([]);
   });
+
+  it('judges only the edges with a flagged end when asked to, from either end', () => {
+    const flags = (vertices: number, ...on: number[]): Uint8Array => {
+      const f = new Uint8Array(vertices);
+      for (const v of on) f[v] = 1;
+      return f;
+    };
+    const near = (ix: number[], vertices: number, ...on: number[]): number[] =>
+      Array.from(badEdgeVertices(Uint32Array.from(ix), vertices, flags(vertices, ...on)));
+    const holed = TETRA.slice(3); // rim 0-1-2
+    expect(near(holed, 4, 0, 1, 2, 3)).toEqual(bad(holed));
+    // Vertex 0 alone: its two rim edges (2->0 drawn to it, 0->1 drawn from it), with their far ends.
+    expect(near(holed, 4, 0)).toEqual([0, 1, 2]);
+    // Vertex 3 is not on the rim: none of its edges is bad.
+    expect(near(holed, 4, 3)).toEqual([]);
+    // A second tetrahedron far away, with a flipped face: flagging the first one's vertices finds nothing.
+    const flipped = TETRA.map((v) => v + 4);
+    [flipped[1], flipped[2]] = [flipped[2]!, flipped[1]!];
+    expect(near([...TETRA, ...flipped], 8, 0, 1, 2, 3)).toEqual([]);
+    expect(near([...TETRA, ...flipped], 8, 4)).toEqual([4, 5, 6]);
+  });
 });
 
 describe('countSurfaces', () => {

@@ -3,24 +3,39 @@ import type { Mesh } from './iso-surface.js';
 /**
  * The vertices of every edge that is not shared by exactly two triangles running along it in
  * opposite directions: where a mesh stops being a closed, consistently wound, edge-manifold surface.
- * That holds exactly when every drawn edge a->b is drawn once and its reverse b->a once. The drawn
- * edges are grouped by their first vertex (a counting sort), so each test looks through two short
- * lists: linear in the mesh, where sorting every edge key cost ten times as much.
+ * That holds exactly when every drawn edge a->b is drawn once and its reverse b->a once.
+ *
+ * Each vertex gets the list of edges drawn from it and of those drawn to it (counting sorts); an edge
+ * a->b is then judged from a's two lists alone (b once among a's out-edges, once among its in-edges),
+ * without reaching into b's lists elsewhere in memory. With `only`, just the edges with at least one
+ * flagged end are judged (at that end), and only flagged vertices get lists: after a local change
+ * (pinch-repair.ts) the edges it touched are checked without listing the whole mesh's edges again.
  */
-export function badEdgeVertices(indices: Uint32Array, vertexCount: number): Uint32Array {
+export function badEdgeVertices(indices: Uint32Array, vertexCount: number, only?: Uint8Array): Uint32Array {
   const n = indices.length;
+  // Every corner starts one drawn edge and ends one, so a vertex has as many edges in as out: one
+  // table of starts serves both lists.
   const start = new Uint32Array(vertexCount + 1);
-  for (let i = 0; i < n; i++) start[(indices[i] as number) + 1]!++;
+  for (let i = 0; i < n; i++) {
+    const v = indices[i] as number;
+    if (!only || only[v]) start[v + 1]!++;
+  }
   for (let v = 0; v < vertexCount; v++) start[v + 1]! += start[v] as number;
-  const fill = start.slice(0, vertexCount);
-  const to = new Uint32Array(n);
+  const outFill = start.slice(0, vertexCount);
+  const inFill = start.slice(0, vertexCount);
+  const outTo = new Uint32Array(start[vertexCount] as number);
+  const inFrom = new Uint32Array(start[vertexCount] as number);
+  const add = (a: number, b: number): void => {
+    if (!only || only[a]) outTo[outFill[a]!++] = b;
+    if (!only || only[b]) inFrom[inFill[b]!++] = a;
+  };
   for (let t = 0; t < n; t += 3) {
     const a = indices[t] as number;
     const b = indices[t + 1] as number;
     const c = indices[t + 2] as number;
-    to[fill[a]!++] = b;
-    to[fill[b]!++] = c;
-    to[fill[c]!++] = a;
+    add(a, b);
+    add(b, c);
+    add(c, a);
   }
   const bad = new Uint8Array(vertexCount);
   let count = 0;
@@ -28,22 +43,28 @@ export function badEdgeVertices(indices: Uint32Array, vertexCount: number): Uint
     if (bad[v] === 0) count++;
     bad[v] = 1;
   };
+  /** Edge a->b or b->a is bad unless b is once among a's out-edges and once among its in-edges. */
+  const judge = (a: number, b: number, from: number, end: number): void => {
+    let out = 0;
+    let back = 0;
+    for (let j = from; j < end; j++) {
+      if (outTo[j] === b) out++;
+      if (inFrom[j] === b) back++;
+    }
+    // A degenerate edge (a->a) would find itself as its own reverse.
+    if (out !== 1 || back !== 1 || a === b) {
+      mark(a);
+      mark(b);
+    }
+  };
   for (let a = 0; a < vertexCount; a++) {
     const from = start[a] as number;
     const end = start[a + 1] as number;
-    for (let i = from; i < end; i++) {
-      const b = to[i] as number;
-      let same = 0;
-      for (let j = from; j < end; j++) if (to[j] === b) same++;
-      let back = 0;
-      const bEnd = start[b + 1] as number;
-      for (let j = start[b] as number; j < bEnd; j++) if (to[j] === a) back++;
-      // A degenerate edge (a->a) would find itself as its own reverse.
-      if (same !== 1 || back !== 1 || a === b) {
-        mark(a);
-        mark(b);
-      }
-    }
+    for (let i = from; i < end; i++) judge(a, outTo[i] as number, from, end);
+    // The in-list holds as many edges as the out-list: when every out-edge passed, the two lists
+    // are the same set and every edge to a passed too. Only when its far end has no lists (`only`)
+    // is an edge to a not also judged from there, so the far end of a bad one is marked.
+    if (only) for (let i = from; i < end; i++) judge(a, inFrom[i] as number, from, end);
   }
   const out = new Uint32Array(count);
   for (let v = 0, k = 0; k < count; v++) if (bad[v]) out[k++] = v;

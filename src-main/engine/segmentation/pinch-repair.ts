@@ -12,22 +12,34 @@ const NUDGE_MM = 1e-3;
  * the two sheets by their order around the edge. Split-off copies move by NUDGE_MM into their own
  * sheet, so that the sheets stay apart also for readers that weld STL corners by position.
  * Returns the repaired mesh, or null when a defect is not a pinch (it then needs another remedy).
- * `defects`: the input's badEdgeVertices, when the caller has them (each check walks the whole mesh).
+ * `defects`: the input's badEdgeVertices, when the caller has them (that check lists every edge).
+ * Both changes touch only triangles at the defects, so only edges with an end there (or at a split-off
+ * copy) can change, and only those are checked again: every other edge was sound and still is.
  */
 export function repairPinches(
   input: Mesh,
   defects = badEdgeVertices(input.indices, input.positions.length / 3),
 ): Mesh | null {
+  if (defects.length === 0) return input;
   const vcount = input.positions.length / 3;
-  const mesh = dropFlaps(input, defects);
-  // No flap dropped: the mesh, and so its defects, are the input's.
-  const bad = mesh === input ? defects : badEdgeVertices(mesh.indices, vcount);
-  if (bad.length === 0) return mesh;
-  const ix = mesh.indices.slice();
+  const near = new Uint8Array(vcount);
+  for (const v of defects) near[v] = 1;
+  const ix = input.indices.slice();
+  // The triangles at the defects: every triangle either change touches, and every one that holds an
+  // edge with an end at a defect or at a split-off copy. The checks look at these alone.
+  const local: number[] = [];
+  for (let t = 0; t < ix.length; t += 3) {
+    if (near[ix[t] as number] || near[ix[t + 1] as number] || near[ix[t + 2] as number]) local.push(t / 3);
+  }
+  const dropped = flapsAmong(ix, local);
+  const kept = dropped.size === 0 ? local : local.filter((t) => !dropped.has(t));
+  // No flap dropped: the defects are the input's.
+  const bad = dropped.size === 0 ? defects : badEdgeVertices(cornersOf(ix, kept), vcount, near);
+  if (bad.length === 0) return { positions: input.positions, indices: without(ix, dropped) };
   const isBad = new Uint8Array(vcount);
   for (const v of bad) isBad[v] = 1;
   const around = new Map<number, number[]>();
-  for (let t = 0; t < ix.length / 3; t++) {
+  for (const t of kept) {
     for (let k = 0; k < 3; k++) {
       const v = ix[t * 3 + k] as number;
       if (!isBad[v]) continue;
@@ -40,9 +52,9 @@ export function repairPinches(
   const pos = (v: number): [number, number, number] => {
     if (v < vcount)
       return [
-        mesh.positions[v * 3] as number,
-        mesh.positions[v * 3 + 1] as number,
-        mesh.positions[v * 3 + 2] as number,
+        input.positions[v * 3] as number,
+        input.positions[v * 3 + 1] as number,
+        input.positions[v * 3 + 2] as number,
       ];
     const o = (v - vcount) * 3;
     return [extra[o] as number, extra[o + 1] as number, extra[o + 2] as number];
@@ -70,26 +82,48 @@ export function repairPinches(
       for (const t of fan) for (let k = 0; k < 3; k++) if (ix[t * 3 + k] === v) ix[t * 3 + k] = id;
     }
   }
-  const positions = new Float32Array(mesh.positions.length + extra.length);
-  positions.set(mesh.positions);
-  positions.set(extra, mesh.positions.length);
-  const out = { positions, indices: ix };
-  return badEdgeVertices(ix, positions.length / 3).length === 0 ? out : null;
+  const positions = new Float32Array(input.positions.length + extra.length);
+  positions.set(input.positions);
+  positions.set(extra, input.positions.length);
+  const changed = new Uint8Array(positions.length / 3);
+  changed.set(isBad);
+  changed.fill(1, vcount);
+  if (badEdgeVertices(cornersOf(ix, kept), changed.length, changed).length > 0) return null;
+  return { positions, indices: without(ix, dropped) };
+}
+
+/** The corners of triangles `tris` of `ix`, as an index of their own. */
+function cornersOf(ix: Uint32Array, tris: readonly number[]): Uint32Array {
+  const out = new Uint32Array(tris.length * 3);
+  tris.forEach((t, k) => out.set(ix.subarray(t * 3, t * 3 + 3), k * 3));
+  return out;
+}
+
+/** `ix` without the triangles `drop` (itself when there are none), copied in runs between them. */
+function without(ix: Uint32Array, drop: ReadonlySet<number>): Uint32Array {
+  if (drop.size === 0) return ix;
+  const out = new Uint32Array(ix.length - drop.size * 3);
+  let w = 0;
+  let from = 0;
+  for (const t of [...drop].sort((a, b) => a - b)) {
+    out.set(ix.subarray(from * 3, t * 3), w);
+    w += (t - from) * 3;
+    from = t + 1;
+  }
+  out.set(ix.subarray(from * 3), w);
+  return out;
 }
 
 /**
- * Removes flaps: two triangles on the same three vertices facing opposite ways, which enclose nothing
- * (a collapse folded a thin spot flat). Only triangles at the given vertices are looked at.
+ * Flaps among triangles `tris`: two triangles on the same three vertices facing opposite ways, which
+ * enclose nothing (a collapse folded a thin spot flat). Both of a flap's triangles are at its vertices,
+ * so looking among the triangles at the defects finds every flap there.
  */
-function dropFlaps(mesh: Mesh, at: Uint32Array): Mesh {
-  if (at.length === 0) return mesh;
-  const near = new Set(at);
+function flapsAmong(ix: Uint32Array, tris: readonly number[]): Set<number> {
   const seen = new Map<string, number>();
   const drop = new Set<number>();
-  const ix = mesh.indices;
-  for (let t = 0; t < ix.length / 3; t++) {
+  for (const t of tris) {
     const c = [ix[t * 3] as number, ix[t * 3 + 1] as number, ix[t * 3 + 2] as number];
-    if (!c.some((v) => near.has(v))) continue;
     const key = [...c].sort((a, b) => a - b).join(',');
     const other = seen.get(key);
     if (other === undefined || drop.has(other)) {
@@ -104,16 +138,7 @@ function dropFlaps(mesh: Mesh, at: Uint32Array): Mesh {
       drop.add(other);
     }
   }
-  if (drop.size === 0) return mesh;
-  const out = new Uint32Array(ix.length - drop.size * 3);
-  let w = 0;
-  for (let t = 0; t < ix.length / 3; t++) {
-    if (drop.has(t)) continue;
-    out[w++] = ix[t * 3] as number;
-    out[w++] = ix[t * 3 + 1] as number;
-    out[w++] = ix[t * 3 + 2] as number;
-  }
-  return { positions: mesh.positions, indices: out };
+  return drop;
 }
 
 /**
