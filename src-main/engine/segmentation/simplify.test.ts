@@ -115,4 +115,22 @@ describe('repairPinches', () => {
     expect(d).toBeLessThan(0.01);
     expect(signedVolume(fixed!)).toBeCloseTo(2, 2);
   });
+
+  it('leaves a defect that is not a pinch to the caller: a hole comes back as null, an intact surface as it is', () => {
+    const ids = new Map<string, number>();
+    const pos: number[] = [];
+    const id = (p: [number, number, number]): number => {
+      const k = p.join(',');
+      if (!ids.has(k)) {
+        ids.set(k, ids.size);
+        pos.push(...p);
+      }
+      return ids.get(k) as number;
+    };
+    const tris = cube(0, 0, 0, id);
+    const whole = { positions: Float32Array.from(pos), indices: Uint32Array.from(tris) };
+    expect(repairPinches(whole)).toBe(whole);
+    const holed = { positions: whole.positions, indices: Uint32Array.from(tris.slice(3)) };
+    expect(repairPinches(holed)).toBeNull();
+  });
 });
