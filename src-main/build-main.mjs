@@ -1,8 +1,9 @@
-// Bundles the Node side: every `*.entry.ts` under src-main becomes dist/main/<name>.cjs, and the
-// preload becomes one self-contained CommonJS file (a sandboxed preload can only require 'electron').
+// Bundles the Node side: every `*.entry.ts` under src-main becomes dist/main/<name>.cjs, the command
+// line becomes cli.cjs and a bundle per command, and the preload becomes one self-contained CommonJS
+// file (a sandboxed preload can only require 'electron').
 import { build } from 'esbuild';
 import { readFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 function findEntries(dir) {
   const out = [];
@@ -13,6 +14,9 @@ function findEntries(dir) {
   }
   return out;
 }
+
+// Another folder for the bundle tests (src-main/cli/cli-bundles.test.ts); the app's is dist/main.
+const OUT = process.argv[2] ?? 'dist/main';
 
 const entries = findEntries('src-main').filter((p) => !p.endsWith('preload.entry.ts'));
 
@@ -60,21 +64,69 @@ const common = {
 await build({
   ...common,
   entryPoints: Object.fromEntries(entries.map((p) => [basename(p, '.entry.ts'), p])),
-  outdir: 'dist/main',
+  outdir: OUT,
+  outExtension: { '.js': '.cjs' },
+});
+// The command line loads only the command it runs (commands/catalog.ts imports each one on demand),
+// but bundled into one file every command is still parsed at every start: 1 MB, some 50 ms of
+// `inspect` or `--help`. So cli.cjs holds the dispatcher alone, each command is a bundle of its own
+// (cli-<command>.cjs) that it requires when named, and the modules whose classes cross from a command
+// back to the dispatcher (errors and exit codes, told apart with instanceof) are bundles both require,
+// so that there is one class of each.
+const CATALOG = resolve('src-main/cli/commands/catalog.ts');
+const SHARED_BY_COMMANDS = {
+  [resolve('src-shared/errors.ts')]: './cli-errors.cjs',
+  [resolve('src-main/cli/exit-codes.ts')]: './cli-exit-codes.cjs',
+};
+const commandFile = (source) => `cli-${basename(source, '.ts').replace(/-command$/, '')}`;
+const commandSources = [...readFileSync(CATALOG, 'utf8').matchAll(/import\('(\.\/[\w-]+)\.js'\)/g)].map((m) =>
+  resolve(dirname(CATALOG), `${m[1]}.ts`),
+);
+if (commandSources.length === 0) {
+  console.error(`No command found in ${CATALOG}: its imports no longer look like import('./<name>.js').`);
+  process.exit(1);
+}
+const commandsApart = {
+  name: 'commands-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (a) => {
+      if (a.kind === 'entry-point') return undefined;
+      const source = resolve(a.resolveDir, a.path).replace(/\.js$/, '.ts');
+      // Through a stub that requires the bundle: an import() left in the output would go through
+      // Node's ES module loader, slower to start than require.
+      if (a.importer === CATALOG && a.kind === 'dynamic-import')
+        return { path: `./${commandFile(source)}.cjs`, namespace: 'command-bundle' };
+      if (a.namespace === 'command-bundle') return { path: a.path, external: true };
+      const shared = SHARED_BY_COMMANDS[source];
+      return shared ? { path: shared, external: true } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'command-bundle' }, (a) => ({
+      contents: `module.exports = require(${JSON.stringify(a.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+const apart = { ...common, outdir: OUT, plugins: [...common.plugins, commandsApart] };
+await build({
+  ...apart,
+  entryPoints: {
+    ...Object.fromEntries(commandSources.map((s) => [commandFile(s), s])),
+    'cli-errors': 'src-shared/errors.ts',
+    'cli-exit-codes': 'src-main/cli/exit-codes.ts',
+  },
   outExtension: { '.js': '.cjs' },
 });
 // The CLI is also the package's bin: it needs a shebang.
 await build({
-  ...common,
+  ...apart,
   entryPoints: { cli: 'src-main/cli/cli.ts' },
-  outdir: 'dist/main',
   outExtension: { '.js': '.cjs' },
   banner: { js: '#!/usr/bin/env node\n' + common.banner.js },
 });
 const preload = await build({
   ...common,
   entryPoints: { preload: 'src-main/electron/preload.entry.ts' },
-  outdir: 'dist/main',
+  outdir: OUT,
   outExtension: { '.js': '.cjs' },
   // Everything but Electron bundled, so that the check below sees any library it pulls in.
   external: ['electron'],
