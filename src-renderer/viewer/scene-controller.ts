@@ -142,8 +142,10 @@ export class SceneController {
     // Job outputs arrive one by one: keep framing them all until the user takes the camera.
     if (!this.cameraMovedByUser || this.meshes.size === 1) this.fit();
     this.requestRender();
-    // Off screen, a batch waits for no frame: the rasteriser starts on the mesh now.
-    if (this.draw.target) this.render();
+    // Off screen, a batch waits for no frame: the rasteriser starts on the mesh now, once the rest
+    // of this change of the view is applied (a batch drawn before a change that restarts the
+    // picture would hold up the rasteriser for nothing).
+    if (this.draw.target) queueMicrotask(() => this.render());
   }
 
   removeMesh(id: string): void {
@@ -169,6 +171,8 @@ export class SceneController {
 
   /** One plane across an axis at `position` mm; the part on the chosen side is cut away to look inside. */
   setClip(clip: ClipState & { position: number }): void {
+    const wasClipping = this.clipping;
+    const was = this.clipPlane.clone();
     this.clipping = clip.enabled;
     const normal = new Vector3(
       clip.axis === 'x' ? 1 : 0,
@@ -178,6 +182,10 @@ export class SceneController {
     // three keeps what lies on the positive side of the plane: n.p + c >= 0.
     if (clip.flip) this.clipPlane.set(normal, -clip.position);
     else this.clipPlane.set(normal.negate(), clip.position);
+    // The plane follows the meshes as they come even while clipping is off: then nothing drawn
+    // changes, and the picture under way (a large mesh's first) must not start again.
+    const unchanged = wasClipping === this.clipping && (!this.clipping || this.clipPlane.equals(was));
+    if (unchanged) return;
     for (const m of this.meshes.values()) m.setClip(this.clipping ? this.clipPlane : null);
     this.requestRender();
   }
