@@ -20,11 +20,19 @@ export interface PlaneCopy {
   n: number;
 }
 
-/** Stored values over raw little-endian sample bytes (a view when aligned, else a copy). */
-export function typed(bytes: Uint8Array, bits: number, signed: boolean): StoredValues {
+/** A buffer a caller lends to typed() for its copies, grown as needed and reused from call to call. */
+export interface CopyBuffer {
+  bytes?: Uint8Array;
+}
+
+/**
+ * Stored values over raw little-endian sample bytes: a view when aligned, else a copy (into `reuse`
+ * when given: a caller reading many frames then copies into one buffer, not a fresh one each).
+ */
+export function typed(bytes: Uint8Array, bits: number, signed: boolean, reuse?: CopyBuffer): StoredValues {
   const width = bits / 8;
   // Typed views need their offset aligned to the element size; copy when it is not.
-  const b = bytes.byteOffset % width === 0 ? bytes : new Uint8Array(bytes);
+  const b = bytes.byteOffset % width === 0 ? bytes : copyOf(bytes, reuse);
   const n = b.byteLength / width;
   if (bits === 8) return signed ? new Int8Array(b.buffer, b.byteOffset, n) : b;
   if (bits === 16)
@@ -32,20 +40,22 @@ export function typed(bytes: Uint8Array, bits: number, signed: boolean): StoredV
   return signed ? new Int32Array(b.buffer, b.byteOffset, n) : new Uint32Array(b.buffer, b.byteOffset, n);
 }
 
+function copyOf(bytes: Uint8Array, reuse?: CopyBuffer): Uint8Array {
+  if (!reuse) return new Uint8Array(bytes);
+  if (!reuse.bytes || reuse.bytes.byteLength < bytes.byteLength)
+    reuse.bytes = new Uint8Array(bytes.byteLength);
+  reuse.bytes.set(bytes);
+  return reuse.bytes.subarray(0, bytes.byteLength);
+}
+
 /** Copies the planes into `out`; false when a value leaves the int16 range (the volume is then read as floats). */
 export function copyPlanes(planes: readonly PlaneCopy[], out: Int16Array): boolean {
   // A stored zip entry's data starts at any offset, so about half the planes of an upload lie at an odd
-  // one: they go through one buffer reused for all, not a fresh copy each (an allocation and its page
-  // faults per plane: some 40 ms of each worker's share of a 140-slice scan).
-  let scratch: Uint8Array | undefined;
+  // one: their copies share one buffer (a fresh one per plane cost an allocation and its page faults:
+  // some 40 ms of each worker's share of a 140-slice scan).
+  const reuse: CopyBuffer = {};
   for (const p of planes) {
-    let bytes = p.bytes;
-    if (bytes.byteOffset % (p.bits / 8) !== 0) {
-      if (!scratch || scratch.byteLength < bytes.byteLength) scratch = new Uint8Array(bytes.byteLength);
-      scratch.set(bytes);
-      bytes = scratch.subarray(0, bytes.byteLength);
-    }
-    const stored = typed(bytes, p.bits, p.signed);
+    const stored = typed(p.bytes, p.bits, p.signed, reuse);
     if (!writeShifted(stored, p.shift, out, p.at, p.n, p.storedBits, p.signed)) return false;
   }
   return true;

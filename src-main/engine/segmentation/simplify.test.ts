@@ -85,18 +85,28 @@ function cube(ox: number, oy: number, oz: number, id: (p: [number, number, numbe
   ]);
 }
 
+/** Numbers corners by position: the same point gets the same vertex. */
+function vertexIds(): {
+  ids: Map<string, number>;
+  pos: number[];
+  id: (p: [number, number, number]) => number;
+} {
+  const ids = new Map<string, number>();
+  const pos: number[] = [];
+  const id = (p: [number, number, number]): number => {
+    const k = p.join(',');
+    if (!ids.has(k)) {
+      ids.set(k, ids.size);
+      pos.push(...p);
+    }
+    return ids.get(k) as number;
+  };
+  return { ids, pos, id };
+}
+
 describe('repairPinches', () => {
   it('pulls apart two closed surfaces that share an edge and drops a folded flap', () => {
-    const ids = new Map<string, number>();
-    const pos: number[] = [];
-    const id = (p: [number, number, number]): number => {
-      const k = p.join(',');
-      if (!ids.has(k)) {
-        ids.set(k, ids.size);
-        pos.push(...p);
-      }
-      return ids.get(k) as number;
-    };
+    const { ids, pos, id } = vertexIds();
     // Cube B touches cube A along the edge x = 1, y = 1: four triangles share it.
     const tris = [...cube(0, 0, 0, id), ...cube(1, 1, 0, id)];
     const first = tris.slice(0, 3);
@@ -117,16 +127,7 @@ describe('repairPinches', () => {
   });
 
   it('leaves a defect that is not a pinch to the caller: a hole comes back as null, an intact surface as it is', () => {
-    const ids = new Map<string, number>();
-    const pos: number[] = [];
-    const id = (p: [number, number, number]): number => {
-      const k = p.join(',');
-      if (!ids.has(k)) {
-        ids.set(k, ids.size);
-        pos.push(...p);
-      }
-      return ids.get(k) as number;
-    };
+    const { pos, id } = vertexIds();
     const tris = cube(0, 0, 0, id);
     const whole = { positions: Float32Array.from(pos), indices: Uint32Array.from(tris) };
     expect(repairPinches(whole)).toBe(whole);
