@@ -2,17 +2,10 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { archiveKind } from './archive-extract.js';
 import { nonDicomReason, nonImageReason, unreadableWords } from './classify.js';
-import {
-  bufferSource,
-  DicomParseError,
-  parseFailure,
-  readDicomHeader,
-  type ByteSource,
-  type HeaderRead,
-  type NotDicom,
-} from './dicom-file.js';
-import { tableFields, tableOf, type DicomHeader } from './header-fields.js';
+import { bufferSource, DicomParseError, parseFailure, type NotDicom } from './dicom-file.js';
 import { readHeaderPrefix, withFile, type TagHeader } from './header-prefix.js';
+import { fieldsOfRead, readAnyHeader, type AnyHeader } from './header-read.js';
+import type { DicomHeader } from './header-types.js';
 import { TAG } from './header-tags.js';
 import { fixedText } from './header-values.js';
 
@@ -60,20 +53,12 @@ export function classifyQuickly(c: ClassifyItem, maxBytes: number): Classified |
   return r === 'defer' ? undefined : classified(c, r);
 }
 
-function readAnyHeader(src: ByteSource): TagHeader | HeaderRead | NotDicom {
-  const quick = readHeaderPrefix(src, Infinity);
-  return quick === 'defer' ? readDicomHeader(src) : quick;
-}
-
 /**
  * What a header read says the file is; `read` returns undefined when it left the file to another
  * reader (the result is then meaningless). Exported for the tests that compare readers.
  */
-export function classifyRead(
-  c: ClassifyItem,
-  read: () => TagHeader | HeaderRead | NotDicom | undefined,
-): Classified {
-  let r: TagHeader | HeaderRead | NotDicom | undefined;
+export function classifyRead(c: ClassifyItem, read: () => AnyHeader | NotDicom | undefined): Classified {
+  let r: AnyHeader | NotDicom | undefined;
   try {
     r = read();
     if (r === undefined) return { kind: 'skip', reason: 'left to another reader' };
@@ -87,22 +72,14 @@ function failed(c: ClassifyItem, e: unknown): Classified {
   return e instanceof DicomParseError ? damaged(c, e) : unreadable(c, e);
 }
 
-function classified(c: ClassifyItem, r: TagHeader | HeaderRead | NotDicom): Classified {
+function classified(c: ClassifyItem, r: AnyHeader | NotDicom): Classified {
   try {
     if ('notDicom' in r) {
       const archive = archiveKind(r.head);
       if (archive) return { kind: 'archive', archive };
       return { kind: 'skip', reason: nonDicomReason(c.display, r.head, r.fileSize) };
     }
-    let t;
-    let header: DicomHeader;
-    if ('tags' in r) {
-      t = r.tags;
-      header = tableFields(c.path, r.fileSize, t);
-    } else {
-      t = tableOf(r.parsed);
-      header = tableFields(c.path, r.fileSize, t, r.parsed.dataSet);
-    }
+    const { header, tags: t } = fieldsOfRead(c.path, r);
     const metaClass = fixedText(t, TAG.mediaStorageSopClass) ?? '';
     const reason = nonImageReason(header, t.offset[TAG.directoryRecords]! >= 0, metaClass);
     if (reason) return { kind: 'skip', reason };

@@ -99,11 +99,6 @@ function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameI
   return frame;
 }
 
-/** Extracts the fields scan2mesh uses from a data set dicom-parser read. */
-export function headerFields(path: string, fileSize: number, parsed: ParsedDicom): DicomHeader {
-  return tableFields(path, fileSize, tableOf(parsed), parsed.dataSet);
-}
-
 /**
  * The fields of a header whose tags are in a table; `ds`, the data set dicom-parser read (the
  * tag-only reader has none), gives the Enhanced functional groups.

@@ -31,7 +31,9 @@ export function keepModel(t: TagTable, header: DicomHeader): void {
   }
   for (let k = 0; k < need.length; k++) need[k] = t.offset[k]! < 0 ? ABSENT : SAME;
   for (const k of OWN) need[k] = EITHER;
-  model = header;
+  // A copy: the header itself goes to the caller, who may change it (tests do), and later files'
+  // headers must not take that change from the model.
+  model = structuredClone(header);
   modelGeneration = t.generation;
 }
 

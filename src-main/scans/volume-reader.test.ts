@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
+import { readDicomHeaderSync } from './dicom-file.js';
+import { fieldsOfRead } from './header-read.js';
 import { memorySlices } from './slice-source.js';
-import { readVolume } from './volume-reader.js';
+import { readSeriesHeaders, readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 import { FIXTURES, copyClaimingSyntax, phantomFiles, pydicomMissing, python } from './scans.test-support.js';
 
@@ -169,6 +171,26 @@ describe('readVolume on compressed pixel data', () => {
       /jpeg-ext\.dcm cannot be read: its pixels are compressed as JPEG Extended/,
     );
     expect((err as AppError).action).toMatch(/without compression/);
+  });
+});
+
+describe('readSeriesHeaders', () => {
+  it('reads the same fields as dicom-parser does, and a header handed out can change without changing later reads', async () => {
+    const files = phantomFiles();
+    const headers = await readSeriesHeaders(files);
+    const byParser = files.map((f) => {
+      const r = readDicomHeaderSync(f);
+      if ('notDicom' in r) throw new Error(`${f} is not DICOM`);
+      return fieldsOfRead(f, r).header;
+    });
+    expect(headers).toEqual(byParser);
+    // The tag-only reader makes the headers of a series from its first file's: that one is the
+    // caller's to change, not the model of the next read.
+    const first = headers[0]!;
+    first.imageType = 'ORIGINAL\\PRIMARY\\LOCALIZER';
+    first.frames[0]!.slope = 99;
+    first.rows = 1;
+    expect(await readSeriesHeaders(files)).toEqual(byParser);
   });
 });
 

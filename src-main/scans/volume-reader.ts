@@ -3,7 +3,8 @@ import { AppError } from '../../src-shared/errors.js';
 import { unreadableWords } from './classify.js';
 import { DicomParseError, type ParsedDicom } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
-import { headerFields, uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
+import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
+import { fieldsOfRead } from './header-read.js';
 import { transferSyntax } from './transfer-syntax.js';
 import { PixelDecodeError, frameStoredValues, checkPixelFormat } from './pixel-decode.js';
 import { Int16Overflow, planeCopyInPlace, storedValuesInPlace, writeStored } from './frame-values.js';
@@ -46,7 +47,7 @@ export async function readSeriesHeaders(
         action: 'Give only the DICOM files of one series.',
       });
     }
-    headers.push(headerFields(path, read.fileSize, read.parsed));
+    headers.push(fieldsOfRead(path, read).header);
     // Header reads are synchronous (fast); let other work run between batches.
     if (i % 16 === 15) await new Promise<void>((r) => setImmediate(r));
   }
