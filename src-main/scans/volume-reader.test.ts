@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { readDicomHeaderSync } from './dicom-file.js';
+import { fuzzSources, mutate, prng } from './header-fuzz.test-support.js';
 import { fieldsOfRead } from './header-read.js';
 import { memorySlices } from './slice-source.js';
 import { readSeriesHeaders, readVolume } from './volume-reader.js';
@@ -236,6 +237,21 @@ describe('readVolume on bad input', () => {
     )) as AppError;
     expect(err.code).toBe('bad-input');
     expect(err.message).toMatch(/mr-truncated-pixeldata\.dcm.*cut off/);
+  });
+
+  it('names a file whose header fields cannot be right (a frame count it has no room for)', async () => {
+    const phantom = fuzzSources(FIXTURES).find((src) => src.name.startsWith('ct-head-phantom-1mm/'))!;
+    const crafted = join(tmp, 'frames.dcm');
+    writeFileSync(crafted, mutate(phantom, 'frames-3000000', prng(3)));
+    // Both readers read this header; its fields are what is wrong.
+    for (const files of [[crafted], [phantomFiles()[0]!, crafted]]) {
+      const err = (await readVolume(files).catch((e: unknown) => e)) as AppError;
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.code).toBe('bad-input');
+      expect(err.message).toBe(
+        'frames.dcm is damaged or incomplete and cannot be read (its header says it holds 3,000,000 images, but it has room for only one).',
+      );
+    }
   });
 
   it('names a file that is not DICOM', async () => {

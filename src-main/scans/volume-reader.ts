@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { unreadableWords } from './classify.js';
-import { DicomParseError, type ParsedDicom } from './dicom-file.js';
+import { DicomParseError, parseFailure, type ParsedDicom } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { fieldsOfRead } from './header-read.js';
@@ -47,7 +47,13 @@ export async function readSeriesHeaders(
         action: 'Give only the DICOM files of one series.',
       });
     }
-    headers.push(fieldsOfRead(path, read).header);
+    try {
+      headers.push(fieldsOfRead(path, read).header);
+    } catch (e) {
+      // A header read whole can still hold fields that cannot be right (a frame count the file has
+      // no room for): the file is damaged, as classify-file.ts says of it too.
+      throw fileError(path, parseFailure(e));
+    }
     // Header reads are synchronous (fast); let other work run between batches.
     if (i % 16 === 15) await new Promise<void>((r) => setImmediate(r));
   }
