@@ -1,3 +1,4 @@
+import { readRegion, type FileRegion } from './file-region.js';
 import { uncompressedFrameBytes } from './header-fields.js';
 import { storedValueMapper } from './pixel-decode.js';
 import { typed, writeShifted, type PlaneCopy, type StoredValues } from './plane-copy.js';
@@ -30,6 +31,20 @@ export function storedValuesInPlace(bytes: Uint8Array, ref: FrameRef): StoredVal
 
 /** The bytes of storedValuesInPlace, as they lie in `bytes` (a view of them, aligned or not). */
 function storedBytesInPlace(bytes: Uint8Array, ref: FrameRef): Uint8Array | undefined {
+  const span = frameSpan(ref, bytes.length, (from, length) => bytes.subarray(from, from + length));
+  return span && bytes.subarray(span.start, span.start + span.length);
+}
+
+/**
+ * Where one frame's stored samples lie in its file, under storedValuesInPlace's conditions, checked
+ * against the file's `size` and the element header before the pixel data (`bytesAt` gives a few
+ * bytes of the file). Undefined when they do not hold.
+ */
+function frameSpan(
+  ref: FrameRef,
+  size: number,
+  bytesAt: (from: number, length: number) => Uint8Array,
+): { start: number; length: number } | undefined {
   const h = ref.header;
   const px = h.pixelData;
   if (!px || px.encapsulated || px.missingBytes > 0 || h.samplesPerPixel !== 1) return undefined;
@@ -37,20 +52,22 @@ function storedBytesInPlace(bytes: Uint8Array, ref: FrameRef): Uint8Array | unde
   if (ts.compressed || ts.deflated || !ts.littleEndian) return undefined;
   if (h.bitsAllocated !== 8 && h.bitsAllocated !== 16 && h.bitsAllocated !== 32) return undefined;
   const at = px.offset;
-  const tagAt = ts.explicitVr ? at - 12 : at - 8;
-  if (tagAt < 0 || at > bytes.length) return undefined;
-  for (let i = 0; i < 4; i++) if (bytes[tagAt + i] !== PIXEL_TAG[i]) return undefined;
+  // Explicit VR: tag, VR (OW or OB), two zero bytes, 4-byte length; implicit: tag, 4-byte length.
+  const lead = ts.explicitVr ? 12 : 8;
+  if (at - lead < 0 || at > size) return undefined;
+  const b = bytesAt(at - lead, lead);
+  for (let i = 0; i < 4; i++) if (b[i] !== PIXEL_TAG[i]) return undefined;
   if (ts.explicitVr) {
-    const vr = String.fromCharCode(bytes[at - 8]!, bytes[at - 7]!);
-    if ((vr !== 'OW' && vr !== 'OB') || bytes[at - 6] !== 0 || bytes[at - 5] !== 0) return undefined;
+    const vr = String.fromCharCode(b[4]!, b[5]!);
+    if ((vr !== 'OW' && vr !== 'OB') || b[6] !== 0 || b[7] !== 0) return undefined;
   }
-  const length =
-    (bytes[at - 4]! | (bytes[at - 3]! << 8) | (bytes[at - 2]! << 16)) + bytes[at - 1]! * 0x1000000;
+  const l = lead - 4;
+  const length = (b[l]! | (b[l + 1]! << 8) | (b[l + 2]! << 16)) + b[l + 3]! * 0x1000000;
   if (length !== px.length) return undefined;
   const frameBytes = uncompressedFrameBytes(h);
   const start = at + ref.frameIndex * frameBytes;
-  if (start + frameBytes > at + px.length || start + frameBytes > bytes.length) return undefined;
-  return bytes.subarray(start, start + frameBytes);
+  if (start + frameBytes > at + px.length || start + frameBytes > size) return undefined;
+  return { start, length: frameBytes };
 }
 
 /** Rescaled values of one frame's stored values into `out` from `at`. */
@@ -91,19 +108,38 @@ export function writeStored(
  * storedValuesInPlace) and need only integer work: slope 1, an integer intercept. Undefined otherwise.
  */
 export function planeCopyInPlace(bytes: Uint8Array, ref: FrameRef, at: number): PlaneCopy | undefined {
+  const raw = integerShift(ref) && storedBytesInPlace(bytes, ref);
+  return raw ? planeCopy(raw, ref, at) : undefined;
+}
+
+/**
+ * planeCopyInPlace for a file that lies in another one (a stored zip entry): the copy reads the
+ * frame's samples from there itself. Undefined when the file is not laid out for it, or cannot be
+ * read (the caller then parses it, and says what is wrong with it).
+ */
+export function planeCopyInRegion(region: FileRegion, ref: FrameRef, at: number): PlaneCopy | undefined {
+  if (!integerShift(ref)) return undefined;
+  let span;
+  try {
+    span = frameSpan(ref, region.size, (from, length) => readRegion(region, from, length));
+  } catch {
+    return undefined;
+  }
+  if (!span) return undefined;
+  const samples = { file: region.file, offset: region.offset + span.start, size: span.length };
+  return planeCopy(samples, ref, at);
+}
+
+const integerShift = (ref: FrameRef): boolean => ref.info.slope === 1 && Number.isInteger(ref.info.intercept);
+
+function planeCopy(bytes: Uint8Array | FileRegion, ref: FrameRef, at: number): PlaneCopy {
   const h = ref.header;
-  const { slope, intercept } = ref.info;
-  if (slope !== 1 || !Number.isInteger(intercept)) return undefined;
-  const raw = storedBytesInPlace(bytes, ref);
-  if (!raw) return undefined;
-  const signed = h.pixelRepresentation === 1;
-  const storedBits = storedBitsOf(h);
   return {
-    bytes: raw,
+    bytes,
     bits: h.bitsAllocated,
-    signed,
-    storedBits,
-    shift: intercept,
+    signed: h.pixelRepresentation === 1,
+    storedBits: storedBitsOf(h),
+    shift: ref.info.intercept,
     at,
     n: h.rows * h.columns,
   };

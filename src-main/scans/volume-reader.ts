@@ -7,7 +7,13 @@ import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { fieldsOfRead } from './header-read.js';
 import { transferSyntax } from './transfer-syntax.js';
 import { PixelDecodeError, frameStoredValues, checkPixelFormat } from './pixel-decode.js';
-import { Int16Overflow, planeCopyInPlace, storedValuesInPlace, writeStored } from './frame-values.js';
+import {
+  Int16Overflow,
+  planeCopyInPlace,
+  planeCopyInRegion,
+  storedValuesInPlace,
+  writeStored,
+} from './frame-values.js';
 import type { PlaneCopy } from './plane-copy.js';
 import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
@@ -119,7 +125,8 @@ export interface VolumeReadOptions {
   shared?: boolean;
   /**
    * Copies int16 planes elsewhere (the local engine: on its mesh workers, side by side): given the
-   * planes whose samples lie in shared memory, resolves false when a value left the int16 range.
+   * planes whose samples lie in shared memory or in a file, resolves false when a value left the
+   * int16 range.
    */
   copyPlanes?: (planes: PlaneCopy[], out: Int16Array) => Promise<boolean>;
 }
@@ -253,14 +260,19 @@ async function decodeVolume(
     }
     return cached.parsed;
   };
-  // Planes left to opts.copyPlanes: frames in shared memory that only need an integer shift.
+  // Planes left to opts.copyPlanes: frames in shared memory or in a file that only need an integer shift.
   const elsewhere: PlaneCopy[] = [];
   const copyElsewhere = asInt16 && buffer instanceof SharedArrayBuffer ? opts.copyPlanes : undefined;
   // A frame's values into `out` at `at`: read in place from bytes in memory when it can, else parsed.
   const write = async (ref: FrameRef, out: Int16Array | Float32Array, at: number): Promise<void> => {
     const held = source.bytes?.(ref.header.path);
-    if (copyElsewhere && out === data && held?.buffer instanceof SharedArrayBuffer) {
-      const copy = planeCopyInPlace(held, ref, at);
+    if (copyElsewhere && out === data) {
+      // Samples in shared memory, or in a file, can be copied by other threads.
+      const region = held ? undefined : source.region?.(ref.header.path);
+      const copy =
+        held?.buffer instanceof SharedArrayBuffer
+          ? planeCopyInPlace(held, ref, at)
+          : region && planeCopyInRegion(region, ref, at);
       if (copy) {
         elsewhere.push(copy);
         return;

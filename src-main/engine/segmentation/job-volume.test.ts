@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memorySlices } from '../../scans/slice-source.js';
 import { phantomFiles } from '../../scans/scans.test-support.js';
@@ -6,6 +10,7 @@ import { readVolume } from '../../scans/volume-reader.js';
 import { histogram } from './histogram.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
 import { countOnWorkers, readJobVolume, runsOnWorkers } from './job-volume.js';
+import { unpackInput } from './unpack.js';
 import { deriveThresholds, levelOf, segmentTissue } from './tissue.js';
 
 let pool: SlabPool;
@@ -59,5 +64,78 @@ describe('the job volume, copied and counted on the mesh workers', () => {
     expect(there.components).toEqual(here.components);
     expect(Buffer.from(there.mask).equals(Buffer.from(here.mask))).toBe(true);
     expect(there.runs).toEqual(here.runs);
+  });
+
+  it('reads the slices of a stored zip where they lie in it, on the workers, to the same values', async () => {
+    const files = phantomFiles();
+    const dir = mkdtempSync(join(tmpdir(), 'scan2mesh-job-volume-'));
+    try {
+      const zip = join(dir, 'input.zip');
+      const out = new yazl.ZipFile();
+      for (const f of files) out.addBuffer(readFileSync(f), `series/${basename(f)}`, { compress: false });
+      out.end();
+      const sink = createWriteStream(zip);
+      out.outputStream.pipe(sink);
+      await once(sink, 'close');
+      const { files: unpacked, source } = await unpackInput(
+        { path: zip, extension: '.zip' },
+        join(dir, 'work'),
+      );
+      // Nothing was written out or held: every slice lies in the zip.
+      expect(unpacked.every((f) => source.region?.(f)?.file === zip)).toBe(true);
+      let fromFile = 0;
+      const watched = {
+        size: pool.size,
+        run: (task: Parameters<SlabPool['run']>[0]) => {
+          if (task.kind === 'planes')
+            fromFile += task.planes.filter((p) => !(p.bytes instanceof Uint8Array)).length;
+          return pool.run(task);
+        },
+      } as unknown as SlabPool;
+      const volume = await readJobVolume(unpacked, source, watched);
+      const disk = await readVolume(files);
+      expect(fromFile).toBe(files.length);
+      expect(volume.dims).toEqual(disk.dims);
+      expect(volume.origin).toEqual(disk.origin);
+      expect(Buffer.from(volume.data.buffer).equals(Buffer.from(disk.data.buffer))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says a slice is damaged when the zip holding it was cut short after it was unpacked', async () => {
+    const files = phantomFiles();
+    const dir = mkdtempSync(join(tmpdir(), 'scan2mesh-job-volume-'));
+    try {
+      const zip = join(dir, 'input.zip');
+      const out = new yazl.ZipFile();
+      for (const f of files) out.addBuffer(readFileSync(f), basename(f), { compress: false });
+      out.end();
+      const sink = createWriteStream(zip);
+      out.outputStream.pipe(sink);
+      await once(sink, 'close');
+      const { files: unpacked, source } = await unpackInput(
+        { path: zip, extension: '.zip' },
+        join(dir, 'work'),
+      );
+      // Cut inside the last slice's samples: its header reads, its plane cannot be copied whole.
+      const last = source.region!(unpacked[unpacked.length - 1]!)!;
+      truncateSync(zip, last.offset + last.size - 1000);
+      await expect(readJobVolume(unpacked, source, pool)).rejects.toMatchObject({
+        code: 'bad-input',
+        message: expect.stringMatching(
+          /^The uploaded scan cannot be read whole \(the file ends 1000 bytes before/,
+        ),
+      });
+      // Cut inside the second slice's header: the reader says which file is damaged.
+      const second = source.region!(unpacked[1]!)!;
+      truncateSync(zip, second.offset + 4096);
+      await expect(readJobVolume(unpacked, source, pool)).rejects.toMatchObject({
+        code: 'bad-input',
+        message: expect.stringMatching(/is damaged or incomplete and cannot be read \(it is cut off\)/),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,12 +5,13 @@
  * finished surface (simplify-parts.ts), and copies or counts part of a volume (volume-tasks.ts).
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
+import { RegionReadError } from '../../scans/file-region.js';
 import { countSlab, fillSlab, packSlab } from './extract-slab.js';
 import type { SlabTask } from './iso-surface.js';
 import { simplifyPart, warmUpSimplifier, type SimplifyPartResult } from './simplify-parts.js';
 import { smoothStep } from './smooth.js';
 import { replyTransfers, runVolumeTask, type VolumeReply } from './volume-tasks.js';
-import type { TaskReply, TaskRequest } from './worker-pool.js';
+import type { TaskError, TaskReply, TaskRequest } from './worker-pool.js';
 
 if (!parentPort) throw new Error('mesh-worker.entry must run in a worker thread');
 const port: MessagePort = parentPort;
@@ -18,7 +19,17 @@ const port: MessagePort = parentPort;
 warmUpSimplifier().catch(() => {});
 
 function fail(id: number, e: unknown): void {
-  const reply: TaskReply = { id, ok: false, error: { message: e instanceof Error ? e.message : String(e) } };
+  const message = e instanceof Error ? e.message : String(e);
+  // The upload's zip changed under the job (it is read where its slices lie): bad input, in words.
+  const error: TaskError =
+    e instanceof RegionReadError
+      ? {
+          message: `The uploaded scan cannot be read whole (${message}).`,
+          code: 'bad-input',
+          action: 'Submit the scan again.',
+        }
+      : { message };
+  const reply: TaskReply = { id, ok: false, error };
   port.postMessage(reply);
 }
 

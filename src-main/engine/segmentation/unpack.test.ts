@@ -1,6 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -63,7 +63,7 @@ describe('unpackInput', () => {
     ).toHaveLength(2);
   });
 
-  it('reads a zip in memory, stored or deflated, and writes to the work folder what exceeds the budget', async () => {
+  it('reads a stored zip where its entries lie, inflates a deflated one in memory, and writes out what exceeds the budget', async () => {
     const deflated = join(dir, 'm.zip');
     await makeZip(deflated, { 'series/IM1': 'one', 'series/IM2': 'two!' });
     const stored = join(dir, 'm0.zip');
@@ -75,24 +75,30 @@ describe('unpackInput', () => {
     ] as const) {
       const held = await unpackInput({ path: zip, extension: '.zip' }, join(dir, w));
       expect(held.files.map(tail)).toEqual(['slices/series/IM1', 'slices/series/IM2']);
-      // Nothing was written: the volume reader gets the bytes from memory.
+      // Nothing was written: the volume reader gets the bytes from memory, or from the zip itself.
       await expect(readdir(join(dir, w, 'slices'))).rejects.toMatchObject({ code: 'ENOENT' });
       expect(texts(held)).toEqual(['one', 'two!']);
+      const [one] = held.files as [string];
+      if (zip === stored) {
+        // Where IM1 lies in the zip: its bytes, read from there.
+        const r = held.source.region?.(one);
+        expect(r?.file).toBe(stored);
+        expect((await readFile(stored)).subarray(r!.offset, r!.offset + r!.size).toString()).toBe('one');
+        expect(held.source.bytes?.(one)).toBeUndefined();
+      } else {
+        expect(held.source.bytes?.(one)?.toString()).toBe('one');
+        expect(held.source.region?.(one)).toBeUndefined();
+      }
     }
-    // Room for the zip and 3 more bytes: IM1 is inflated in memory, IM2 is written out.
-    const budget = (await stat(deflated)).size + 3;
-    const split = await unpackInput(
-      { path: deflated, extension: '.zip' },
-      join(dir, 'w9'),
-      undefined,
-      budget,
-    );
+    // Room for 3 inflated bytes: IM1 is inflated in memory, IM2 is written out.
+    const split = await unpackInput({ path: deflated, extension: '.zip' }, join(dir, 'w9'), undefined, 3);
     expect(await readFile(split.files[1] as string, 'utf8')).toBe('two!');
     await expect(readFile(split.files[0] as string)).rejects.toThrow();
     expect(texts(split)).toEqual(['one', 'two!']);
-    // A zip bigger than the budget goes to disk whole, as before.
-    const disk = await unpackInput({ path: stored, extension: '.zip' }, join(dir, 'w10'), undefined, 10);
-    expect(await readFile(disk.files[0] as string, 'utf8')).toBe('one');
+    // Stored entries take none of the budget: they are read where they lie.
+    const none = await unpackInput({ path: stored, extension: '.zip' }, join(dir, 'w10'), undefined, 0);
+    await expect(readdir(join(dir, 'w10', 'slices'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(texts(none)).toEqual(['one', 'two!']);
   });
 
   it('refuses an entry that climbs out with ".." and writes nothing outside', async () => {

@@ -1,11 +1,12 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, stat } from 'node:fs/promises';
+import { closeSync, createReadStream, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, posix, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { AppError } from '../../../src-shared/errors.js';
+import { readRegion, type FileRegion } from '../../scans/file-region.js';
 import { diskSlices, memorySlices, type SliceSource } from '../../scans/slice-source.js';
 import type { CbctExtension } from './plan.js';
 
@@ -13,11 +14,11 @@ import type { CbctExtension } from './plan.js';
 const MAX_UNPACKED_BYTES = 8 * 1024 ** 3;
 const MAX_ENTRIES = 20_000;
 /**
- * A zip up to this size is read into memory whole and its files are handed to the volume reader
- * from there (stored entries as views of it, deflated ones inflated up to the same budget again),
- * instead of written to the work folder only to be read straight back: that cost about half a
- * second of the local job. A dental scan fits (the 140-slice fixture is 73 MB); a bigger zip, or
- * what exceeds the budget, goes to disk as before, so memory stays bounded.
+ * The stored entries of a zip (the app uploads its own zips stored) are handed to the volume reader
+ * where they lie in the zip, and it reads their samples from there; deflated entries are inflated
+ * into memory up to this many bytes in all, and what exceeds it is written to the work folder. Before,
+ * the whole zip was read into memory and its slices copied out of it: on the 140-slice fixture the
+ * read alone was about 120 ms of the local job, and the zip was held in memory beside its volume.
  */
 const IN_MEMORY_BYTES = 512 * 1024 ** 2;
 
@@ -84,46 +85,65 @@ export async function unpackInput(
     path = out;
   }
   if (ext.startsWith('.zip')) {
-    const memory = { left: inMemoryBytes, files: new Map<string, Buffer>() };
-    const files = await unzip(path, join(workDir, 'slices'), limit, memory, signal);
-    return { files, source: memory.files.size > 0 ? memorySlices(memory.files) : diskSlices };
+    const held: Held = { left: inMemoryBytes, files: new Map(), regions: new Map() };
+    const files = await unzip(path, join(workDir, 'slices'), limit, held, signal);
+    const some = held.files.size > 0 || held.regions.size > 0;
+    return { files, source: some ? memorySlices(held.files, held.regions) : diskSlices };
   }
   return { files: [path], source: diskSlices };
 }
 
-function openZip(path: string, whole: Buffer | null): Promise<yauzl.ZipFile> {
+function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((res, rej) => {
     const done = (err: Error | null, zip?: yauzl.ZipFile): void => {
       if (err || !zip)
         rej(badZip(`The input is not a readable zip file (${err?.message ?? 'no archive'}).`, err));
       else res(zip);
     };
-    if (whole) yauzl.fromBuffer(whole, { lazyEntries: true }, done);
-    else yauzl.open(path, { lazyEntries: true, autoClose: true }, done);
+    yauzl.open(path, { lazyEntries: true, autoClose: true }, done);
   });
 }
 
 const LOCAL_HEADER = 0x04034b50;
 
+/** The entries read without writing them out: inflated ones in memory (`left` bytes more at most), stored ones where they lie. */
+interface Held {
+  left: number;
+  files: Map<string, Buffer>;
+  regions: Map<string, FileRegion>;
+}
+
+/** The zip being unpacked, open for reading its entries' headers and data. */
+interface ZipOnDisk {
+  path: string;
+  fd: number;
+  size: number;
+}
+
 /**
- * An entry's bytes from the zip in memory: a view for a stored entry, inflated for a deflated one
- * (null when that would exceed the memory budget: the caller writes it to disk instead). The same
+ * Where an entry's bytes lie in the zip (a stored entry), or its bytes inflated (a deflated one): null
+ * when inflating would exceed the memory budget (the caller writes it to disk instead). The same
  * checks as yauzl's streams: the local header is where the directory says, sizes match.
  */
-function entryInMemory(
-  whole: Buffer,
+function entryHeld(
+  zip: ZipOnDisk,
   entry: yauzl.Entry,
   limit: { left: number },
-  memory: { left: number },
-): Buffer | null {
+  held: Held,
+): { region: FileRegion } | { bytes: Buffer } | null {
   const name = entry.fileName;
   const at = entry.relativeOffsetOfLocalHeader;
   if (entry.isEncrypted()) throw badZip(`The zip entry "${name}" is encrypted.`);
-  if (at + 30 > whole.length || whole.readUInt32LE(at) !== LOCAL_HEADER)
+  const local = Buffer.alloc(30);
+  if (
+    at + 30 > zip.size ||
+    readSync(zip.fd, local, 0, 30, at) !== 30 ||
+    local.readUInt32LE(0) !== LOCAL_HEADER
+  )
     throw badZip(`The zip file is damaged (no local header for "${name}").`);
-  const start = at + 30 + whole.readUInt16LE(at + 26) + whole.readUInt16LE(at + 28);
+  const start = at + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
   const end = start + entry.compressedSize;
-  if (end > whole.length) throw badZip(`The zip file is damaged ("${name}" runs past its end).`);
+  if (end > zip.size) throw badZip(`The zip file is damaged ("${name}" runs past its end).`);
   const size = entry.uncompressedSize;
   limit.left -= size;
   if (limit.left < 0)
@@ -131,46 +151,27 @@ function entryInMemory(
   if (entry.compressionMethod === 0) {
     if (size !== entry.compressedSize)
       throw badZip(`The zip file is damaged ("${name}" has two different sizes).`);
-    return whole.subarray(start, end);
+    return { region: { file: zip.path, offset: start, size } };
   }
   if (entry.compressionMethod !== 8)
     throw badZip(
       `The zip entry "${name}" is compressed with method ${entry.compressionMethod}, not deflate.`,
     );
-  if (size > memory.left) {
+  if (size > held.left) {
     limit.left += size; // counted again when it is written out
     return null;
   }
-  memory.left -= size;
+  held.left -= size;
+  const deflated = readRegion({ file: zip.path, offset: start, size: entry.compressedSize });
   let bytes: Buffer;
   try {
-    bytes = inflateRawSync(whole.subarray(start, end), { maxOutputLength: Math.max(1, size) });
+    bytes = inflateRawSync(deflated, { maxOutputLength: Math.max(1, size) });
   } catch (e) {
     throw badZip(`The zip file is damaged ("${name}" does not inflate: ${(e as Error).message}).`, e);
   }
   if (bytes.length !== size)
     throw badZip(`The zip file is damaged ("${name}" inflates to ${bytes.length} bytes, not ${size}).`);
-  return bytes;
-}
-
-/**
- * A file read whole onto a SharedArrayBuffer: the slices that are views of it reach the mesh workers
- * without a copy (volume planes are copied there, job-volume.ts).
- */
-async function readShared(path: string, size: number): Promise<Buffer> {
-  const bytes = Buffer.from(new SharedArrayBuffer(size));
-  const file = await open(path, 'r');
-  try {
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await file.read(bytes, at, size - at, at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
-    }
-    return at === size ? bytes : bytes.subarray(0, at);
-  } finally {
-    await file.close();
-  }
+  return { bytes };
 }
 
 /** Why a zip entry name cannot be written inside the target folder, or null when it can. */
@@ -185,13 +186,25 @@ async function unzip(
   path: string,
   dest: string,
   limit: { left: number },
-  memory: { left: number; files: Map<string, Buffer> },
+  held: Held,
   signal?: AbortSignal,
 ): Promise<string[]> {
-  const size = (await stat(path)).size;
-  const whole = size <= memory.left ? await readShared(path, size) : null;
-  if (whole) memory.left -= whole.length;
-  const zip = await openZip(path, whole);
+  const fd = openSync(path, 'r');
+  try {
+    return await unzipFrom({ path, fd, size: fstatSync(fd).size }, dest, limit, held, signal);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function unzipFrom(
+  onDisk: ZipOnDisk,
+  dest: string,
+  limit: { left: number },
+  held: Held,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const zip = await openZip(onDisk.path);
   const root = resolve(dest);
   const files: string[] = [];
   let entries = 0;
@@ -230,9 +243,13 @@ async function unzip(
           if (!target.startsWith(root + sep))
             throw badZip(`The zip entry "${name}" points outside the archive.`);
           files.push(target);
-          const held = whole ? entryInMemory(whole, entry, limit, memory) : null;
-          if (held) {
-            memory.files.set(target, held);
+          const kept = entryHeld(onDisk, entry, limit, held);
+          if (kept && 'region' in kept) {
+            held.regions.set(target, kept.region);
+            return;
+          }
+          if (kept) {
+            held.files.set(target, kept.bytes);
             return;
           }
           const stream = await new Promise<NodeJS.ReadableStream>((ok, ko) =>

@@ -9,9 +9,15 @@ export interface TaskRequest<T = unknown> {
   task: T;
 }
 
+/** A task's failure, as a worker tells it: an AppError's code and action, when it has them. */
+export interface TaskError {
+  message: string;
+  code?: string;
+  action?: string;
+}
+
 export type TaskReply<R = unknown> =
-  | { id: number; ok: true; result: R }
-  | { id: number; ok: false; error: { message: string; code?: string; action?: string } };
+  { id: number; ok: true; result: R } | { id: number; ok: false; error: TaskError };
 
 interface Pending {
   resolve: (v: unknown) => void;
