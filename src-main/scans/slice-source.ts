@@ -42,7 +42,7 @@ export const diskSlices: SliceSource = { header: headerOnDisk, file: readDicomFi
  * Files held in memory, and files lying in another file (`regions`), by name; a name in neither is
  * read from disk.
  */
-export function memorySlices(
+export function heldSlices(
   files: ReadonlyMap<string, Buffer>,
   regions: ReadonlyMap<string, FileRegion> = new Map(),
 ): SliceSource {

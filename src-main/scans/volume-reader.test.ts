@@ -6,7 +6,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { readDicomHeaderSync } from './dicom-file.js';
 import { fuzzSources, mutate, prng } from './header-fuzz.test-support.js';
 import { fieldsOfRead } from './header-read.js';
-import { memorySlices } from './slice-source.js';
+import { heldSlices } from './slice-source.js';
 import { readSeriesHeaders, readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 import { FIXTURES, copyClaimingSyntax, phantomFiles, pydicomMissing, python } from './scans.test-support.js';
@@ -205,7 +205,7 @@ describe('readVolume from slices held in memory', () => {
     ];
     for (const files of sets) {
       const parsed: string[] = [];
-      const memory = memorySlices(new Map(files.map((f) => [f, readFileSync(f)])));
+      const memory = heldSlices(new Map(files.map((f) => [f, readFileSync(f)])));
       const counted = { ...memory, file: (path: string) => (parsed.push(path), memory.file(path)) };
       const fromMemory = await readVolume(files, { source: counted });
       const fromDisk = await readVolume(files);
@@ -220,7 +220,7 @@ describe('readVolume from slices held in memory', () => {
     for (const name of ['ct-512-explicit-be.dcm', 'deflated-explicit-le.dcm', 'mr-ts-rle.dcm']) {
       const file = join(FIXTURES, 'transfer-syntax', name);
       const parsed: string[] = [];
-      const memory = memorySlices(new Map([[file, readFileSync(file)]]));
+      const memory = heldSlices(new Map([[file, readFileSync(file)]]));
       const counted = { ...memory, file: (path: string) => (parsed.push(path), memory.file(path)) };
       const fromMemory = await readVolume([file], { source: counted });
       const fromDisk = await readVolume([file]);

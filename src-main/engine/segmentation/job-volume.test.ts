@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memorySlices } from '../../scans/slice-source.js';
+import { heldSlices } from '../../scans/slice-source.js';
 import { phantomFiles } from '../../scans/scans.test-support.js';
 import { readVolume } from '../../scans/volume-reader.js';
 import { histogram } from './histogram.js';
@@ -38,7 +38,7 @@ function sharedSlices(files: string[]): Map<string, Buffer> {
 describe('the job volume, copied and counted on the mesh workers', () => {
   it('holds exactly the values read from disk, and the same histogram', async () => {
     const files = phantomFiles();
-    const source = memorySlices(sharedSlices(files));
+    const source = heldSlices(sharedSlices(files));
     let copied = 0;
     const counting = { run: pool.run.bind(pool), size: pool.size };
     const watched = {

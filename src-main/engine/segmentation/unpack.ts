@@ -7,7 +7,7 @@ import { createGunzip, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { AppError } from '../../../src-shared/errors.js';
 import { readRegion, type FileRegion } from '../../scans/file-region.js';
-import { diskSlices, memorySlices, type SliceSource } from '../../scans/slice-source.js';
+import { diskSlices, heldSlices, type SliceSource } from '../../scans/slice-source.js';
 import type { CbctExtension } from './plan.js';
 
 /** More than any scan holds; a zip that inflates beyond it is a zip bomb or not a scan. */
@@ -88,7 +88,7 @@ export async function unpackInput(
     const held: Held = { left: inMemoryBytes, files: new Map(), regions: new Map() };
     const files = await unzip(path, join(workDir, 'slices'), limit, held, signal);
     const some = held.files.size > 0 || held.regions.size > 0;
-    return { files, source: some ? memorySlices(held.files, held.regions) : diskSlices };
+    return { files, source: some ? heldSlices(held.files, held.regions) : diskSlices };
   }
   return { files: [path], source: diskSlices };
 }
