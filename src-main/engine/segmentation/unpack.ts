@@ -6,7 +6,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { AppError } from '../../../src-shared/errors.js';
-import { readRegion, type FileRegion } from '../../scans/file-region.js';
+import { readRegionInto, type FileRegion } from '../../scans/file-region.js';
 import { diskSlices, heldSlices, type SliceSource } from '../../scans/slice-source.js';
 import type { CbctExtension } from './plan.js';
 
@@ -106,7 +106,10 @@ function openZip(path: string): Promise<yauzl.ZipFile> {
 
 const LOCAL_HEADER = 0x04034b50;
 
-/** The entries read without writing them out: inflated ones in memory (`left` bytes more at most), stored ones where they lie. */
+/**
+ * The entries read without writing them out: deflated ones inflated in memory (`left` bytes more at
+ * most), stored ones where they lie in the zip.
+ */
 interface Held {
   left: number;
   files: Map<string, Buffer>;
@@ -162,7 +165,9 @@ function entryHeld(
     return null;
   }
   held.left -= size;
-  const deflated = readRegion({ file: zip.path, offset: start, size: entry.compressedSize });
+  const deflated = Buffer.allocUnsafe(entry.compressedSize);
+  const region = { file: zip.path, offset: start, size: entry.compressedSize };
+  readRegionInto(zip.fd, region, 0, region.size, deflated);
   let bytes: Buffer;
   try {
     bytes = inflateRawSync(deflated, { maxOutputLength: Math.max(1, size) });
