@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { heldSlices } from '../../scans/slice-source.js';
+import { heldSlices, type SliceSource } from '../../scans/slice-source.js';
 import { phantomFiles } from '../../scans/scans.test-support.js';
 import { readVolume } from '../../scans/volume-reader.js';
 import { histogram } from './histogram.js';
@@ -33,6 +33,22 @@ function sharedSlices(files: string[]): Map<string, Buffer> {
     at += b.length + 1;
   }
   return held;
+}
+
+/** The files in a stored zip in `dir`, as the app uploads them, unpacked as the engine does. */
+async function unpackedStoredZip(
+  files: string[],
+  dir: string,
+): Promise<{ zip: string; unpacked: string[]; source: SliceSource }> {
+  const zip = join(dir, 'input.zip');
+  const out = new yazl.ZipFile();
+  for (const f of files) out.addBuffer(readFileSync(f), `series/${basename(f)}`, { compress: false });
+  out.end();
+  const sink = createWriteStream(zip);
+  out.outputStream.pipe(sink);
+  await once(sink, 'close');
+  const { files: unpacked, source } = await unpackInput({ path: zip, extension: '.zip' }, join(dir, 'work'));
+  return { zip, unpacked, source };
 }
 
 describe('the job volume, copied and counted on the mesh workers', () => {
@@ -70,17 +86,7 @@ describe('the job volume, copied and counted on the mesh workers', () => {
     const files = phantomFiles();
     const dir = mkdtempSync(join(tmpdir(), 'scan2mesh-job-volume-'));
     try {
-      const zip = join(dir, 'input.zip');
-      const out = new yazl.ZipFile();
-      for (const f of files) out.addBuffer(readFileSync(f), `series/${basename(f)}`, { compress: false });
-      out.end();
-      const sink = createWriteStream(zip);
-      out.outputStream.pipe(sink);
-      await once(sink, 'close');
-      const { files: unpacked, source } = await unpackInput(
-        { path: zip, extension: '.zip' },
-        join(dir, 'work'),
-      );
+      const { zip, unpacked, source } = await unpackedStoredZip(files, dir);
       // Nothing was written out or held: every slice lies in the zip.
       expect(unpacked.every((f) => source.region?.(f)?.file === zip)).toBe(true);
       let fromFile = 0;
@@ -107,17 +113,7 @@ describe('the job volume, copied and counted on the mesh workers', () => {
     const files = phantomFiles();
     const dir = mkdtempSync(join(tmpdir(), 'scan2mesh-job-volume-'));
     try {
-      const zip = join(dir, 'input.zip');
-      const out = new yazl.ZipFile();
-      for (const f of files) out.addBuffer(readFileSync(f), basename(f), { compress: false });
-      out.end();
-      const sink = createWriteStream(zip);
-      out.outputStream.pipe(sink);
-      await once(sink, 'close');
-      const { files: unpacked, source } = await unpackInput(
-        { path: zip, extension: '.zip' },
-        join(dir, 'work'),
-      );
+      const { zip, unpacked, source } = await unpackedStoredZip(files, dir);
       // Cut inside the last slice's samples: its header reads, its plane cannot be copied whole.
       const last = source.region!(unpacked[unpacked.length - 1]!)!;
       truncateSync(zip, last.offset + last.size - 1000);
