@@ -188,6 +188,26 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
   };
 }
 
+/**
+ * The `size` bytes of `src` from `offset` as a source of their own (a file inside another, such as a
+ * stored zip entry). A read that `src` cannot fill within the window throws `short`'s error: the
+ * window's size is what its directory said, so a file ending first is cut off.
+ */
+export function windowSource(src: ByteSource, offset: number, size: number, short: () => Error): ByteSource {
+  return {
+    size: () => size,
+    read: (into, at, length, position) => {
+      const n = Math.max(0, Math.min(length, size - position));
+      for (let done = 0; done < n;) {
+        const got = src.read(into, at + done, n - done, offset + position + done);
+        if (got === 0) throw short();
+        done += got;
+      }
+      return n;
+    },
+  };
+}
+
 /** Bytes read where a file is expected to end; fewer come back only when it ends there. */
 const PROBE_BYTES = 64;
 const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);

@@ -46,19 +46,14 @@ export function readRegionInto(
   }
 }
 
-/** Runs `read` with the region's file open for reading. */
-export function withRegionFile<T>(r: FileRegion, read: (fd: number) => T): T {
-  const fd = openSync(r.file, 'r');
-  try {
-    return read(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The region's bytes, from `from` for `length`, in a buffer of their own. */
 export function readRegion(r: FileRegion, from = 0, length = r.size - from): Buffer {
   const out = Buffer.allocUnsafe(length);
-  withRegionFile(r, (fd) => readRegionInto(fd, r, from, length, out));
+  const fd = openSync(r.file, 'r');
+  try {
+    readRegionInto(fd, r, from, length, out);
+  } finally {
+    closeSync(fd);
+  }
   return out;
 }

@@ -4,16 +4,12 @@ import {
   parseDicomFile,
   readDicomFile,
   type ByteSource,
+  windowSource,
+  withFileSync,
   type NotDicom,
   type ParsedDicom,
 } from './dicom-file.js';
-import {
-  readRegion,
-  readRegionInto,
-  RegionReadError,
-  withRegionFile,
-  type FileRegion,
-} from './file-region.js';
+import { readRegion, RegionReadError, type FileRegion } from './file-region.js';
 import { withFile } from './header-prefix.js';
 import { readAnyHeader, type AnyHeader } from './header-read.js';
 
@@ -52,34 +48,26 @@ export function heldSlices(
       if (b) return readAnyHeader(bufferSource(b));
       const r = regions.get(path);
       return r
-        ? inRegion(r, () => withRegionFile(r, (fd) => readAnyHeader(regionSource(fd, r))))
+        ? inRegion(() => withFileSync(r.file, 'r', (src) => readAnyHeader(inside(src, r))))
         : headerOnDisk(path);
     },
     file: async (path) => {
       const b = files.get(path);
       if (b) return parseDicomFile(b);
       const r = regions.get(path);
-      return r ? inRegion(r, () => parseDicomFile(readRegion(r))) : readDicomFile(path);
+      return r ? inRegion(() => parseDicomFile(readRegion(r))) : readDicomFile(path);
     },
     bytes: (path) => files.get(path),
     region: (path) => regions.get(path),
   };
 }
 
-/** A region of an open file as a ByteSource: reads past its end find nothing, as at a file's end. */
-function regionSource(fd: number, r: FileRegion): ByteSource {
-  return {
-    size: () => r.size,
-    read: (into, at, length, position) => {
-      const n = Math.max(0, Math.min(length, r.size - position));
-      if (n > 0) readRegionInto(fd, r, position, n, into, at);
-      return n;
-    },
-  };
-}
+/** A region of its file, read through that file's source. */
+const inside = (src: ByteSource, r: FileRegion): ByteSource =>
+  windowSource(src, r.offset, r.size, () => new RegionReadError('the file ends inside it'));
 
 /** A region that cannot be read whole is a damaged file, in the words the volume reader shows. */
-function inRegion<T>(r: FileRegion, read: () => T): T {
+function inRegion<T>(read: () => T): T {
   try {
     return read();
   } catch (e) {

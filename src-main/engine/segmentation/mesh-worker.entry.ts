@@ -5,7 +5,7 @@
  * finished surface (simplify-parts.ts), and copies or counts part of a volume (volume-tasks.ts).
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
-import { RegionReadError } from '../../scans/file-region.js';
+import { AppError } from '../../../src-shared/errors.js';
 import { countSlab, fillSlab, packSlab } from './extract-slab.js';
 import type { SlabTask } from './iso-surface.js';
 import { simplifyPart, warmUpSimplifier, type SimplifyPartResult } from './simplify-parts.js';
@@ -20,14 +20,10 @@ warmUpSimplifier().catch(() => {});
 
 function fail(id: number, e: unknown): void {
   const message = e instanceof Error ? e.message : String(e);
-  // The upload's zip changed under the job (it is read where its slices lie): bad input, in words.
+  // An AppError keeps its code and action across the thread: the pool rebuilds it from them.
   const error: TaskError =
-    e instanceof RegionReadError
-      ? {
-          message: `The uploaded scan cannot be read whole (${message}).`,
-          code: 'bad-input',
-          action: 'Submit the scan again.',
-        }
+    e instanceof AppError
+      ? { message, code: e.code, ...(e.action ? { action: e.action } : {}) }
       : { message };
   const reply: TaskReply = { id, ok: false, error };
   port.postMessage(reply);

@@ -1,3 +1,5 @@
+import { AppError } from '../../../src-shared/errors.js';
+import { RegionReadError } from '../../scans/file-region.js';
 import { copyPlanes, type PlaneCopy } from '../../scans/plane-copy.js';
 import { runsAboveInRows, type RunsPart } from './components.js';
 import { int16Counts } from './histogram.js';
@@ -38,7 +40,18 @@ export type VolumeReply = boolean | Float64Array | RunsPart;
 
 /** Runs one task (in a mesh worker). */
 export function runVolumeTask(t: VolumeTask): VolumeReply {
-  if (t.kind === 'planes') return copyPlanes(t.planes, t.out);
+  if (t.kind === 'planes') {
+    try {
+      return copyPlanes(t.planes, t.out);
+    } catch (e) {
+      // The upload's zip changed under the job (its slices are read where they lie in it).
+      if (e instanceof RegionReadError)
+        throw new AppError('bad-input', `The uploaded scan cannot be read whole (${e.message}).`, {
+          action: 'Submit the scan again.',
+        });
+      throw e;
+    }
+  }
   if (t.kind === 'histogram') return int16Counts(t.data, t.from, t.to);
   return runsAboveInRows(t.data, t.level, t.nx, t.r0, t.r1);
 }
