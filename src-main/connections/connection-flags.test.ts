@@ -5,6 +5,7 @@ import { withTempDir } from '../service/test-engine.test-support.js';
 import { ProfileStore } from '../settings/profile-store.js';
 import {
   chooseConnection,
+  namesLocalEngine,
   pickConnectionFlags,
   SECRET_ENV,
   type ChosenConnection,
@@ -97,6 +98,20 @@ describe('connection flags', () => {
         `No connection profile named "nope". Known: "${LOCAL_ENGINE_PROFILE.name}", "EU".`,
       );
       expect(unknown.action).toMatch(/--help/);
+    });
+  });
+
+  it('say before any profile is read when they name the local engine, as chooseConnection decides', async () => {
+    await withProfiles((choose) => {
+      const env = { [SECRET_ENV]: 's' };
+      const cases: ConnectionFlags[] = [{}, { profile: 'EU' }, address, { baseUrl: address.baseUrl }];
+      for (const flags of cases) {
+        const local = namesLocalEngine(flags);
+        expect(local).toBe(Object.keys(flags).length === 0);
+        if (local) expect(choose(flags, env).profileId).toBe(LOCAL_ENGINE_PROFILE.id);
+        else if (flags.profile || Object.keys(flags).length === 4)
+          expect(choose(flags, env).kind).toBe('remote');
+      }
     });
   });
 

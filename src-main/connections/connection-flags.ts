@@ -46,6 +46,14 @@ export function pickConnectionFlags(opts: ConnectionFlags): ConnectionFlags {
 }
 
 /**
+ * True when the flags name no connection, so that chooseConnection gives the embedded local engine:
+ * known before the profiles are read.
+ */
+export function namesLocalEngine(flags: ConnectionFlags): boolean {
+  return FLAG_KEYS.every((key) => flags[key] === undefined);
+}
+
+/**
  * What the flags name: nothing = the embedded local engine; --profile = a saved connection, its secret
  * from SCAN2MESH_CLIENT_SECRET or the keychain; the four address flags = a connection given in full, its
  * secret from SCAN2MESH_CLIENT_SECRET. The same rules for every command that takes connection flags.

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { MESH_EXTENSIONS } from '../../../src-shared/job-spec.js';
+import { namesLocalEngine, pickConnectionFlags } from '../../connections/connection-flags.js';
+import { startJobWorkerEarly } from '../../engine/segmentation/job-worker-start.js';
 import { addConnectionOptions } from '../connection-options.js';
 import { parseConcurrency } from '../option-parsers.js';
 import type { SubmitOptions } from './submit.js';
@@ -42,6 +44,9 @@ export function registerSubmit(program: Command): void {
       )
       .option('--parallel <n>', 'the same as --concurrency (older name)', parseConcurrency),
   ).action(async (scans: string[], opts: SubmitOptions) => {
+    // Jobs for the local engine: its job worker gets ready on the other core while this one loads
+    // the queue and reads the scans (job-worker-start.ts).
+    if (namesLocalEngine(pickConnectionFlags(opts))) startJobWorkerEarly();
     const [{ runSubmit }, { withCliQueueDeps }] = await Promise.all([
       import('./submit.js'),
       import('../queue-driver.js'),

@@ -3,18 +3,16 @@
  * histogram, connected-component filtering, marching cubes in worker threads, Taubin smoothing,
  * meshoptimizer simplification and STL / PLY / OBJ / Draco writers.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { AppError } from '../../../src-shared/errors.js';
 import { silentLogger, type Logger } from '../../logging/logger.js';
-import { workerScript } from '../../platform/worker-entry.js';
 import type { Processor, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
-import type { JobWorkerData, JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
+import type { JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
+import { hasExited, startJobWorker, takeEarlyJobWorker } from './job-worker-start.js';
 import { describeStructure, validateSpec } from './plan.js';
-import { defaultWorkerCount, MESH_WORKER_ENTRY } from './worker-pool.js';
+import { defaultWorkerCount } from './worker-pool.js';
 
 export { LOCAL_STRUCTURES } from './plan.js';
-
-const JOB_WORKER_ENTRY = 'engine/segmentation/job-worker.entry.ts';
 
 export function createSegmentationProcessor(opts: { logger?: Logger; workers?: number } = {}): Processor {
   const log = opts.logger ?? silentLogger;
@@ -42,10 +40,10 @@ class ReadyJobWorker {
 
   constructor(private readonly workers: number) {}
 
-  /** Starts a job worker unless one is waiting already. */
+  /** Starts a job worker unless one is waiting already (or takes the one started early). */
   prepare(): void {
     if (this.waiting) return;
-    const worker = this.start();
+    const worker = takeEarlyJobWorker(this.workers) ?? startJobWorker(this.workers);
     const timer = setTimeout(() => void this.dispose(), READY_IDLE_MS).unref();
     this.waiting = { worker, timer };
     worker.then(
@@ -60,8 +58,12 @@ class ReadyJobWorker {
   async take(): Promise<Worker> {
     const waiting = this.waiting;
     this.clear();
-    let worker = await (waiting?.worker.catch(() => undefined) ?? this.start());
-    if (!worker || exited.has(worker)) worker = await this.start();
+    let worker = await (
+      waiting?.worker ??
+      takeEarlyJobWorker(this.workers) ??
+      startJobWorker(this.workers)
+    ).catch(() => undefined);
+    if (!worker || hasExited(worker)) worker = await startJobWorker(this.workers);
     worker.ref();
     return worker;
   }
@@ -76,24 +78,7 @@ class ReadyJobWorker {
     if (this.waiting) clearTimeout(this.waiting.timer);
     this.waiting = undefined;
   }
-
-  private async start(): Promise<Worker> {
-    const [jobScript, meshWorkerScript] = await Promise.all([
-      workerScript(JOB_WORKER_ENTRY),
-      workerScript(MESH_WORKER_ENTRY),
-    ]);
-    const workerData: JobWorkerData = { workers: this.workers, meshWorkerScript };
-    // A self-contained bundle: no need for the parent's flags (e.g. a TypeScript loader in tests).
-    const worker = new Worker(jobScript, { execArgv: [], workerData });
-    worker.once('exit', () => exited.add(worker));
-    // An error ends the worker ('exit' follows); a job that takes it then hears of it from 'exit'.
-    worker.on('error', () => {});
-    return worker;
-  }
 }
-
-/** Job workers that have stopped: one made ready may die before its job comes. */
-const exited = new WeakSet<Worker>();
 
 async function runInWorker(
   job: ProcessorJob,

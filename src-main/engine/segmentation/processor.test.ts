@@ -8,6 +8,7 @@ import yazl from 'yazl';
 import { readVolume } from '../../scans/volume-reader.js';
 import type { ProcessorJob, ProcessorProgress } from '../processor.js';
 import { createSegmentationProcessor } from './index.js';
+import { startJobWorkerEarly, takeEarlyJobWorker } from './job-worker-start.js';
 import { meshBounds } from './mesh-checks.js';
 import { edgeReport, signedVolume } from './mesh-checks.test-support.js';
 import { piecesOf, readStl } from './stl.test-support.js';
@@ -157,12 +158,17 @@ describe('segmentation processor on the head phantom CT', () => {
     ).rejects.toMatchObject({ code: 'bad-input', message: expect.stringMatching(/MR/) });
   });
 
-  it('writes one surface as PLY, OBJ and Draco files, with its workers made ready before the job', async () => {
+  it('writes one surface as PLY, OBJ and Draco files, on a job worker started before the engine', async () => {
     // The two-frame multi-frame .dcm used here before is now refused as too small to hold a jaw.
     const workDir = join(dir, 'job4');
+    // As `scan2mesh submit` does for the local engine, before the engine exists.
+    startJobWorkerEarly(1);
+    // Only a processor with as many mesh workers takes it.
+    expect(takeEarlyJobWorker(2)).toBeUndefined();
     const processor = createSegmentationProcessor({ workers: 1 });
-    // As the engine does when a job is created: the job then runs on the worker that was made ready.
+    // As the engine does when it starts: the processor takes the early worker, and the job runs on it.
     processor.prepare?.();
+    expect(takeEarlyJobWorker(1)).toBeUndefined();
     const result = await processor.process(
       job(workDir, {
         inputs: [{ name: 'cbct', extension: '.zip', path: craniumZip }],
