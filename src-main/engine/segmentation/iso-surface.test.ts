@@ -1,7 +1,7 @@
 import { describe, expect, it, afterAll } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
 import { componentsAbove } from './components.js';
-import { MC_TABLE } from './mc-table.js';
+import { MC_TABLE } from './mc-table.generated.js';
 import { createSlabPool, extractIsoSurface, extractIsoSurfaceVoxels, type SlabPool } from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
 import { edgeReport, eulerCharacteristic, signedVolume } from './mesh-checks.test-support.js';

@@ -1,7 +1,8 @@
 import type { Volume } from '../../scans/volume.js';
 import { AppError } from '../../../src-shared/errors.js';
 import type { InsideRuns } from './components.js';
-import { countSlab, fillSlab, packSlab, type MeshTask } from './extract-slab.js';
+import { countSlab, packSlab, type MeshTask } from './extract-slab.js';
+import { fillSlab } from './fill-slab.js';
 import {
   bitWords,
   gridOf,

@@ -20,7 +20,7 @@
  * same order; edges 8-11 run along z from (x, y) in the same order.
  */
 
-interface McTable {
+export interface McTable {
   /** Triangles of case c are triEdges[triStart[c] .. triStart[c + 1]), three cube edges each. */
   triStart: Uint16Array;
   triEdges: Uint8Array;
@@ -175,7 +175,13 @@ function caseTriangles(inside: number): number[] {
   return tris;
 }
 
-function buildTable(): McTable {
+/**
+ * Builds the table. The engine does not run this: its threads use the table as
+ * scripts/generate-mc-table.mjs wrote it out (mc-table.generated.ts), since building it costs each
+ * of them tens of milliseconds, and the optimising compiler hundreds more on this code, while the
+ * job waits. mc-table.test.ts checks that the written table is the one built here.
+ */
+export function buildMcTable(): McTable {
   const all: number[][] = [];
   for (let c = 0; c < 256; c++) all.push(caseTriangles(c));
   const triStart = new Uint16Array(257);
@@ -189,5 +195,3 @@ function buildTable(): McTable {
   }
   return { triStart, triEdges, edgeMask };
 }
-
-export const MC_TABLE: McTable = buildTable();

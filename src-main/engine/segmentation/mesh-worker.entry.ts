@@ -6,7 +6,8 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { AppError } from '../../../src-shared/errors.js';
-import { countSlab, fillSlab, packSlab } from './extract-slab.js';
+import { countSlab, packSlab } from './extract-slab.js';
+import { fillSlab } from './fill-slab.js';
 import type { SlabTask } from './iso-surface.js';
 import { simplifyPart, warmUpSimplifier, type SimplifyPartResult } from './simplify-parts.js';
 import { smoothStep } from './smooth.js';
