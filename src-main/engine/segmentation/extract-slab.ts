@@ -119,7 +119,7 @@ function packRuns(runs: InsideRuns, g: Grid, r: SlabRange, bits: Int32Array): vo
 export function countSlab(p: GridParams, r: SlabRange, bits: Int32Array, out: RowTables<Int32Array>): void {
   const g = gridOf(p);
   const { PY, lo, hiJ, hiK } = g;
-  // A row at a time, in functions of their own: compiled once each (see fillSlab).
+  // A row at a time, in functions of their own, for the compiler's sake (see fillSlab).
   for (let K = r.k0; K < r.k1; K++) {
     if (K < lo || K > hiK + 1) continue;
     for (let J = lo; J <= hiJ + 1; J++) countEdgeRow(g, bits, out, K, J);

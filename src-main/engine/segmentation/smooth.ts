@@ -83,22 +83,11 @@ export async function taubinSmooth(
   if (work !== positions) positions.set(work);
 }
 
-/** Vertices per call of smoothBlock. */
-const BLOCK = 4096;
-
-/**
- * One step of the smoothing over one vertex range (also run by the mesh workers), a block of vertices
- * per call: one long loop would have V8 compile it on the fly (on-stack replacement) and then again
- * as a whole, in every worker, while the block function is compiled once.
- */
+/** One step of the smoothing over one vertex range (also run by the mesh workers). */
 export function smoothStep(t: SmoothTask): void {
-  for (let v = t.v0; v < t.v1; v += BLOCK) smoothBlock(t, v, Math.min(v + BLOCK, t.v1));
-}
-
-function smoothBlock(t: SmoothTask, v0: number, v1: number): void {
   const { start, others, from, to, factor, clamp } = t;
-  let s0 = start[v0] as number;
-  for (let v = v0; v < v1; v++) {
+  let s0 = start[t.v0] as number;
+  for (let v = t.v0; v < t.v1; v++) {
     const s1 = start[v + 1] as number;
     const o = v * 3;
     const px = from[o] as number;
