@@ -10,11 +10,10 @@
  *
  * src-shared/channels.test.ts fails when the list and the contract differ, and says to run this.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as prettier from 'prettier';
 import { tsImport } from 'tsx/esm/api';
+import { writeGenerated } from './write-generated.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'src-shared/channels.generated.ts');
@@ -30,23 +29,4 @@ export const CHANNEL_NAMES = ${list(Object.keys(channels))} as const;
 /** Every event the main process sends to the renderer. */
 export const EVENT_NAMES = ${list(Object.keys(events))} as const;
 `;
-const formatted = await prettier.format(source, {
-  ...(await prettier.resolveConfig(target)),
-  filepath: target,
-});
-
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {
-    // Missing counts as out of date.
-  }
-  if (current !== formatted) {
-    console.error('src-shared/channels.generated.ts is out of date: run node scripts/generate-channels.mjs');
-    process.exit(1);
-  }
-} else {
-  writeFileSync(target, formatted);
-  console.log(`wrote ${target}`);
-}
+await writeGenerated(root, target, source, 'scripts/generate-channels.mjs');

@@ -10,11 +10,10 @@
  *
  * src-main/engine/segmentation/mc-table.test.ts fails when the two differ, and says to run this.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as prettier from 'prettier';
 import { tsImport } from 'tsx/esm/api';
+import { writeGenerated } from './write-generated.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'src-main/engine/segmentation/mc-table.generated.ts');
@@ -32,25 +31,4 @@ export const MC_TABLE: McTable = {
   edgeMask: ${array('Uint16Array', table.edgeMask)},
 };
 `;
-const formatted = await prettier.format(source, {
-  ...(await prettier.resolveConfig(target)),
-  filepath: target,
-});
-
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {
-    // Missing counts as out of date.
-  }
-  if (current !== formatted) {
-    console.error(
-      'src-main/engine/segmentation/mc-table.generated.ts is out of date: run node scripts/generate-mc-table.mjs',
-    );
-    process.exit(1);
-  }
-} else {
-  writeFileSync(target, formatted);
-  console.log(`wrote ${target}`);
-}
+await writeGenerated(root, target, source, 'scripts/generate-mc-table.mjs');
