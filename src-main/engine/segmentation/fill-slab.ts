@@ -43,7 +43,7 @@ interface FillRows {
  * compile this code (the extraction's hottest) again and again for each loop it enters hot (on-stack
  * replacement), each time as a whole; measured with --trace-opt, that took about as much processor
  * time as the extraction itself (0.7 s per skull job), taken from the threads doing it. The row
- * functions are compiled when hot, as functions, a few times at most: a fifth of that.
+ * functions are compiled when hot, as functions, a few times at most: 0.15-0.3 s in all.
  */
 export function fillSlab(
   p: GridParams,
