@@ -109,6 +109,9 @@ function fillEdgeRow(rows: FillRows, K: number, J: number): void {
       positions[o + 1] = y;
       positions[o + 2] = z;
     }
+    // The y and z edges: the same loop twice, with the next row's or the next plane's word, counter
+    // and axis. Kept written out like the x edges: this runs per word of every edge row, and one
+    // helper for both would take eight arguments per call in the extraction's hottest pass.
     if (J <= hiJ) {
       m = (v ^ (bits[a + W + w] as number)) & (colMask[w] as number);
       while (m !== 0) {
