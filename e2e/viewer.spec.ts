@@ -438,14 +438,8 @@ test('the 400k-triangle skull is uploaded and drawn over many short frames, its 
 }, testInfo) => {
   const { page } = app;
   await nav(page, 'Viewer');
-  // Let the viewer settle (its shaders compile and its pipelines are built ahead) before the file is chosen.
-  await page.evaluate(
-    () =>
-      new Promise<void>((resolve) => {
-        const g = globalThis as unknown as { setTimeout(cb: () => void, ms: number): number };
-        g.setTimeout(resolve, 1500);
-      }),
-  );
+  // The viewer warms up (its shaders compile, its pipelines are built ahead) before the file is chosen.
+  await expect(page.getByTestId('viewer-canvas')).toHaveAttribute('data-ready', 'true', { timeout: 30_000 });
   const supported = await page.evaluate(() => {
     // Runs in the page; the e2e project is compiled without the DOM library, hence the local types.
     interface Entry {

@@ -129,3 +129,20 @@ export class OffscreenTarget {
     this.copyMaterial.dispose();
   }
 }
+
+/**
+ * Resolves once the GPU process has run every command issued so far, or when `stopped()`: a fence,
+ * checked once per animation frame, so this thread never waits in a call.
+ */
+export async function gpuCaughtUp(renderer: WebGLRenderer, stopped: () => boolean): Promise<void> {
+  const gl = renderer.getContext() as WebGL2RenderingContext;
+  const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!sync) return;
+  gl.flush();
+  try {
+    while (!stopped() && !gl.isContextLost() && gl.getSyncParameter(sync, gl.SYNC_STATUS) !== gl.SIGNALED)
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+  } finally {
+    gl.deleteSync(sync);
+  }
+}

@@ -112,6 +112,8 @@ export class SceneController {
     ).then(() => {
       // Meshes that arrived during the warm-up were held back (render() waits for it).
       this.warmedUp = true;
+      // For tests and benches: the viewer draws a mesh's first frame without building pipelines.
+      this.canvas.dataset.ready = 'true';
       this.requestRender();
     });
   }

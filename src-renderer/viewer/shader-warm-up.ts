@@ -2,13 +2,15 @@
  * Compiles every shader the meshes use, and draws each material once, while the view is still
  * empty. A software renderer (SwiftShader, behind ANGLE's Vulkan backend) builds a pipeline for
  * each shader and state at its first draw: 100-250 ms that would otherwise fall into the first
- * frame of the first mesh, after the user chose it.
+ * frame of the first mesh, after the user chose it. There, the warm-up also takes buffer memory
+ * for the first mesh and gives it back (gpu-memory-reserve.ts).
  */
 import { BufferAttribute, BufferGeometry, Group, Mesh } from 'three';
 import type { PerspectiveCamera, Plane, Scene, WebGLRenderer } from 'three';
 import { capMesh, stencilMaterial } from './clip-caps.js';
 import { depthMaterial, surfaceMaterial } from './mesh-object.js';
-import type { OffscreenTarget } from './offscreen-picture.js';
+import { reserveBufferMemory } from './gpu-memory-reserve.js';
+import { gpuCaughtUp, type OffscreenTarget } from './offscreen-picture.js';
 
 /**
  * Tiny meshes with every material variant the viewer draws (opaque or see-through, clipped or
@@ -65,7 +67,7 @@ export async function warmUpShaders(
   }
   const pending = [...objects.children];
   while (pending.length > 0 && !stopped()) {
-    await new Promise((resolve) => requestAnimationFrame(resolve));
+    await nextFrame();
     const group = new Group();
     // Clones share the materials, so the programs and pipelines are those of the originals.
     for (const o of pending.splice(0, 4)) group.add(o.clone());
@@ -78,6 +80,22 @@ export async function warmUpShaders(
       scene.remove(group);
     }
   }
-  // The copy to the canvas too (it shows the empty picture: the background).
-  if (target && !stopped()) target.present();
+  if (!target || stopped()) return;
+  const release = reserveBufferMemory(renderer.getContext() as WebGL2RenderingContext);
+  try {
+    // The GPU process builds the pipelines as it runs these draws: a second and more here. A canvas
+    // frame would hold this thread until it is done (the compositor reads the frame back), so the
+    // canvas is left alone until then and the page stays responsive (a 1.0-1.4 s task before).
+    await gpuCaughtUp(renderer, stopped);
+    if (stopped()) return;
+    // The copy to the canvas too (it shows the empty picture: the background). The reserve is
+    // freed once that frame is on screen, the order in which it was measured to work.
+    target.present();
+    await nextFrame();
+    await nextFrame();
+  } finally {
+    release();
+  }
 }
+
+const nextFrame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));

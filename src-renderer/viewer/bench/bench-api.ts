@@ -40,7 +40,17 @@ export interface AnchorResult {
   presented: number;
 }
 
+/** The viewer from the page's start until it has warmed up (shaders, and on software, pipelines). */
+export interface ReadyResult {
+  /** Page clock: when the viewer was seen ready (checked once per animation frame). */
+  readyAt: number;
+  /** The longest main-thread task (over 50 ms) before it, 0 if none: page load and warm-up. */
+  longestTaskMs: number;
+}
+
 interface BenchApi {
+  /** Waits until the viewer is ready to draw a mesh without building pipelines first. */
+  viewerReady(): Promise<ReadyResult>;
   /** After the bench chose a file in the viewer's own "Open mesh…" input: waits for its first full frame. */
   viewerFileShown(name: string): Promise<ViewerResult>;
   /** After the bench chose a file in the anchor's input: three's STLLoader on the main thread, one frame. */

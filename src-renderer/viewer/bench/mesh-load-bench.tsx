@@ -22,7 +22,7 @@ import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
 import { isSoftwareRenderer } from '../gpu-info.js';
 import { meshRegistry } from '../mesh-registry.js';
 import { MARKS } from '../viewer-actions.js';
-import type { AnchorResult, BenchWindow, ViewerResult } from './bench-api.js';
+import type { AnchorResult, BenchWindow, ReadyResult, ViewerResult } from './bench-api.js';
 import { useViewerStore } from '../viewer-store.js';
 import { ViewerScreen } from '../ViewerScreen.js';
 
@@ -173,7 +173,22 @@ async function viewerFileShown(name: string): Promise<ViewerResult> {
   }
 }
 
-window.bench = { viewerFileShown, anchorFileShown };
+async function viewerReady(): Promise<ReadyResult> {
+  for (;;) {
+    const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="viewer-canvas"]');
+    if (canvas?.dataset.ready === 'true') break;
+    await nextFrame();
+  }
+  const readyAt = performance.now();
+  // Long task entries arrive after their task.
+  await new Promise((r) => setTimeout(r, 100));
+  return {
+    readyAt,
+    longestTaskMs: Math.max(0, ...window.longTasks.filter((t) => t.start < readyAt).map((t) => t.duration)),
+  };
+}
+
+window.bench = { viewerReady, viewerFileShown, anchorFileShown };
 
 if (new URLSearchParams(location.search).get('mode') === 'anchor') {
   mountAnchorInput();
