@@ -12,7 +12,7 @@
 // half of STLLoader's.
 //
 // The large mesh is the local engine's iso-surface of the fixture CT series at 300 HU (bone), written
-// without decimation by isoSurfaceToFile into bench/.out/ (reused while it is there). The page is
+// without decimation by isoSurfaceToFile into bench/.out/ (reused while it is there; mesh-load-setup.ts). The page is
 // src-renderer/viewer/bench/mesh-load-bench.html, built with the app's vite.config.ts: it mounts
 // the real ViewerScreen, whose "Open mesh…" input the bench sets as a user would.
 //
@@ -21,28 +21,14 @@
 // file is chosen once the viewer has warmed up (its shaders, and a software renderer's
 // pipelines, built ahead), as a user opening the viewer and then a file meets it. The time to
 // that point, and the longest main-thread task in it, are printed too.
-import {
-  existsSync,
-  openSync,
-  readSync,
-  closeSync,
-  readdirSync,
-  statSync,
-  readFileSync,
-  createReadStream,
-} from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { basename, dirname, extname, join, normalize, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
 import type { Browser, Page } from '@playwright/test';
-import { build } from 'vite';
 import { CHROMIUM_ARGS, chromiumPath } from '../e2e/chromium.js';
-import { readVolume } from '../src-main/scans/volume-reader.js';
-import { isoSurfaceToFile } from '../src-main/engine/segmentation/iso-surface-file.test-support.js';
+import { buildPage, makeMesh, MESH, serve } from './mesh-load-setup.js';
 import type {
   AnchorResult,
   BenchWindow,
@@ -53,15 +39,9 @@ import type { LoadTimings } from '../src-renderer/viewer/mesh-loader-protocol.js
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..');
-const OUT = join(here, '.out');
-const SERIES = join(ROOT, '..', 'shared', 'fixtures', 'dicom', 'ct-head-phantom-1mm');
-const ISO_HU = 300;
-const MESH = join(OUT, `ct-head-phantom-iso${ISO_HU}.stl`);
-const PAGE_DIR = join(OUT, 'mesh-load-page');
 const SKULL = join(ROOT, '..', 'shared', 'fixtures', 'mesh', 'skull-invesalius-cranium-400k-binary.stl');
 const TASK_GOAL_MS = 50;
 const SKULL_GOAL_MS = 1000;
-const MIN_TRIANGLES = 2_000_000;
 const ROUNDS = Number(process.argv[2] ?? 3);
 /**
  * A freshly launched Chromium preloads its own WebUI (the omnibox popup, a renderer process of its
@@ -69,76 +49,6 @@ const ROUNDS = Number(process.argv[2] ?? 3);
  * app (in Electron, or in a browser already running) never competes with.
  */
 const BENCH_CHROMIUM_ARGS = [...CHROMIUM_ARGS, '--disable-features=PreloadTopChromeWebUI'];
-
-function binaryStlTriangles(path: string): number | null {
-  if (!existsSync(path)) return null;
-  const fd = openSync(path, 'r');
-  const head = Buffer.alloc(84);
-  readSync(fd, head, 0, 84, 0);
-  closeSync(fd);
-  const n = head.readUInt32LE(80);
-  return 84 + 50 * n === statSync(path).size ? n : null;
-}
-
-async function makeMesh(): Promise<number> {
-  const existing = binaryStlTriangles(MESH);
-  if (existing !== null && existing >= MIN_TRIANGLES) {
-    console.log(`mesh: ${MESH} (reused), ${existing.toLocaleString('en-US')} triangles`);
-    return existing;
-  }
-  const t = performance.now();
-  const volume = await readVolume(readdirSync(SERIES).map((f) => join(SERIES, f)));
-  const written = await isoSurfaceToFile(volume, ISO_HU, MESH, { decimateMaxError: 0 });
-  console.log(
-    `mesh: ${MESH} made by the local engine from ${volume.dims.join(' x ')} voxels at ${ISO_HU} HU, no decimation: ` +
-      `${written.triangles.toLocaleString('en-US')} triangles, ${(written.bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`,
-  );
-  if (written.triangles < MIN_TRIANGLES)
-    throw new Error(`the mesh has fewer than ${MIN_TRIANGLES} triangles`);
-  return written.triangles;
-}
-
-async function buildPage(): Promise<string> {
-  const t = performance.now();
-  await build({
-    configFile: join(ROOT, 'vite.config.ts'),
-    root: join(ROOT, 'src-renderer'),
-    logLevel: 'warn',
-    build: {
-      outDir: PAGE_DIR,
-      emptyOutDir: true,
-      sourcemap: false,
-      rollupOptions: { input: join(ROOT, 'src-renderer', 'viewer', 'bench', 'mesh-load-bench.html') },
-    },
-  });
-  console.log(`page: built into ${PAGE_DIR} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  return 'viewer/bench/mesh-load-bench.html';
-}
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-};
-
-/** The built page on loopback; the meshes reach the page through its file inputs. */
-async function serve(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
-    const file = normalize(join(PAGE_DIR, path));
-    if (!file.startsWith(PAGE_DIR + sep)) return void res.writeHead(403).end();
-    if (!existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end();
-    res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
-      'Content-Length': statSync(file).size,
-    });
-    createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 interface Blocking {
   /** Longest part of a long task (over 50 ms) inside the window. */

@@ -24,3 +24,6 @@ export class FramePacer {
     this.request = 0;
   }
 }
+
+/** Resolves at the next animation frame, with its time: for code that waits a frame at a time. */
+export const nextFrame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame(resolve));

@@ -15,14 +15,14 @@
  */
 
 /** About a 650k-triangle mesh's buffers (indices and welded vertices take some 24 bytes per triangle). */
-export const RESERVE_BYTES = 16 * 2 ** 20;
+const RESERVE_BYTES = 16 * 2 ** 20;
 /** In pieces about the size of a chunk's buffers, which will take the memory over. */
 const PIECE_BYTES = 256 * 1024;
 
 /**
  * Allocates RESERVE_BYTES of buffer memory (sizes only, nothing sent) and returns a function
- * that frees it. Call that function only after a canvas frame has been read back: the memory is
- * taken then.
+ * that frees it. It was measured freed after a canvas frame had been shown, and works that way;
+ * freeing it sooner was not tried.
  */
 export function reserveBufferMemory(gl: WebGL2RenderingContext): () => void {
   const buffers: WebGLBuffer[] = [];

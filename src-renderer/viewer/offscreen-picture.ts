@@ -21,6 +21,7 @@ import {
   WebGLRenderTarget,
 } from 'three';
 import type { WebGLRenderer } from 'three';
+import { nextFrame } from './frame-pacer.js';
 
 /** Triangles per batch: a few milliseconds of the main thread (buffer uploads, draw calls). */
 export const OFFSCREEN_BATCH_TRIANGLES = 32_768;
@@ -141,7 +142,7 @@ export async function gpuCaughtUp(renderer: WebGLRenderer, stopped: () => boolea
   gl.flush();
   try {
     while (!stopped() && !gl.isContextLost() && gl.getSyncParameter(sync, gl.SYNC_STATUS) !== gl.SIGNALED)
-      await new Promise((resolve) => requestAnimationFrame(resolve));
+      await nextFrame();
   } finally {
     gl.deleteSync(sync);
   }

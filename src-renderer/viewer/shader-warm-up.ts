@@ -9,6 +9,7 @@ import { BufferAttribute, BufferGeometry, Group, Mesh } from 'three';
 import type { PerspectiveCamera, Plane, Scene, WebGLRenderer } from 'three';
 import { capMesh, stencilMaterial } from './clip-caps.js';
 import { depthMaterial, surfaceMaterial } from './mesh-object.js';
+import { nextFrame } from './frame-pacer.js';
 import { reserveBufferMemory } from './gpu-memory-reserve.js';
 import { gpuCaughtUp, type OffscreenTarget } from './offscreen-picture.js';
 
@@ -97,5 +98,3 @@ export async function warmUpShaders(
     release();
   }
 }
-
-const nextFrame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));

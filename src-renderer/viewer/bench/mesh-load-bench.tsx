@@ -19,6 +19,7 @@ import {
 } from 'three';
 import type { BufferGeometry } from 'three';
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
+import { nextFrame } from '../frame-pacer.js';
 import { isSoftwareRenderer } from '../gpu-info.js';
 import { meshRegistry } from '../mesh-registry.js';
 import { MARKS } from '../viewer-actions.js';
@@ -60,8 +61,6 @@ function geometryBytes(g: BufferGeometry): number {
   for (const a of Object.values(g.attributes)) n += a.array.byteLength;
   return n;
 }
-
-const nextFrame = (): Promise<number> => new Promise((r) => requestAnimationFrame(r));
 
 async function anchorLoad(file: File, start: number): Promise<AnchorResult> {
   const canvas = document.createElement('canvas');
