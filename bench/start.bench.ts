@@ -5,14 +5,15 @@
 // - Web mode's first page: the longest main-thread task (Long Tasks API, buffered from navigation
 //   start) until the app shell is on screen and the page is idle, goal <= 100 ms. Each round gets a
 //   fresh Chromium and a fresh `scan2mesh web` process with its own data folder, as a first start has;
-//   the page itself reports when the shell is shown (PAGE_PROBE), so no harness script runs inside.
+//   the page itself reports when the shell is shown (PAGE_PROBE), so no harness script runs inside,
+//   and Chromium is driven over a bare DevTools pipe with only the Page domain on (see cdp-pipe.ts).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumPath } from '../e2e/chromium.js';
+import { openPipePage } from './cdp-pipe.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'main', 'cli.cjs');
@@ -63,9 +64,10 @@ interface PageResult {
 
 /**
  * Runs in the page before its own scripts: records long tasks from the start, and when the app's
- * navigation landmark is first on screen (the frame after it appears). The page reports this itself
- * because Playwright's locators inject a script of some 300 KB into the page, whose compile would
- * be a long task of the harness's own inside the window measured.
+ * navigation landmark is first on screen (the frame after it appears). The page reports this itself,
+ * so the harness runs no script inside the window measured (Playwright's locators inject one of some
+ * 300 KB, whose compile would be a long task of the harness's own), and the page is driven over a
+ * bare DevTools pipe (cdp-pipe.ts) rather than Playwright, whose Runtime domain adds work to it.
  */
 const PAGE_PROBE = `
 window.__tasks = [];
@@ -86,16 +88,14 @@ window.__shell = new Promise((resolve) => {
 async function firstPage(): Promise<PageResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'scan2mesh-start-bench-'));
   const web = await startWeb(dataDir);
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: BENCH_CHROMIUM_ARGS });
+  const page = await openPipePage(chromiumPath(), BENCH_CHROMIUM_ARGS, PAGE_PROBE, 1440, 900);
   try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    // Page code as a string: this file is type-checked for Node, not for the DOM.
-    await page.addInitScript(PAGE_PROBE);
-    await page.goto(web.url);
-    // The shell is up when the navigation landmark is; then let the first data requests settle.
+    const loaded = page.event('Page.loadEventFired');
+    await page.navigate(web.url);
+    await loaded;
     const shellVisibleMs = (await page.evaluate('window.__shell')) as number;
-    await page.waitForLoadState('networkidle');
-    await page.waitForTimeout(500);
+    // Then the first data requests and their renders, as Playwright's "networkidle" and 500 ms gave.
+    await new Promise((r) => setTimeout(r, 1500));
     const tasks = (await page.evaluate('window.__tasks')) as number[];
     return {
       longestTaskMs: Math.round(Math.max(0, ...tasks)),
@@ -103,7 +103,7 @@ async function firstPage(): Promise<PageResult> {
       shellVisibleMs: Math.round(shellVisibleMs),
     };
   } finally {
-    await browser.close();
+    await page.close();
     web.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   );
 
   const pages: PageResult[] = [];
-  for (let i = 0; i < Math.min(ROUNDS, 3); i++) pages.push(await firstPage());
+  for (let i = 0; i < ROUNDS; i++) pages.push(await firstPage());
   const longest = median(pages.map((p) => p.longestTaskMs));
   console.log(
     `web mode first page: longest main-thread task ${longest} ms (median of ${pages.length}: ` +

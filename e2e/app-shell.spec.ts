@@ -18,3 +18,32 @@ test('the renderer lists connection profiles through the contract', async ({ app
   await expect(items.first()).toContainText('In use');
   await snap(page, testInfo, 'connections');
 });
+
+test('the first page’s scripts ask V8 to compile them while they stream, the viewer’s does not', async ({
+  app,
+}) => {
+  const { page } = app;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Viewer' }).click();
+  await expect(page.locator('canvas')).toBeVisible();
+  // The scripts the page's HTML names (later imports add links of their own to the live document).
+  const base = page.url();
+  const html = await (await page.request.get(base)).text();
+  const firstPage = [
+    ...html.matchAll(/<(?:script type="module"[^>]* src|link rel="modulepreload"[^>]* href)="([^"]+)"/g),
+  ].map((m) => new URL(m[1] ?? '', base).href);
+  const loaded = (await page.evaluate(
+    "performance.getEntriesByType('resource').map((e) => e.name).filter((u) => /\\/assets\\/[^/]+\\.js$/.test(u))",
+  )) as string[];
+  const firstLine = async (url: string) => (await (await page.request.get(url)).text()).split('\n', 1)[0];
+  const heads = {
+    firstPage: await Promise.all(firstPage.map(async (u) => [u, await firstLine(u)])),
+    later: await Promise.all(
+      loaded.filter((u) => !firstPage.includes(u)).map(async (u) => [u, await firstLine(u)]),
+    ),
+  };
+  expect(heads.firstPage.length).toBeGreaterThanOrEqual(3);
+  for (const [url, line] of heads.firstPage) expect(line, url).toBe('//# allFunctionsCalledOnLoad');
+  const viewer = heads.later.find(([url]) => /ViewerHost-/.test(url ?? ''));
+  expect(viewer, 'the viewer chunk was loaded').toBeDefined();
+  expect(viewer?.[1]).not.toContain('allFunctionsCalledOnLoad');
+});
