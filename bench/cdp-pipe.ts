@@ -1,8 +1,8 @@
 // A page in a fresh Chromium, driven over its DevTools pipe with only the calls a measurement
-// needs. Playwright's session enables the Runtime domain, which makes V8 capture detailed stack
-// traces; on the first page that re-parses React DOM on the main thread for source positions
-// (V8.CollectSourcePositions in a trace), turning its evaluation into a task of 108-149 ms that no
-// user's window has. Without that domain the same evaluation stays under 50 ms.
+// needs. Playwright's session enables the Runtime domain; with it on, V8 collected source positions
+// while evaluating the first page's entry, re-parsing React DOM on the main thread
+// (V8.CollectSourcePositions in a trace): a task of 108-149 ms that no user's window has, where the
+// same evaluation without that domain stayed under 50 ms.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
