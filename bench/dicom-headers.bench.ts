@@ -215,9 +215,7 @@ async function main(): Promise<void> {
     // Round 0 warms the page cache for both and is not counted; then they alternate.
     for (let r = 0; r <= RUNS; r++) {
       const c = coldPass(script, set.dir, set.files);
-      // Diagnostic, not the app's path: the same cold run with V8 compiling every function as the
-      // bundle loads (outside the timed part) instead of on its first call, inside it. The gap is
-      // what compiling on first use costs the first drop; the rest is running code not yet optimised.
+      // The diagnostic (see the header): not the app's path, and not in the ratio.
       const e = coldPass(script, set.dir, set.files, ['--no-lazy']);
       const p = pydicomPass(set.dir);
       if (p.files !== set.files || p.series !== 1) throw new Error('pydicom saw something else');
