@@ -162,6 +162,63 @@ describe('tag-only header reader', () => {
     expect(classifyBytes(bytes, { path: 'x', display: 'x' })).toEqual(byDicomParser(bytes, 'x'));
   });
 
+  it('first reads about as much of a file as the header before it needed, and still reads each whole', () => {
+    const phantom = readFileSync(phantomFiles()[0]!);
+    const teeth = readFileSync(join(FIXTURES, 'ct-human-cranium-teeth', 'slice001.dcm'));
+    // The phantom slice with a 20 KB private element before its pixel data: a header past 16 KB.
+    const at = dicomParser.parseDicom(phantom, { untilTag: 'x7fe00010' }).elements.x7fe00010!.dataOffset - 12;
+    const filler = Buffer.alloc(12 + 20 * 1024, 0x41);
+    filler.writeUInt16LE(0x0029, 0);
+    filler.writeUInt16LE(0x1010, 2);
+    filler.write('OB', 4, 'latin1');
+    filler.writeUInt16LE(0, 6);
+    filler.writeUInt32LE(20 * 1024, 8);
+    const long = Buffer.concat([phantom.subarray(0, at), filler, phantom.subarray(at)]);
+    /** The header's length up to its pixel data value, in whole 4 KB pages with 512 bytes to spare. */
+    const pages = (b: Buffer): number =>
+      Math.ceil(
+        (dicomParser.parseDicom(b, { untilTag: 'x7fe00010' }).elements.x7fe00010!.dataOffset + 512) / 4096,
+      ) * 4096;
+    expect([pages(teeth), pages(phantom), pages(long)]).toEqual([4096, 8192, 28672]);
+
+    const asked: number[] = [];
+    const read = (bytes: Buffer, name: string) => {
+      const inner = bufferSource(bytes);
+      let first = true;
+      const src = {
+        size: (end?: number) => inner.size(end),
+        read: (into: Buffer, at: number, length: number, position: number) => {
+          if (first) asked.push(length);
+          first = false;
+          return inner.read(into, at, length, position);
+        },
+      };
+      const c = { path: name, display: name };
+      const mine = classifyRead(c, () => {
+        const r = readHeaderPrefix(src, Infinity);
+        return r === 'defer' ? undefined : r;
+      });
+      expect(mine, name).toEqual(byDicomParser(bytes, name));
+      expect(mine.kind, name).toBe('image');
+    };
+    // After the small header the first read is one page whatever came before (it is a page at least).
+    const order: [Buffer, string][] = [
+      [teeth, 'teeth'],
+      [phantom, 'phantom'],
+      [phantom, 'phantom again'],
+      [long, 'long'],
+      [long, 'long again'],
+      [teeth, 'teeth after long'],
+      [teeth, 'teeth again'],
+      [phantom, 'phantom after teeth'],
+      [long, 'long after phantom'],
+    ];
+    for (const [bytes, name] of order) read(bytes, name);
+    // Each first read asks for what the header before needed (a header that needs less than half of
+    // it shrinks it); a longer header than that is read on.
+    expect(asked.slice(1)).toEqual([4096, 8192, 8192, 28672, 28672, 4096, 4096, 8192]);
+  });
+
   it('keeps every tag the header fields and the classifier ask for', () => {
     const asked = new Set<string>();
     for (const file of allFixtureFiles()) {
