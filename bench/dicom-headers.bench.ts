@@ -5,7 +5,10 @@
 // - cold in-process: the first drop of a session, header-scan worker start-up included, >= 10x
 //   pydicom's header loop, on the 140-slice phantom and on a 1,000-file folder;
 // - `scan2mesh inspect --json` of the phantom, whole process, <= 0.5x pydicom's whole process
-//   (interpreter, import, headers, JSON out).
+//   (interpreter, import, headers, JSON out). Beside it, a diagnostic not in the ratio: how long a
+//   Node process that does nothing takes to start, and, where the environment sets
+//   NODE_EXTRA_CA_CERTS, how long without it (plain Node loads that file at every start; the
+//   installed command never reads it, as its nodeOptions fuse is off).
 // Cold runs use the intake bundled like dist/main (bench/dicom-headers-cold.ts, built here with
 // esbuild and run in a fresh process each time). Warm in-process figures follow for comparison: the
 // app's path again (this thread, plus workers when a drop is worth them), and `workers: false`.
@@ -179,6 +182,14 @@ function coldPass(
   return out;
 }
 
+/** Wall time of a Node process that does nothing: what every whole-process figure of ours starts with. */
+function nodeStart(env: NodeJS.ProcessEnv): number {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['-e', '0'], { cwd: root, env });
+  if (r.status !== 0) throw new Error('node -e 0 failed');
+  return performance.now() - t;
+}
+
 function wholeProcess(cmd: string, args: string[]): number {
   const t = performance.now();
   const r = spawnSync(cmd, args, { encoding: 'utf8', cwd: root, maxBuffer: 64 * 1024 * 1024 });
@@ -280,12 +291,22 @@ async function main(): Promise<void> {
   if (existsSync(cli)) {
     const ours: number[] = [];
     const theirs: number[] = [];
+    const bare: number[] = [];
+    const bareNoExtra: number[] = [];
+    // A diagnostic, not in the ratio: this environment may name a certificate file in
+    // NODE_EXTRA_CA_CERTS, which every plain Node process loads before it runs any code.
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+    const { NODE_EXTRA_CA_CERTS: _dropped, ...withoutExtraCa } = process.env;
     for (let r = 0; r <= RUNS; r++) {
       const a = wholeProcess(process.execPath, [cli, 'inspect', '--json', phantom]);
       const b = wholeProcess('/usr/bin/python3', ['-c', PYDICOM_INSPECT, phantom]);
+      const c = nodeStart(process.env);
+      const d = extraCa ? nodeStart(withoutExtraCa) : c;
       if (r > 0) {
         ours.push(a);
         theirs.push(b);
+        bare.push(c);
+        bareNoExtra.push(d);
       }
     }
     const ratio = median(ours) / median(theirs);
@@ -295,11 +316,16 @@ async function main(): Promise<void> {
     console.log(`  scan2mesh inspect --json: median ${median(ours).toFixed(0)} ms [${fmt(ours)}]`);
     console.log(`  pydicom script:           median ${median(theirs).toFixed(0)} ms [${fmt(theirs)}]`);
     console.log(
+      `  of ours, Node starting (node -e 0): median ${median(bare).toFixed(0)} ms [${fmt(bare)}]${extraCa ? `; ${median(bareNoExtra).toFixed(0)} ms without NODE_EXTRA_CA_CERTS, which this environment sets (${extraCa}): plain Node loads that file at every start, the installed command does not read it (its nodeOptions fuse is off)` : ''}`,
+    );
+    console.log(
       `  ratio scan2mesh / pydicom: ${ratio.toFixed(2)} (goal <= ${GOAL_INSPECT}): ${met ? 'met' : 'NOT met'}`,
     );
     inspect = {
       scan2meshMs: Math.round(median(ours)),
       pydicomMs: Math.round(median(theirs)),
+      nodeStartMs: Math.round(median(bare)),
+      ...(extraCa ? { nodeStartWithoutExtraCaCertsMs: Math.round(median(bareNoExtra)) } : {}),
       ratio: Number(ratio.toFixed(3)),
       met,
     };
