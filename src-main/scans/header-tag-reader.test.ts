@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import dicomParser from 'dicom-parser';
 import { describe, expect, it } from 'vitest';
 import { classifyBytes, classifyFile, classifyQuickly, classifyRead } from './classify-file.js';
-import { bufferSource, readDicomHeader, readDicomHeaderSync, type HeaderRead } from './dicom-file.js';
+import {
+  bufferSource,
+  readDicomHeader,
+  readDicomHeaderSync,
+  type ByteSource,
+  type HeaderRead,
+} from './dicom-file.js';
 import { HEADER_TAGS } from './header-tags.js';
 import { fuzzSources, mutate, MUTATIONS, prng } from './header-fuzz.test-support.js';
 import { readHeaderPrefix } from './header-prefix.js';
@@ -23,6 +29,34 @@ function allFixtureFiles(dir = FIXTURES): string[] {
 /** The reference: every header read by dicom-parser alone, as before the tag-only reader. */
 const byDicomParser = (bytes: Buffer, name: string) =>
   classifyRead({ path: name, display: name }, () => readDicomHeader(bufferSource(bytes)));
+
+/** Where a file's pixel data value starts, by dicom-parser. */
+const pixelDataAt = (b: Buffer): number =>
+  dicomParser.parseDicom(b, { untilTag: 'x7fe00010' }).elements.x7fe00010!.dataOffset;
+
+/** `src` with a private OB element of `size` bytes just before its pixel data: a longer header. */
+function withPrivateBlock(src: Buffer, size: number): Buffer {
+  const at = pixelDataAt(src) - 12;
+  const block = Buffer.alloc(12 + size);
+  block.writeUInt16LE(0x0029, 0);
+  block.writeUInt16LE(0x1010, 2);
+  block.write('OB', 4, 'latin1');
+  block.writeUInt32LE(size, 8);
+  return Buffer.concat([src.subarray(0, at), block, src.subarray(at)]);
+}
+
+/** A source over `bytes` that tells `seen` the length each read asks for and the bytes it got. */
+function watchedSource(bytes: Buffer, seen: (asked: number, got: number) => void): ByteSource {
+  const inner = bufferSource(bytes);
+  return {
+    size: (end) => inner.size(end),
+    read: (into, at, length, position) => {
+      const n = inner.read(into, at, length, position);
+      seen(length, n);
+      return n;
+    },
+  };
+}
 
 describe('tag-only header reader', () => {
   it('classifies every fixture file exactly as dicom-parser does, and reads the plain slices itself', () => {
@@ -98,8 +132,7 @@ describe('tag-only header reader', () => {
     // Too many elements to note one by one: the reader walks such a header without keeping it as the
     // template for the next files, which must still read as themselves.
     const src = readFileSync(phantomFiles()[0]!);
-    const px = dicomParser.parseDicom(src, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
-    const at = px.dataOffset - 12;
+    const at = pixelDataAt(src) - 12;
     const filler = Buffer.alloc(8 * 10_000);
     for (let i = 0; i < 10_000; i++) {
       filler.writeUInt16LE(0x7fd1, 8 * i);
@@ -135,26 +168,10 @@ describe('tag-only header reader', () => {
   });
 
   it('reads no more than it is allowed, however long the header', () => {
-    const src = readFileSync(phantomFiles()[0]!);
-    const px = dicomParser.parseDicom(src, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
-    const at = px.dataOffset - 12;
     // A private OB element of 4 MB before the pixel data: the header goes on past any bound.
-    const filler = Buffer.alloc(12 + 4 * 1024 * 1024);
-    filler.writeUInt16LE(0x0029, 0);
-    filler.writeUInt16LE(0x1010, 2);
-    filler.write('OB', 4, 'latin1');
-    filler.writeUInt32LE(4 * 1024 * 1024, 8);
-    const bytes = Buffer.concat([src.subarray(0, at), filler, src.subarray(at)]);
-    const inner = bufferSource(bytes);
+    const bytes = withPrivateBlock(readFileSync(phantomFiles()[0]!), 4 * 1024 * 1024);
     let read = 0;
-    const counted = {
-      size: (end?: number) => inner.size(end),
-      read: (into: Buffer, pos: number, length: number, position: number) => {
-        const n = inner.read(into, pos, length, position);
-        read += n;
-        return n;
-      },
-    };
+    const counted = watchedSource(bytes, (_, got) => (read += got));
     expect(readHeaderPrefix(counted, 256 * 1024)).toBe('defer');
     expect(read).toBeLessThanOrEqual(256 * 1024);
     // Without a bound it reads on to the pixel data, and agrees with dicom-parser.
@@ -166,33 +183,18 @@ describe('tag-only header reader', () => {
     const phantom = readFileSync(phantomFiles()[0]!);
     const teeth = readFileSync(join(FIXTURES, 'ct-human-cranium-teeth', 'slice001.dcm'));
     // The phantom slice with a 20 KB private element before its pixel data: a header past 16 KB.
-    const at = dicomParser.parseDicom(phantom, { untilTag: 'x7fe00010' }).elements.x7fe00010!.dataOffset - 12;
-    const filler = Buffer.alloc(12 + 20 * 1024, 0x41);
-    filler.writeUInt16LE(0x0029, 0);
-    filler.writeUInt16LE(0x1010, 2);
-    filler.write('OB', 4, 'latin1');
-    filler.writeUInt16LE(0, 6);
-    filler.writeUInt32LE(20 * 1024, 8);
-    const long = Buffer.concat([phantom.subarray(0, at), filler, phantom.subarray(at)]);
+    const long = withPrivateBlock(phantom, 20 * 1024);
     /** The header's length up to its pixel data value, in whole 4 KB pages with 512 bytes to spare. */
-    const pages = (b: Buffer): number =>
-      Math.ceil(
-        (dicomParser.parseDicom(b, { untilTag: 'x7fe00010' }).elements.x7fe00010!.dataOffset + 512) / 4096,
-      ) * 4096;
+    const pages = (b: Buffer): number => Math.ceil((pixelDataAt(b) + 512) / 4096) * 4096;
     expect([pages(teeth), pages(phantom), pages(long)]).toEqual([4096, 8192, 28672]);
 
     const asked: number[] = [];
     const read = (bytes: Buffer, name: string) => {
-      const inner = bufferSource(bytes);
       let first = true;
-      const src = {
-        size: (end?: number) => inner.size(end),
-        read: (into: Buffer, at: number, length: number, position: number) => {
-          if (first) asked.push(length);
-          first = false;
-          return inner.read(into, at, length, position);
-        },
-      };
+      const src = watchedSource(bytes, (length) => {
+        if (first) asked.push(length);
+        first = false;
+      });
       const c = { path: name, display: name };
       const mine = classifyRead(c, () => {
         const r = readHeaderPrefix(src, Infinity);
