@@ -1,4 +1,13 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -96,6 +105,24 @@ describe('jobs.submit, the last line of defence', () => {
       });
       expect(unfit).toMatchObject({ ok: false, error: { code: 'bad-input' } });
       if (!unfit.ok) expect(unfit.error.message).toContain(two.fitness.reasons[0]);
+
+      // A whole scan with one slice cut short: a model could be made of its extent, but not of a
+      // damaged file. It is not usable, so it is refused with the file's error.
+      const cut = join(work, 'one-cut-short');
+      mkdirSync(cut);
+      for (const f of phantomFiles()) copyFileSync(f, join(cut, basename(f)));
+      const victim = join(cut, basename(phantomFiles()[70]!));
+      truncateSync(victim, statSync(victim).size - 1000);
+      const damaged = (await intake(core, cut)).series[0]!;
+      const error = damaged.problems.find((p) => p.severity === 'error');
+      expect(error?.code).toBe('truncated-file');
+      const refused = await core.dispatch('jobs.submit', {
+        seriesIds: [damaged.id],
+        meshes: [{ structures: [makeableNames(local)![0]!], extension: '.stl' }],
+        deidentify: false,
+      });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'bad-input' } });
+      if (!refused.ok) expect(refused.error.message).toContain(error!.message);
 
       expect(await core.dispatch('jobs.list', {})).toMatchObject({ ok: true, value: { jobs: [] } });
       expect(existsSync(join(core.platform.dataDir, 'packages'))).toBe(false);

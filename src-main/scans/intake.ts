@@ -6,7 +6,8 @@ import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './a
 import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
-import { isUsable, sortProblems, summarizeSeries } from './series-summary.js';
+import { isUsable } from '../../src-shared/series-usable.js';
+import { sortProblems, summarizeSeries } from './series-summary.js';
 import type { SliceLayout } from './slice-layout.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -155,7 +156,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
       code: 'nothing-usable',
       message:
         series.length > 0
-          ? 'No series in what you dropped can be used; see the problems listed with each one.'
+          ? 'No series in what you dropped can be used; each one says why.'
           : 'No DICOM images were found in what you dropped.',
     });
   }

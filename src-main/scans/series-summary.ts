@@ -204,7 +204,3 @@ const RANK = { error: 0, warning: 1, info: 2 } as const;
 export function sortProblems(problems: ScanProblem[]): ScanProblem[] {
   return [...problems].sort((a, b) => RANK[a.severity] - RANK[b.severity]);
 }
-
-export function isUsable(s: SeriesSummary): boolean {
-  return !s.problems.some((p) => p.severity === 'error');
-}

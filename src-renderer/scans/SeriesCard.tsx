@@ -4,7 +4,8 @@ import { formatBytes, formatDicomDate, formatMm, formatPersonName } from '../com
 import { Switch } from '../common/ui';
 import { SlicePreview } from './SlicePreview';
 import { duplicateOf } from './duplicates';
-import { isUsable, useScans } from './scans-store';
+import { isUsable } from '../../src-shared/series-usable';
+import { useScans } from './scans-store';
 import './series-fitness.css';
 import './series-duplicate.css';
 import './series-card.css';

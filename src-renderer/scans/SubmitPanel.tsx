@@ -9,7 +9,8 @@ import { useSelection } from '../structures/selection-store';
 import { planMeshes, refusedChoices, structureLabel } from '../structures/structure-selection';
 import { ErrorNote } from '../common/ui';
 import { plural } from '../common/format';
-import { isUsable, useScans } from './scans-store';
+import { isUsable } from '../../src-shared/series-usable';
+import { useScans } from './scans-store';
 import './submit-panel.css';
 
 /**

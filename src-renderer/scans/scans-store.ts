@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import type { ScanProblem, SeriesSummary, SkippedFile } from '../../src-shared/scans';
+import { isUsable } from '../../src-shared/series-usable';
 import { api, errorText, grantsForFiles, type ErrorText } from '../bridge/api';
 import type { ScanGrant } from '../../src-shared/contract';
 import type { DroppedItem } from '../bridge/dropped-item';
@@ -49,13 +50,6 @@ interface ScansState {
   dismissNotice(id: number): void;
   clearError(): void;
 }
-
-/**
- * A series can be sent when its files have no error-level problem (warnings only inform) and a model
- * can honestly be made of it (fitness: enough slices, a jaw's extent...); otherwise it is never ticked.
- */
-export const isUsable = (s: SeriesSummary): boolean =>
-  !s.problems.some((p) => p.severity === 'error') && s.fitness.fit;
 
 /** Can be ticked: usable, and not a repeat of an earlier card unless the user insists. */
 const tickable = (s: ScansState, id: string): boolean => {

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { Handlers } from '../dispatch.js';
 import type { FileHandout, JobQueue, OpenJobQueue, StructureJudge } from '../services.js';
 import { AppError } from '../../../src-shared/errors.js';
+import { isUsable } from '../../../src-shared/series-usable.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
 import { connectionCapabilities, refuseUnmakeable } from '../structure-check.js';
@@ -51,13 +52,19 @@ export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobH
       // other caller, before a package is made.
       const profile = profiles.get(req.profileId ?? profiles.activeId());
       if (profile) refuseUnmakeable(req.meshes, connectionCapabilities(profile.kind, engine), profile.name);
-      // Likewise a series no model can honestly be made of (a 2-slice slab, a scout) is never packed.
+      // Likewise a series that is not usable (a damaged file, or a 2-slice slab or a scout that no
+      // model can honestly be made of) is never packed.
       for (const id of req.seriesIds) {
-        const fitness = scans.series(id)?.fitness;
-        if (fitness && !fitness.fit)
-          throw new AppError('bad-input', `No model can be made of this scan: ${fitness.reasons.join(' ')}`, {
-            action: 'Untick it, and send a CT or CBCT scan of the whole jaw.',
-          });
+        const series = scans.series(id);
+        if (series && !isUsable(series))
+          // The reasons include the files' errors (segmentation-fitness.ts), in words for a clinician.
+          throw new AppError(
+            'bad-input',
+            `No model can be made of this scan: ${series.fitness.reasons.join(' ')}`,
+            {
+              action: 'Untick it, and send a CT or CBCT scan of the whole jaw.',
+            },
+          );
       }
       return { jobs: await (await open()).submit(req) };
     },

@@ -54,6 +54,17 @@ describe('scan2mesh inspect', () => {
     expect(JSON.parse(json.stdout).problems[0].code).toBe('nothing-usable');
   });
 
+  it('calls a sound series of which no model can be made NOT usable, says why, and exits with 2', () => {
+    // Two frames of a CT, read without a fault: submit and the app refuse it, so inspect does too.
+    const r = cli('inspect', join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(/series number 3 — NOT usable/);
+    expect(r.stdout).toMatch(
+      /no model can be made of it\n +The series has only 2 slices; a scan that holds a jaw has at least 20\./,
+    );
+    expect(r.stdout).toMatch(/error: No series in what you dropped can be used; each one says why\./);
+  });
+
   it('explains a missing path', () => {
     const r = cli('inspect', join(FIXTURES, 'no-such-folder'));
     expect(r.status).toBe(2);

@@ -5,13 +5,14 @@ import type { Command } from 'commander';
 import type { IntakeResult, ScanProblem, SeriesSummary } from '../../../src-shared/scans.js';
 import { formatBytes } from '../../scans/archive-extract.js';
 import { intake } from '../../scans/intake.js';
-import { isUsable } from '../../scans/series-summary.js';
+import { isUsable } from '../../../src-shared/series-usable.js';
 import { EXIT } from '../exit-codes.js';
 
 /**
  * Looks at files, folders and zips and reports the series found and every problem. Patient data
  * is printed because the person at the terminal is shown it, as in the app; it is never logged.
- * Exit code 2 when nothing usable was found.
+ * Exit code 2 when nothing usable was found: no series whose files are sound and of which a model
+ * can be made (the same test as submit's and the app's).
  *
  * It runs intake itself rather than through ScanService: the service also previews and packages,
  * and loading that code (codecs, de-identification tables, zip writing) cost inspect more start-up
@@ -72,6 +73,15 @@ function seriesBlock(s: SeriesSummary, k: number, n: number): string[] {
   else {
     out.push('  problems');
     for (const p of s.problems) out.push(...problemLines(p, '    '));
+  }
+  // As on the app's series card: why no model can be made of it, each reason once (a file's error
+  // may be one of them already), so that inspect never leaves unsaid what submit will refuse.
+  const unfit = s.fitness.fit
+    ? []
+    : s.fitness.reasons.filter((r) => !s.problems.some((p) => p.message === r));
+  if (unfit.length > 0) {
+    out.push('  no model can be made of it');
+    for (const r of unfit) out.push(`    ${r}`);
   }
   return out;
 }
