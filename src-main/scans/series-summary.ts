@@ -47,7 +47,8 @@ export function summarizeSeries(
     problems.push({
       severity: 'warning',
       code: 'not-ct',
-      message: `This is ${words}, not a CT scan. The segmentation is made for CT and cone-beam CT; on these images it will not find bone and teeth reliably.`,
+      // A fact, not a verdict: the series' fitness says, in one place, that no model is made of it.
+      message: `This is ${words}, not a CT or cone-beam CT scan.`,
     });
   }
   const colour = headers.find((h) => h.samplesPerPixel !== 1 && !readsAsGrey(h));
@@ -74,13 +75,9 @@ export function summarizeSeries(
       code: 'single-image',
       message: 'This series is a single image, not a 3D scan: a model needs a stack of slices.',
     });
-  } else if (slices < 10) {
-    problems.push({
-      severity: 'warning',
-      code: 'few-slices',
-      message: `This series has only ${slices} slices, too few for a useful 3D model.`,
-    });
   }
+  // Too few slices for a jaw is the fitness check's to say (segmentation-fitness.ts), with its own
+  // threshold: a second, softer warning here told the user something else.
   const syntaxes = new Set(headers.map((h) => h.transferSyntaxUid));
   const decodable = everyDecodes(headers);
   if (ts.compressed) {

@@ -41,7 +41,9 @@ describe('scan2mesh inspect', () => {
     expect(r.stdout).toMatch(/spacing +pixels 0\.451 x 0\.451 mm, slices 1 mm apart/);
     expect(r.stdout).toMatch(/patient +HEAD, id PLASTIC/);
     expect(r.stdout).toMatch(/Series 2 of 2: ax_asc_35sl.* — NOT usable/);
-    expect(r.stdout).toMatch(/warning: This is an MR \(magnetic resonance\) scan, not a CT scan/);
+    expect(r.stdout).toMatch(
+      /warning: This is an MR \(magnetic resonance\) scan, not a CT or cone-beam CT scan\./,
+    );
   });
 
   it('exits with 2 when nothing usable was found', () => {
