@@ -17,12 +17,12 @@ import {
   reopensWindowOnActivate,
 } from './desktop-conventions.js';
 import { PowerSaveGuard } from './power-save.js';
-import { trustSystemCertificates } from '../platform/system-trust.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+// The system's certificate authorities are trusted from the first https connection on, in the window
+// and the command line alike (trustSystemCertificatesOnce, called by each way out): not here, where
+// every start, however local, would pay for reading them.
 const cliArgv = cliArgvFrom(process.argv);
-// Before any connection, for the window and the command line alike (see system-trust.ts for why).
-trustSystemCertificates();
 
 if (cliArgv) {
   runCommandLine(cliArgv);

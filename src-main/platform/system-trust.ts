@@ -25,3 +25,17 @@ export function trustSystemCertificates(store: CaStore = tls as unknown as CaSto
     return false;
   }
 }
+
+let trusted: boolean | undefined;
+
+/**
+ * trustSystemCertificates, once per process, called by each way out to an https address just before
+ * its first TLS connection (later connections use the new default; the call changes nothing for
+ * connections already made). Not at start-up: reading and parsing the system's store and Node's list
+ * costs tens of milliseconds, which the commands and sessions that never leave this computer (inspect,
+ * status, the local engine over loopback http) would pay for nothing. Returns what that first call did.
+ */
+export function trustSystemCertificatesOnce(store?: CaStore): boolean {
+  trusted ??= trustSystemCertificates(store);
+  return trusted;
+}

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import { pipeFileBody, type FileBodySource } from './file-body.js';
 import { canceledError, TransportError } from './transport-error.js';
+import { trustSystemCertificatesOnce } from '../platform/system-trust.js';
 
 export { canceledError, TransportError } from './transport-error.js';
 
@@ -67,6 +68,7 @@ export function sendStreaming(opts: SendOptions): Promise<HttpResponse & { body:
   return new Promise((resolve, reject) => {
     if (opts.signal?.aborted) return reject(canceledError());
     const isHttps = opts.url.protocol === 'https:';
+    if (isHttps) trustSystemCertificatesOnce();
     const agent = opts.agents === false ? false : isHttps ? opts.agents.https : opts.agents.http;
     const headers: Record<string, string | number> = { ...opts.headers };
     if (opts.body) headers['Content-Length'] = opts.body.length;

@@ -3,6 +3,7 @@ import tls from 'node:tls';
 import type { IncomingHttpHeaders } from 'node:http';
 import { canceledError, TransportError } from './transport-error.js';
 import type { FileBatcher } from './batched-file-writer.js';
+import { trustSystemCertificatesOnce } from '../platform/system-trust.js';
 
 /**
  * GET of a download address into a file over one socket, https (TLS, the certificate verified as
@@ -161,6 +162,7 @@ export function socketGetToFile(
       ALPNProtocols: ['http/1.1'],
       onread,
     };
+    if (secure) trustSystemCertificatesOnce();
     const socket = secure
       ? tls.connect(tlsOptions)
       : net.connect({ host, port: Number(url.port || 80), onread });

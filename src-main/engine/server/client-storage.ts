@@ -4,6 +4,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { isLoopbackHost } from '../../../src-shared/profiles.js';
+import { trustSystemCertificatesOnce } from '../../platform/system-trust.js';
 
 /**
  * The engine's side of client-hosted transfers: inputs fetched from the client's pre-signed download
@@ -18,7 +19,9 @@ function target(raw: string): URL {
 }
 
 function request(url: URL, options: http.RequestOptions): http.ClientRequest {
-  return (url.protocol === 'https:' ? https : http).request(url, { ...options, timeout: 60_000 });
+  const secure = url.protocol === 'https:';
+  if (secure) trustSystemCertificatesOnce();
+  return (secure ? https : http).request(url, { ...options, timeout: 60_000 });
 }
 
 export async function fetchToFile(raw: string, dest: string): Promise<number> {
