@@ -10,3 +10,10 @@ import type { SeriesSummary } from './scans.js';
  */
 export const isUsable = (s: SeriesSummary): boolean =>
   s.fitness.fit && !s.problems.some((p) => p.severity === 'error');
+
+/**
+ * Why no model can be made of a series (its fitness reasons; none when it is fit), less those
+ * already shown beside them: a file's error is both a problem and a reason, and is said once.
+ */
+export const unfitReasons = (s: SeriesSummary, shown: readonly string[]): string[] =>
+  s.fitness.fit ? [] : s.fitness.reasons.filter((r) => !shown.includes(r));

@@ -19,9 +19,6 @@ import {
 import { PowerSaveGuard } from './power-save.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-// The system's certificate authorities are trusted from the first https connection on, in the window
-// and the command line alike (trustSystemCertificatesOnce, called by each way out): not here, where
-// every start, however local, would pay for reading them.
 const cliArgv = cliArgvFrom(process.argv);
 
 if (cliArgv) {

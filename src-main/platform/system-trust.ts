@@ -33,9 +33,8 @@ let trusted: boolean | undefined;
  * its first TLS connection (later connections use the new default; the call changes nothing for
  * connections already made). Not at start-up: reading and parsing the system's store and Node's list
  * costs tens of milliseconds, which the commands and sessions that never leave this computer (inspect,
- * status, the local engine over loopback http) would pay for nothing. Returns what that first call did.
+ * status, the local engine over loopback http) would pay for nothing.
  */
-export function trustSystemCertificatesOnce(store?: CaStore): boolean {
-  trusted ??= trustSystemCertificates(store);
-  return trusted;
+export function trustSystemCertificatesOnce(): void {
+  trusted ??= trustSystemCertificates();
 }

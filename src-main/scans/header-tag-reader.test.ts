@@ -203,7 +203,7 @@ describe('tag-only header reader', () => {
       expect(mine, name).toEqual(byDicomParser(bytes, name));
       expect(mine.kind, name).toBe('image');
     };
-    // After the small header the first read is one page whatever came before (it is a page at least).
+    // Small, mid-sized and long headers in turn, each length twice (the size settles) and back again.
     const order: [Buffer, string][] = [
       [teeth, 'teeth'],
       [phantom, 'phantom'],

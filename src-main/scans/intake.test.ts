@@ -233,7 +233,7 @@ describe('intake of a mixed drop', () => {
     expect(codes(ct)).toEqual(['duplicate-files']);
     expect(r.series.find((s) => s.multiFrame)?.slices).toBe(2);
     expect(r.series.find((s) => s.modality === 'MR')).toBeDefined();
-    // Two of the five series can be made into a model (the phantom and the cranium): the user chooses.
+    // Two of the four series can be made into a model (the phantom and the cranium): the user chooses.
     // The 2-frame CT and the MR are readable but count for nothing, as the app would not send them.
     expect(r.problems.find((p) => p.code === 'several-series')?.message).toMatch(/holds 2 usable series/);
     // Problems name zip entries as the user knows them.

@@ -4,7 +4,7 @@ import { formatBytes, formatDicomDate, formatMm, formatPersonName } from '../com
 import { Switch } from '../common/ui';
 import { SlicePreview } from './SlicePreview';
 import { duplicateOf } from './duplicates';
-import { isUsable } from '../../src-shared/series-usable';
+import { isUsable, unfitReasons } from '../../src-shared/series-usable';
 import { useScans } from './scans-store';
 import './series-fitness.css';
 import './series-duplicate.css';
@@ -36,10 +36,10 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
   // A series that cannot be used says why on its face; its details stay one click away.
   const [open, setOpen] = useState(usable);
   const errors = series.problems.filter((p) => p.severity === 'error');
-  // Why no model can be made of it, each reason once (a file error may be among them already).
-  const unfitReasons = series.fitness.fit
-    ? []
-    : series.fitness.reasons.filter((r) => !errors.some((e) => e.message === r));
+  const unfit = unfitReasons(
+    series,
+    errors.map((e) => e.message),
+  );
   const whyId = `${idBase}-why`;
 
   return (
@@ -105,14 +105,11 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
                 {errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}
               </p>
             )}
-            {(unfitReasons.length > 0 || errors.length === 0) && (
+            {(unfit.length > 0 || errors.length === 0) && (
               <div className="problem-item sev-error">
                 <strong>No model can be made of it:</strong>
                 <ul className="fitness-reasons">
-                  {(unfitReasons.length > 0
-                    ? unfitReasons
-                    : ['The app cannot tell why; see the details.']
-                  ).map((r) => (
+                  {(unfit.length > 0 ? unfit : ['The app cannot tell why; see the details.']).map((r) => (
                     <li key={r}>{r}</li>
                   ))}
                 </ul>

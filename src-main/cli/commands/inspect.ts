@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { IntakeResult, ScanProblem, SeriesSummary } from '../../../src-shared/scans.js';
 import { formatBytes } from '../../scans/archive-extract.js';
 import { intake } from '../../scans/intake.js';
-import { isUsable } from '../../../src-shared/series-usable.js';
+import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { EXIT } from '../exit-codes.js';
 
 /**
@@ -74,11 +74,11 @@ function seriesBlock(s: SeriesSummary, k: number, n: number): string[] {
     out.push('  problems');
     for (const p of s.problems) out.push(...problemLines(p, '    '));
   }
-  // As on the app's series card: why no model can be made of it, each reason once (a file's error
-  // may be one of them already), so that inspect never leaves unsaid what submit will refuse.
-  const unfit = s.fitness.fit
-    ? []
-    : s.fitness.reasons.filter((r) => !s.problems.some((p) => p.message === r));
+  // As on the app's series card, so that inspect never leaves unsaid what submit will refuse.
+  const unfit = unfitReasons(
+    s,
+    s.problems.map((p) => p.message),
+  );
   if (unfit.length > 0) {
     out.push('  no model can be made of it');
     for (const r of unfit) out.push(`    ${r}`);

@@ -14,7 +14,7 @@ import { checkMeshes, connectionCapabilities } from '../../app/structure-check.j
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import type { ScanService } from '../../scans/scan-service.js';
-import { isUsable } from '../../../src-shared/series-usable.js';
+import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { CliExit, EXIT, exitCodeOf } from '../exit-codes.js';
 import { printReports, toReport, type JobReport } from '../job-report.js';
 import type { ProgressTarget } from '../progress-view.js';
@@ -230,7 +230,7 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
     const usable = series.filter(isUsable);
     for (const s of series.filter((x) => !usable.includes(x))) {
       const error = s.problems.find((p) => p.severity === 'error')?.message;
-      const reasons = s.fitness.reasons.filter((r) => r !== error);
+      const reasons = unfitReasons(s, error ? [error] : []);
       const why = [
         ...(error ? [error] : []),
         ...(reasons.length > 0 ? ['no model can be made of it:', ...reasons.map((r) => `  - ${r}`)] : []),
