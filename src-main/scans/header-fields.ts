@@ -5,7 +5,7 @@ import { fromModel, keepModel } from './header-model.js';
 import { boundedFrameCount, pixelDataOf } from './header-pixels.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
-import { isUtf8, NAME, num, numbers, TagTable, text, uid, UPPER, us } from './header-values.js';
+import { isUtf8, NAME, num, numbers, numbersIn, TagTable, text, uid, UPPER, us } from './header-values.js';
 
 export type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
 export { MAX_FRAMES, uncompressedFrameBytes } from './header-pixels.js';
@@ -14,15 +14,7 @@ export { MAX_FRAMES, uncompressedFrameBytes } from './header-pixels.js';
 function itemNumbers(ds: DataSet, tag: string, count: number): number[] | undefined {
   const el = ds.elements[tag];
   if (!el || el.length === 0 || el.length === 0xffffffff) return undefined;
-  const parts = itemRaw(ds, el).split('\\');
-  if (parts.length < count) return undefined;
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const v = parseFloat(parts[i]!);
-    if (!Number.isFinite(v)) return undefined;
-    out.push(v);
-  }
-  return out;
+  return numbersIn(itemRaw(ds, el), count);
 }
 
 function itemNum(ds: DataSet, tag: string): number | undefined {

@@ -159,7 +159,12 @@ export function numbers(t: TagTable, k: number, count: number): number[] | undef
 function decodeNumbers(t: TagTable, k: number, count: number): number[] | undefined {
   const n = t.length[k]!;
   if (t.offset[k]! < 0 || n === 0 || n === UNDEFINED) return undefined;
-  const parts = rawText(t, k).split('\\');
+  return numbersIn(rawText(t, k), count);
+}
+
+/** The first `count` numbers of a DS or IS value's text; undefined when fewer or any is not a number. */
+export function numbersIn(value: string, count: number): number[] | undefined {
+  const parts = value.split('\\');
   if (parts.length < count) return undefined;
   const out: number[] = [];
   for (let i = 0; i < count; i++) {
