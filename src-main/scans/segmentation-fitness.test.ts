@@ -17,12 +17,15 @@ import { readSeriesHeaders } from './volume-reader.js';
 
 async function fitnessOf(
   files: string[],
-  edit?: (h: DicomHeader) => void,
-): Promise<ReturnType<typeof segmentationFitness>> {
+  edit?: (h: DicomHeader, index: number) => void,
+): Promise<ReturnType<typeof segmentationFitness> & { problems: string[] }> {
   const headers = await readSeriesHeaders(files);
   if (edit) headers.forEach(edit);
   const { layout, problems } = layoutSlices(headers);
-  return segmentationFitness(fitnessInputOf(headers, layout, problems));
+  return {
+    ...segmentationFitness(fitnessInputOf(headers, layout, problems)),
+    problems: problems.map((p) => `${p.severity} ${p.code}`),
+  };
 }
 
 /** A CT that passes every criterion, to change one thing at a time. */
@@ -42,13 +45,13 @@ const goodCt: FitnessInput = {
 
 describe('segmentationFitness on the real CT fixtures', () => {
   it('finds the 512 x 512 x 140 phantom fit', async () => {
-    expect(await fitnessOf(phantomFiles())).toEqual({ fit: true, reasons: [] });
+    expect(await fitnessOf(phantomFiles())).toEqual({ fit: true, reasons: [], problems: [] });
   });
 
   it('finds the 256 x 256 x 108 human cranium CT fit, and the series summary says so', async () => {
     const dir = join(FIXTURES, 'ct-human-cranium-teeth');
     const files = readdirSync(dir).map((f) => join(dir, f));
-    expect(await fitnessOf(files)).toEqual({ fit: true, reasons: [] });
+    expect(await fitnessOf(files)).toMatchObject({ fit: true, reasons: [] });
     const { summary } = summarizeSeries(await readSeriesHeaders(files), (p) => p);
     expect(summary.fitness).toEqual({ fit: true, reasons: [] });
   });
@@ -98,7 +101,7 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     const f = await fitnessOf(phantomFiles(), (h) => {
       for (const fr of h.frames) delete fr.pixelSpacing;
     });
-    expect(f).toEqual({
+    expect(f).toMatchObject({
       fit: false,
       reasons: [
         'The images do not state their pixel size, so the scan has no physical scale: a model made from it would have no true size.',
@@ -132,8 +135,66 @@ describe('segmentationFitness refuses what holds no jaw', () => {
       delete h.spacingBetweenSlices;
     });
     expect(f.reasons).toEqual([
-      'The slices record neither where they are nor how far apart they are, so the scan has no scale along the stack.',
+      'The slices do not record where they lie in the patient (Image Position), so a model could not be placed from the true slice positions: it could be shifted or mirrored.',
     ]);
+  });
+
+  it('one slice without a position: no model from an order guessed by instance numbers', async () => {
+    // Placing the rest by instance numbers from a guessed origin shifted the mesh, or mirrored it
+    // head to foot when the numbers ran against the positions.
+    const f = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i === 50) for (const fr of h.frames) delete fr.position;
+    });
+    expect(f.fit).toBe(false);
+    expect(f.reasons).toEqual([
+      '1 of the 140 slices does not record where it lies in the patient (Image Position), so a model could not be placed from the true slice positions: it could be shifted or mirrored.',
+    ]);
+    expect(f.problems).toEqual(['warning no-positions']);
+  });
+
+  it('slices without an orientation: no model taken as axial', async () => {
+    const f = await fitnessOf(phantomFiles(), (h) => {
+      for (const fr of h.frames) delete fr.orientation;
+    });
+    expect(f.reasons).toEqual([
+      "The slices do not record how they are oriented in the patient (Image Orientation), so a model's left and right, front and back could not be known.",
+    ]);
+    const some = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i % 2) for (const fr of h.frames) delete fr.orientation;
+    });
+    expect(some.reasons).toEqual([
+      "70 of the 140 slices do not record how they are oriented in the patient (Image Orientation), so a model's left and right, front and back could not be known.",
+    ]);
+  });
+
+  it('slices with another pixel size: refused, not placed scaled by the first one', async () => {
+    const f = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i >= 70) for (const fr of h.frames) fr.pixelSpacing = [0.8, 0.8];
+    });
+    expect(f.fit).toBe(false);
+    expect(f.problems).toContain('error mixed-pixel-spacing');
+    expect(f.reasons).toEqual([
+      'The images in this series do not all have the same pixel size (0.4512 x 0.4512 mm and 0.8 x 0.8 mm), so they do not form one volume.',
+    ]);
+    // The same size written with other digits is the same size.
+    const same = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i >= 70)
+        for (const fr of h.frames) fr.pixelSpacing = [fr.pixelSpacing![0] + 1e-6, fr.pixelSpacing![1]];
+    });
+    expect(same.fit).toBe(true);
+  });
+
+  it('slices more than half a pixel off the line through the stack (0.45 mm pixels)', async () => {
+    const shift = (mm: number) => (h: DicomHeader, i: number) => {
+      if (i % 2)
+        for (const fr of h.frames) fr.position = [fr.position![0] + mm, fr.position![1], fr.position![2]];
+    };
+    const off = await fitnessOf(phantomBySlice(), shift(0.9));
+    expect(off.fit).toBe(false);
+    expect(off.reasons).toEqual([
+      'The slices do not lie on one straight line (one is 0.89 mm off it; a slice may be at most 0.23 mm off, half a pixel), so they do not form one regular scan.',
+    ]);
+    expect((await fitnessOf(phantomBySlice(), shift(0.1))).fit).toBe(true);
   });
 
   it('does not take an ImageType value that merely contains the word for a localizer', async () => {

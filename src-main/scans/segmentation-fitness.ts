@@ -5,8 +5,8 @@
  */
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
-import type { SliceLayout } from './slice-layout.js';
-import { gapWords, maxBridgeableGap, MAX_OFF_LINE_MM, type StackGap } from './stack-grid.js';
+import { slicesWord, type SliceLayout } from './slice-layout.js';
+import { gapWords, maxBridgeableGap, maxOffLineMm, type StackGap } from './stack-grid.js';
 
 interface SegmentationFitness {
   fit: boolean;
@@ -27,6 +27,10 @@ export interface FitnessInput {
   pixelSize?: [number, number];
   /** Distance from the first slice to the last along the stack (mm); absent when not known. */
   stackLengthMm?: number;
+  /** Slices whose files do not say where they lie in the patient (Image Position); absent: none. */
+  slicesWithoutPosition?: number;
+  /** Slices whose files do not say how they are oriented in the patient (Image Orientation). */
+  slicesWithoutOrientation?: number;
   /** Median distance between neighbouring slices (mm), for the wording of gaps. */
   sliceSpacingMm?: number;
   mixedOrientations: boolean;
@@ -79,6 +83,7 @@ export function modalityWords(modality: string): string {
 }
 
 const mm = (v: number): string => String(Math.round(v * 10) / 10);
+const mm2 = (v: number): string => String(Math.round(v * 100) / 100);
 
 export function segmentationFitness(s: FitnessInput): SegmentationFitness {
   const reasons: string[] = [];
@@ -99,9 +104,22 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       'The images do not state their pixel size, so the scan has no physical scale: a model made from it would have no true size.',
     );
   }
-  if (s.stackLengthMm === undefined) {
+  // A model is placed from each slice's recorded position and orientation; without them its place,
+  // and even which side is left or which end is up, would be a guess.
+  const noPosition = s.slicesWithoutPosition ?? 0;
+  if (noPosition > 0) {
+    reasons.push(
+      `${slicesWord(noPosition, s.slices)} not record where ${noPosition === 1 ? 'it lies' : 'they lie'} in the patient (Image Position), so a model could not be placed from the true slice positions: it could be shifted or mirrored.`,
+    );
+  } else if (s.stackLengthMm === undefined) {
     reasons.push(
       'The slices record neither where they are nor how far apart they are, so the scan has no scale along the stack.',
+    );
+  }
+  const noOrientation = s.slicesWithoutOrientation ?? 0;
+  if (noOrientation > 0) {
+    reasons.push(
+      `${slicesWord(noOrientation, s.slices)} not record how ${noOrientation === 1 ? 'it is' : 'they are'} oriented in the patient (Image Orientation), so a model's left and right, front and back could not be known.`,
     );
   }
   if (s.columns < MIN_PIXELS || s.rows < MIN_PIXELS) {
@@ -133,9 +151,9 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       `Slices are missing ${where}: too wide a gap to fill in honestly${limit}. Export the complete series.`,
     );
   }
-  if (s.offLineMm !== undefined && s.offLineMm > MAX_OFF_LINE_MM) {
+  if (s.offLineMm !== undefined && s.offLineMm > maxOffLineMm(s.pixelSize)) {
     reasons.push(
-      `The slices do not lie on one straight line (one is ${mm(s.offLineMm)} mm off it), so they do not form one regular scan.`,
+      `The slices do not lie on one straight line (one is ${mm2(s.offLineMm)} mm off it; a slice may be at most ${mm2(maxOffLineMm(s.pixelSize))} mm off, half a pixel), so they do not form one regular scan.`,
     );
   }
   for (const r of s.otherReasons ?? []) if (!reasons.includes(r)) reasons.push(r);
@@ -162,6 +180,8 @@ export function fitnessInputOf(
     mixedOrientations: problems.some((p) => p.code === 'mixed-orientations'),
     unbridgeableGaps: layout.stack.unbridgeable,
     offLineMm: layout.stack.offLine,
+    slicesWithoutPosition: layout.framesWithoutPosition,
+    slicesWithoutOrientation: layout.framesWithoutOrientation,
     sliceSpacingMm: layout.sliceSpacing,
     otherReasons: problems
       .filter((p) => p.severity === 'error' && p.code !== 'mixed-orientations')

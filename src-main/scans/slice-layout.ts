@@ -1,7 +1,7 @@
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { directions, dot, sameOrientation } from './geometry.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-fields.js';
-import { gapWords, maxBridgeableGap, MAX_OFF_LINE_MM, stackGrid, type StackGrid } from './stack-grid.js';
+import { gapWords, maxBridgeableGap, maxOffLineMm, stackGrid, type StackGrid } from './stack-grid.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
 export interface FrameRef {
@@ -26,6 +26,10 @@ export interface SliceLayout {
   pixelSpacing: [number, number];
   /** False when the files state no pixel size: the scan then has no physical scale. */
   pixelSpacingKnown: boolean;
+  /** How many frames state no orientation (they are shown as the first one, or as axial). */
+  framesWithoutOrientation: number;
+  /** How many frames state no position: the order and places of all then come from their numbers. */
+  framesWithoutPosition: number;
   /** Median distance between neighbouring slices along the stack (mm); from the header for one slice. */
   sliceSpacing: number;
   /** Where the slices lie along the stack (the line through their positions: handles gantry tilt), and the regular grid the volume is built on. */
@@ -70,11 +74,23 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     });
   }
   const orientation = (first.info.orientation ?? DEFAULT_ORIENTATION) as SliceLayout['orientation'];
-  if (!first.info.orientation) {
+  let framesWithoutOrientation = 0;
+  for (let i = 0; i < raw.length; i++) if (!raw[i]!.info.orientation) framesWithoutOrientation++;
+  if (framesWithoutOrientation > 0) {
+    // A fact for the preview; whether a model can be made is segmentation-fitness.ts's to say.
     problems.push({
       severity: 'warning',
       code: 'no-orientation',
-      message: 'The images do not say how they are oriented in the patient; they are taken as axial.',
+      message: `${slicesWord(framesWithoutOrientation, raw.length)} not say how ${framesWithoutOrientation === 1 ? 'it is' : 'they are'} oriented in the patient; the preview shows ${first.info.orientation ? 'such slices like the others' : 'the scan as axial'}.`,
+    });
+  }
+  const spacingOdd = firstOtherPixelSpacing(raw);
+  if (spacingOdd) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-pixel-spacing',
+      message: `The images in this series do not all have the same pixel size (${spacingWords(first.info.pixelSpacing)} and ${spacingWords(spacingOdd.info.pixelSpacing)}), so they do not form one volume.`,
+      file: spacingOdd.header.path,
     });
   }
   const tilted = firstTilted(raw, orientation);
@@ -90,8 +106,9 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
 
   const { row, col, normal } = directions(orientation);
   placeGridFrames(raw, normal);
-  let positionsKnown = true;
-  for (let i = 0; i < raw.length; i++) if (raw[i]!.info.position === undefined) positionsKnown = false;
+  let framesWithoutPosition = 0;
+  for (let i = 0; i < raw.length; i++) if (raw[i]!.info.position === undefined) framesWithoutPosition++;
+  const positionsKnown = framesWithoutPosition === 0;
   const headerSpacing = first.header.spacingBetweenSlices ?? first.header.sliceThickness;
   const sliceSpacingKnown = positionsKnown || (headerSpacing !== undefined && headerSpacing > 0);
   let frames: FrameRef[];
@@ -110,14 +127,16 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     }
     sortAlong(frames);
   } else {
-    // No positions: keep the order of instance numbers and frames, spaced as the header says.
+    // Not every position known: for the preview, the order of instance numbers and frames, spaced as
+    // the header says. No model is made of it (segmentation-fitness.ts).
     if (raw.length > 1) {
+      const which = slicesWord(framesWithoutPosition, raw.length);
       problems.push({
         severity: 'warning',
         code: 'no-positions',
         message: sliceSpacingKnown
-          ? `The slices do not record where they are in the patient; they are put in order by their numbers and spaced ${headerSpacing} mm apart, as the file says.`
-          : 'The slices record neither where they are in the patient nor how far apart they are; they are shown 1 mm apart, so the scan has no true scale along the stack.',
+          ? `${which} not record where ${framesWithoutPosition === 1 ? 'it lies' : 'they lie'} in the patient; the preview puts the slices in order by their numbers, ${headerSpacing} mm apart as the file says.`
+          : `${which} not record where ${framesWithoutPosition === 1 ? 'it lies' : 'they lie'} in the patient, and the files do not say how far apart the slices are; the preview shows them 1 mm apart.`,
       });
     }
     const origin = first.info.position ?? ([0, 0, 0] as Vec3);
@@ -165,7 +184,8 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       file: frames[k]!.header.path,
     });
   }
-  if (positionsKnown && frames.length > 2 && duplicates === 0) reportSpacing(frames, stack, problems);
+  if (positionsKnown && frames.length > 2 && duplicates === 0)
+    reportSpacing(frames, stack, first.info.pixelSpacing, problems);
 
   const pixelSpacing = first.info.pixelSpacing ?? [1, 1];
   if (!first.info.pixelSpacing) {
@@ -188,6 +208,8 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       normal,
       pixelSpacing: [pixelSpacing[0], pixelSpacing[1]],
       pixelSpacingKnown: first.info.pixelSpacing !== undefined,
+      framesWithoutOrientation,
+      framesWithoutPosition,
       sliceSpacing: stack.spacing,
       stack,
       positionsKnown,
@@ -221,7 +243,12 @@ function placeGridFrames(
 }
 
 /** Reports missing slices, gaps too wide to bridge, uneven steps and a crooked stack, saying where. */
-function reportSpacing(frames: FrameRef[], stack: StackGrid, problems: ScanProblem[]): void {
+function reportSpacing(
+  frames: FrameRef[],
+  stack: StackGrid,
+  pixelSpacing: [number, number] | undefined,
+  problems: ScanProblem[],
+): void {
   const { spacing } = stack;
   const normally = `slices are normally ${fmt(spacing, 2)} mm apart`;
   if (stack.unbridgeable.length > 0) {
@@ -256,11 +283,11 @@ function reportSpacing(frames: FrameRef[], stack: StackGrid, problems: ScanProbl
       message: `The slices are not evenly spaced (${normally}): ${list(uneven)}. ${stack.resampled ? `The volume is rebuilt on an even ${fmt(stack.step, 2)} mm grid from each slice's true position.` : 'The differences are too small to change the model.'}`,
     });
   }
-  if (stack.offLine > MAX_OFF_LINE_MM) {
+  if (stack.offLine > maxOffLineMm(pixelSpacing)) {
     problems.push({
       severity: 'warning',
       code: 'stack-not-straight',
-      message: `The slices do not lie on one straight line (one is ${fmt(stack.offLine)} mm off it), so they do not form one regular scan and cannot be made into a model.`,
+      message: `The slices do not lie on one straight line (one is ${fmt(stack.offLine, 2)} mm off it), so they do not form one regular scan.`,
     });
   }
 }
@@ -274,6 +301,32 @@ const missingIn = (gap: number, spacing: number): string => {
 function list(items: string[], max = 3): string {
   const shown = items.slice(0, max).join('; ');
   return items.length > max ? `${shown}; and ${items.length - max} more` : shown;
+}
+
+/** "The slices do" / "3 of the 140 slices do" / "1 of the 140 slices does". */
+export function slicesWord(n: number, of: number): string {
+  if (n >= of) return of === 1 ? 'The image does' : 'The slices do';
+  return `${n} of the ${of} slices ${n === 1 ? 'does' : 'do'}`;
+}
+
+const spacingWords = (s: [number, number] | undefined): string =>
+  s ? `${+s[1].toFixed(4)} x ${+s[0].toFixed(4)} mm` : 'none stated';
+
+/**
+ * The first frame whose pixel size differs from the first frame's (or is stated where the first's is
+ * not, or the reverse). The volume is built with one pixel size, so a frame with another would be
+ * placed scaled. Equal within 0.01% and 0.1 micrometre: the same value written with other digits.
+ */
+function firstOtherPixelSpacing<T extends { info: FrameInfo }>(raw: T[]): T | undefined {
+  const s = raw[0]!.info.pixelSpacing;
+  for (let i = 1; i < raw.length; i++) {
+    const r = raw[i]!;
+    const o = r.info.pixelSpacing;
+    if (o === s) continue;
+    if (!o || !s) return r;
+    for (let d = 0; d < 2; d++) if (Math.abs(o[d]! - s[d]!) > 1e-4 + 1e-4 * Math.abs(s[d]!)) return r;
+  }
+  return undefined;
 }
 
 /** The first frame whose orientation is not `orientation` (within sameOrientation's tolerance). */

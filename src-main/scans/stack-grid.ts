@@ -54,8 +54,19 @@ export function maxBridgeableGap(spacing: number): number {
   return Math.min(3 * spacing, spacing + 4);
 }
 
-/** Slices farther than this from the line through the stack (mm) do not form one straight stack. */
-export const MAX_OFF_LINE_MM = 1;
+/** Slices farther than this from the line through the stack (mm) never form one straight stack. */
+const MAX_OFF_LINE_MM = 1;
+
+/**
+ * How far a slice may lie from the line through the stack and still be placed on it. The volume is
+ * built on that line, so a slice off it lands up to this far from its true place: at most half a
+ * pixel (under a voxel, as a surface is placed anyway), and never more than 1 mm. Real files differ
+ * from a straight line only by the rounding of their written positions, micrometres.
+ */
+export function maxOffLineMm(pixelSpacing: readonly [number, number] | undefined): number {
+  if (!pixelSpacing) return MAX_OFF_LINE_MM;
+  return Math.min(MAX_OFF_LINE_MM, 0.5 * Math.min(pixelSpacing[0], pixelSpacing[1]));
+}
 
 /**
  * Lays a regular grid over slices at the given positions (in stack order, sorted along `normal`).
