@@ -1,11 +1,13 @@
 import { link, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import type { AppError } from '../../src-shared/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkNamingTemplate, outputPath } from '../settings/output-naming.js';
+import { FIXTURES } from './jobs.test-support.js';
 import {
   adoptPlaced,
-  checkSize,
+  checkMeshFile,
   placeStaged,
   removePartials,
   stagingPath,
@@ -100,10 +102,62 @@ describe('placing downloads', () => {
     expect(await readdir(dir)).toContain(name);
   });
 
-  it('checks the saved size against what the service said', async () => {
-    const f = join(dir, 'x.stl');
-    await writeFile(f, '12345');
-    await expect(checkSize(f, 5)).resolves.toBe(5);
-    await expect(checkSize(f, 6)).rejects.toThrow(/has 5 bytes; the service said 6/);
+  it("checks a downloaded mesh by what its format says of its length, not by the service's size", async () => {
+    const mesh = join(FIXTURES, 'mesh');
+    for (const good of [
+      'spider-binary.stl',
+      'spider-ascii.stl',
+      'bad/binary-stl-with-solid-header.stl',
+      'turbineblade-binary.ply',
+      'bunny-ascii.ply',
+      'bunny.drc',
+      'spot-public-domain.obj',
+    ])
+      await expect(checkMeshFile(join(mesh, good), extname(good))).resolves.toBeUndefined();
+    let made = 0;
+    /** A damaged copy of a fixture, as a download's temporary file. */
+    const cut = async (name: string, keep: (b: Buffer) => Buffer): Promise<string> => {
+      const path = join(dir, `.${name}.${++made}.part`);
+      await writeFile(path, keep(await readFile(join(mesh, name))));
+      return path;
+    };
+    const refusals: [string, string, RegExp][] = [
+      [
+        await cut('spider-binary.stl', (b) => b.subarray(0, -1)),
+        '.stl',
+        /announces 1368 triangles \(68484 bytes\) but it has 68483/,
+      ],
+      [
+        await cut('spider-binary.stl', (b) => Buffer.concat([b, Buffer.alloc(50)])),
+        '.stl',
+        /but it has 68534 bytes/,
+      ],
+      [
+        await cut('spider-ascii.stl', (b) => b.subarray(0, b.length >> 1)),
+        '.stl',
+        /ASCII STL that does not end with "endsolid"/,
+      ],
+      [
+        await cut('turbineblade-binary.ply', (b) => b.subarray(0, -100)),
+        '.ply',
+        /header announces at least \d+ bytes but it has/,
+      ],
+      [join(mesh, 'bad', 'truncated-binary-pointcloud.ply'), '.ply', /header announces at least/],
+      [await cut('bunny-ascii.ply', (b) => b.subarray(0, 200)), '.ply', /"end_header" is missing/],
+      [await cut('bunny.drc', (b) => b.subarray(5)), '.drc', /does not start with "DRACO"/],
+      [join(mesh, 'bad', 'empty.obj'), '.obj', /it is empty/],
+    ];
+    for (const [path, ext, why] of refusals) {
+      const e = await checkMeshFile(path, ext, `mandible${ext}`).then(
+        () => undefined,
+        (err: unknown) => err as AppError,
+      );
+      expect(e?.message).toMatch(why);
+      expect(e?.message).toContain(`mesh mandible${ext} is not a whole`);
+      // The transfer has tried again already: the job is not waited out for the same broken file.
+      expect(e?.retryable).toBeFalsy();
+    }
+    // A format without a check is taken as it is.
+    await expect(checkMeshFile(refusals[0]![0], '.vtk')).resolves.toBeUndefined();
   });
 });

@@ -7,8 +7,8 @@ import { open, type FileHandle } from 'node:fs/promises';
  * at once into one of two fixed buffers (the chunk can die young) and a full buffer is written in one
  * call while the other fills.
  * Memory: two buffers, whatever the size of the file; made when first needed, and no larger than the
- * size announced for the file (a 60 KiB mesh does not need 2 MiB: short-lived megabytes per download
- * bring V8's full garbage collections closer).
+ * file's size once known (a 60 KiB mesh does not need 2 MiB: short-lived megabytes per download bring
+ * V8's full garbage collections closer).
  */
 export class FileBatcher {
   private readonly buffers: [Buffer | undefined, Buffer | undefined] = [undefined, undefined];
@@ -18,15 +18,29 @@ export class FileBatcher {
   private inFlight: Promise<void> | undefined;
   private failure: Error | undefined;
 
+  private batchBytes: number;
+
   private constructor(
     private handle: FileHandle | undefined,
-    private readonly batchBytes: number,
-  ) {}
+    private readonly maxBatchBytes: number,
+  ) {
+    this.batchBytes = maxBatchBytes;
+  }
 
-  /** `expectedBytes`: the file's announced size, when known (more may come; it is then written too). */
+  /** `expectedBytes`: the file's size, when known (more may come; it is then written too). */
   static async create(path: string, batchBytes = 1024 * 1024, expectedBytes?: number): Promise<FileBatcher> {
-    const bytes = expectedBytes === undefined ? batchBytes : Math.min(batchBytes, Math.max(1, expectedBytes));
-    return new FileBatcher(await open(path, 'w'), bytes);
+    const file = new FileBatcher(await open(path, 'w'), batchBytes);
+    if (expectedBytes !== undefined) file.expectBytes(expectedBytes);
+    return file;
+  }
+
+  /**
+   * The file's size, learnt after the file was opened (a download's Content-Length comes with the
+   * answer's head): the buffers are made no larger. Too late once a buffer exists.
+   */
+  expectBytes(bytes: number): void {
+    if (this.buffers[0] || this.buffers[1]) return;
+    this.batchBytes = Math.min(this.maxBatchBytes, Math.max(1, bytes));
   }
 
   /**

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +37,9 @@ afterAll(async () => {
   await storage.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The client's module, for scripts run in a child process (NODE_EXTRA_CA_CERTS is read at its start). */
+const serviceClient = fileURLToPath(new URL('./service-client.ts', import.meta.url));
 
 /** A client of the https storage; plain data, so a child process can be given the same. */
 function clientOptions(): ConstructorParameters<typeof ServiceClient>[0] {
@@ -78,7 +85,6 @@ describe('transfers over https', () => {
 
   it('uploads and downloads (chunked answers too) when NODE_EXTRA_CA_CERTS names the certificate', async () => {
     // NODE_EXTRA_CA_CERTS is read when a process starts: the client runs in a process of its own.
-    const serviceClient = fileURLToPath(new URL('./service-client.ts', import.meta.url));
     const dest = join(dir, 'out', 'scan.dcm');
     await copyFile(SCAN, join(dir, 'chunked-scan.dcm'));
     const script = `
@@ -86,7 +92,7 @@ describe('transfers over https', () => {
       const c = new ServiceClient(JSON.parse(process.argv[1]));
       await c.upload(process.argv[2], process.argv[3]);
       const got = await c.download(process.argv[4], process.argv[5], {});
-      // Without a length: the socket path hands it to the http module.
+      // Without a length: the socket path decodes the chunks itself, over TLS as over TCP.
       await c.download(process.argv[6], process.argv[7], {});
       c.close();
       process.stdout.write(JSON.stringify(got));
@@ -116,5 +122,68 @@ describe('transfers over https', () => {
     expect((await readFile(dest)).equals(scan)).toBe(true);
     expect((await readFile(join(dir, 'out', 'chunked.dcm'))).equals(scan)).toBe(true);
     expect(storage.authHeaders).toBe(0);
+  });
+
+  it('follows a redirect to https storage elsewhere, and refuses one from https to plain http', async () => {
+    // The plain http address is on this computer, where plain http is otherwise allowed: leaving https
+    // is refused all the same, before any request is sent there.
+    let plainRequests = 0;
+    const plain = createHttpServer((_req, res) => {
+      plainRequests++;
+      res.writeHead(200, { 'Content-Length': 2 }).end('no');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const plainOrigin = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+    await copyFile(SCAN, join(dir, 'regional.dcm'));
+    const redirector = createHttpsServer(
+      { key: readFileSync(tls.keyPath), cert: readFileSync(tls.certPath) },
+      (req, res) => {
+        const to = req.url?.startsWith('/to-https')
+          ? storage.downloadUrl('regional.dcm')
+          : `${plainOrigin}/bucket/m.stl?X-Signature=abc`;
+        res.writeHead(307, { Location: to, 'Content-Length': 0 }).end();
+      },
+    );
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    const origin = `https://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
+    try {
+      const script = `
+        const { ServiceClient } = await import(${JSON.stringify(serviceClient)});
+        const c = new ServiceClient(JSON.parse(process.argv[1]));
+        const got = await c.download(process.argv[2], process.argv[3], {});
+        const refused = await c.download(process.argv[4], process.argv[5], {}).then(
+          () => 'downloaded',
+          (e) => e.message,
+        );
+        c.close();
+        process.stdout.write(JSON.stringify({ got, refused }));
+      `;
+      const dest = join(dir, 'out', 'regional.dcm');
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          script,
+          JSON.stringify(clientOptions()),
+          `${origin}/to-https?X-Signature=1`,
+          dest,
+          `${origin}/to-http?X-Signature=2`,
+          join(dir, 'out', 'plain.stl'),
+        ],
+        { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certPath } },
+      );
+      const { got, refused } = JSON.parse(stdout) as { got: { bytes: number }; refused: string };
+      expect(got.bytes).toBe((await readFile(SCAN)).length);
+      expect((await readFile(dest)).equals(await readFile(SCAN))).toBe(true);
+      expect(refused).toMatch(/redirected \(307\) from https to http:\/\/127\.0\.0\.1:\d+\/bucket\/m\.stl;/);
+      expect(plainRequests).toBe(0);
+      expect(storage.authHeaders).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => redirector.close(() => resolve()));
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
   });
 });

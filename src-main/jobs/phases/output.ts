@@ -1,14 +1,15 @@
+import { basename } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
 import type { MeshResult, PollResult } from '../../../src-shared/job-spec.js';
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
 import { jobOutputPath } from '../../settings/output-naming.js';
 import { removeJobPackage } from '../job-leftovers.js';
-import type { JobRecord } from '../job-record.js';
+import type { JobRecord, OutputRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
 import {
   adoptPlaced,
-  checkSize,
+  checkMeshFile,
   placeStaged,
   removeFile,
   removePartials,
@@ -29,7 +30,6 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
     await d.gate.wait(run.signal);
     const job = d.store.get(start.id) as JobRecord;
     const remoteJobId = job.remoteJobId as string;
-    const total = job.outputs.length;
     for (const output of job.outputs) {
       const dest = jobOutputPath(job, output);
       const staging = stagingPath(dest, job.id, output.idx);
@@ -40,51 +40,17 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
       }
       const listed = await removePartials(staging);
       let record = await resultFor(run, conn, remoteJobId, output.idx, job);
+      // A staging file is whole: a download gets that name only once it has been checked.
       const staged = listed ? await statOrNull(staging) : null;
       const adopted = staged && (await adoptPlaced(staged, dest));
       if (adopted) {
-        const bytes = await checkSize(adopted, record.size);
-        d.store.saveOutput(job.id, output.idx, withNote({ path: adopted, bytes }, record));
+        d.store.saveOutput(job.id, output.idx, withNote({ path: adopted, bytes: staged.size }, record));
         await removeFile(staging);
         continue;
       }
-      /** Bytes of a download just made, checked against the announced size on the way. */
-      let fetched: number | undefined;
-      if (!staged) {
-        const download = (r: MeshResult) =>
-          conn.client.download(r.url as string, staging, {
-            signal: run.signal,
-            ...(r.size !== undefined ? { expectedSize: r.size } : {}),
-            onProgress: (got, size) =>
-              d.onProgress(job.id, {
-                fraction: (output.idx + (size ? got / size : 0)) / total,
-                bytesDone: got,
-                ...(size !== undefined ? { bytesTotal: size } : {}),
-                stage: `downloading ${output.idx + 1} of ${total}`,
-              }),
-          });
-        try {
-          fetched = (await download(record)).bytes;
-        } catch (e) {
-          if (!(e instanceof PresignedRefusedError)) throw e;
-          // Download addresses expire; a fresh poll hands out new ones.
-          run.result = undefined;
-          record = await resultFor(run, conn, remoteJobId, output.idx, job);
-          fetched = (await download(record)).bytes;
-        }
-      }
       let bytes: number;
-      try {
-        // The download checked its bytes against the announced size already.
-        bytes =
-          fetched !== undefined && record.size !== undefined
-            ? fetched
-            : await checkSize(staging, record.size);
-      } catch (e) {
-        // Not the announced size: fetched again next time, never placed.
-        await removeFile(staging);
-        throw e;
-      }
+      if (staged) bytes = staged.size;
+      else ({ bytes, record } = await downloadMesh(run, conn, job, output, staging, record));
       const final = await placeStaged(staging, dest);
       d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record));
       await removeFile(staging);
@@ -97,6 +63,55 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
     await run.transition(job, 'done', { progress: { fraction: 1 }, error: null, resumeState: null });
   } finally {
     release();
+  }
+}
+
+/**
+ * Downloads one mesh to its staging name, checked to be a whole file of its format. An expired address
+ * is replaced by a fresh poll once; a refusal of the fresh one too is final, not waited out.
+ */
+async function downloadMesh(
+  run: JobRun,
+  conn: ResolvedConnection,
+  job: JobRecord,
+  output: OutputRecord,
+  staging: string,
+  record: MeshResult,
+): Promise<{ bytes: number; record: MeshResult }> {
+  const total = job.outputs.length;
+  const download = async (r: MeshResult) =>
+    (
+      await conn.client.download(r.url as string, staging, {
+        signal: run.signal,
+        // The service's size has no stated unit: a hint for the progress, never a verdict.
+        ...(r.size !== undefined ? { expectedSize: r.size } : {}),
+        verify: (path) => checkMeshFile(path, output.extension, basename(jobOutputPath(job, output))),
+        onProgress: (got, size) =>
+          run.d.onProgress(job.id, {
+            fraction: (output.idx + (size ? got / size : 0)) / total,
+            bytesDone: got,
+            ...(size !== undefined ? { bytesTotal: size } : {}),
+            stage: `downloading ${output.idx + 1} of ${total}`,
+          }),
+      })
+    ).bytes;
+  try {
+    return { bytes: await download(record), record };
+  } catch (e) {
+    if (!(e instanceof PresignedRefusedError)) throw e;
+  }
+  // Download addresses expire; a fresh poll hands out new ones.
+  run.result = undefined;
+  const fresh = await resultFor(run, conn, job.remoteJobId as string, output.idx, job);
+  try {
+    return { bytes: await download(fresh), record: fresh };
+  } catch (e) {
+    if (!(e instanceof PresignedRefusedError)) throw e;
+    throw new AppError('service', `${e.message} It was refused again with a fresh address.`, {
+      action:
+        "Check that this computer's clock is right, then retry the job; if it happens again, report it to the service operator.",
+      cause: e,
+    });
   }
 }
 

@@ -1,0 +1,183 @@
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEngine } from '../engine/local-engine.js';
+import { BUNNY_PLY, SPIDER_STL, startTestEngine } from '../service/test-engine.test-support.js';
+import { DICOM, FAST, harness, type Harness } from './jobs.test-support.js';
+import { stagingPath } from './output-place.js';
+
+/**
+ * The output phase against a service that says the size of each mesh in kB (the interface does not
+ * state the unit) and sends meshes chunked: the local engine behind a proxy that says the sizes so,
+ * relays downloads without a length, and counts the GETs. Each mesh must be saved whole with one GET,
+ * and a mesh staged by an earlier run must be taken as it is.
+ */
+interface ServiceInKb {
+  origin: string;
+  /** GETs of pre-signed download addresses, by path. */
+  downloads: string[];
+  /** While set, polls are answered "processing" without asking the engine. */
+  hold: boolean;
+  /** While set, every mesh is sent without its last byte (it still ends with the last chunk). */
+  cutLastByte: boolean;
+  /** While set, storage refuses every download as expired (403), as S3 does. */
+  refuseDownloads: boolean;
+  /** Resolves at the first poll answered while held: the job is processing. */
+  held: Promise<void>;
+  server: Server;
+}
+
+async function serviceInKb(engine: RunningEngine): Promise<ServiceInKb> {
+  const engineOrigin = new URL(engine.baseUrl).origin;
+  let heldPoll = (): void => {};
+  const self: ServiceInKb = {
+    origin: '',
+    downloads: [],
+    hold: true,
+    cutLastByte: false,
+    refuseDownloads: false,
+    held: new Promise<void>((resolve) => (heldPoll = resolve)),
+    server: createServer((req, res) => {
+      const url = req.url ?? '/';
+      if (self.hold && url.includes('/pollJobResults')) {
+        heldPoll();
+        return void res.writeHead(202, { 'Content-Type': 'text/plain' }).end('PROCESSING');
+      }
+      if (req.method === 'GET' && url.startsWith('/storage/')) {
+        self.downloads.push(url.split('?')[0] as string);
+        if (self.refuseDownloads)
+          return void res
+            .writeHead(403, { 'Content-Type': 'application/xml' })
+            .end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+      }
+      const upstream = request(
+        `${engineOrigin}${url}`,
+        { method: req.method, headers: req.headers },
+        (answer) => relay(answer, res, url, { from: engineOrigin, to: self.origin, cut: self.cutLastByte }),
+      );
+      req.pipe(upstream);
+    }),
+  };
+  await new Promise<void>((resolve) => self.server.listen(0, '127.0.0.1', resolve));
+  self.origin = `http://127.0.0.1:${(self.server.address() as AddressInfo).port}`;
+  return self;
+}
+
+/** JSON with the engine's addresses made the proxy's, and sizes in kB; anything else without a length. */
+function relay(
+  answer: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  { from, to, cut }: { from: string; to: string; cut: boolean },
+): void {
+  const headers = { ...answer.headers };
+  delete headers['content-length'];
+  res.writeHead(answer.statusCode ?? 502, headers);
+  const json = answer.headers['content-type']?.includes('json') ?? false;
+  if (!json && !cut) return void answer.pipe(res);
+  const chunks: Buffer[] = [];
+  answer.on('data', (c: Buffer) => chunks.push(c));
+  answer.on('end', () => {
+    if (!json) return void res.end(Buffer.concat(chunks).subarray(0, -1));
+    let text = Buffer.concat(chunks).toString('utf8').split(from).join(to);
+    if (url.includes('/pollJobResults') && answer.statusCode === 200) {
+      const result = JSON.parse(text) as { outputFiles: { meshes: { size: number }[] } };
+      for (const mesh of result.outputFiles.meshes) mesh.size = Math.max(1, Math.round(mesh.size / 1024));
+      text = JSON.stringify(result);
+    }
+    res.end(text);
+  });
+}
+
+describe('the output phase, with sizes in kB and chunked downloads', () => {
+  let engine: RunningEngine;
+  let service: ServiceInKb;
+  let h: Harness;
+
+  beforeAll(async () => {
+    ({ engine } = await startTestEngine());
+    service = await serviceInKb(engine);
+    h = await harness({ ...engine, baseUrl: `${service.origin}${new URL(engine.baseUrl).pathname}` });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await new Promise<void>((resolve) => service?.server.close(() => resolve()));
+    await engine?.close();
+  });
+
+  it('saves each mesh whole with one GET, and takes a mesh staged by an earlier run as it is', async () => {
+    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
+    const [job] = await h.manager.submit(
+      {
+        seriesIds: [scan.series[0]!.id],
+        meshes: [
+          { structures: ['mandible'], extension: '.stl' },
+          { structures: ['left_nerve', 'right_nerve'], extension: '.ply' },
+        ],
+        deidentify: false,
+        outputDir: h.outDir,
+      },
+      { namingTemplate: '{structures}{ext}' },
+    );
+    await service.held;
+    // An earlier run downloaded the STL and was stopped before it gave it its name.
+    await mkdir(h.outDir, { recursive: true });
+    await writeFile(stagingPath(join(h.outDir, 'mandible.stl'), job!.id, 0), await readFile(SPIDER_STL));
+    service.hold = false;
+    const [done] = await h.manager.waitFor([job!.id]);
+    expect([done?.state, done?.error]).toEqual(['done', undefined]);
+    expect(service.downloads).toHaveLength(1);
+    expect(service.downloads[0]).toMatch(/\/outputs\/1\/left_nerve\+right_nerve\.ply$/);
+    const ply = join(h.outDir, 'left_nerve+right_nerve.ply');
+    expect((await readFile(ply)).equals(await readFile(BUNNY_PLY))).toBe(true);
+    expect(done?.outputs.map((o) => [o.path, o.bytes])).toEqual([
+      [join(h.outDir, 'mandible.stl'), (await stat(SPIDER_STL)).size],
+      [ply, (await stat(BUNNY_PLY)).size],
+    ]);
+  });
+
+  it('fails a job whose mesh comes incomplete every time, after a few GETs, with a clear error', async () => {
+    service.cutLastByte = true;
+    const before = service.downloads.length;
+    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
+    const [job] = await h.manager.submit(
+      {
+        seriesIds: [scan.series[0]!.id],
+        meshes: [{ structures: ['mandible'], extension: '.stl' }],
+        deidentify: false,
+        outputDir: h.outDir,
+      },
+      { namingTemplate: '{jobId}/{structures}{ext}' },
+    );
+    const [failed] = await h.manager.waitFor([job!.id]);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.error?.message).toMatch(
+      /mandible\.stl is not a whole \.stl file: it is a binary STL whose header announces 1368 triangles \(68484 bytes\) but it has 68483 bytes/,
+    );
+    // The download's own attempts, and no more: the job is not waited out for the same broken file.
+    expect(service.downloads.length - before).toBe(FAST.client!.retry!.maxAttempts);
+  });
+
+  it('fails a job whose fresh download address is refused too, after one fresh poll', async () => {
+    service.cutLastByte = false;
+    service.refuseDownloads = true;
+    const before = service.downloads.length;
+    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
+    const [job] = await h.manager.submit(
+      {
+        seriesIds: [scan.series[0]!.id],
+        meshes: [{ structures: ['mandible'], extension: '.stl' }],
+        deidentify: false,
+        outputDir: h.outDir,
+      },
+      { namingTemplate: '{jobId}/{structures}{ext}' },
+    );
+    const [failed] = await h.manager.waitFor([job!.id]);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.error?.message).toMatch(/Request has expired.*It was refused again with a fresh address/);
+    expect(service.downloads.length - before).toBe(2);
+  });
+});

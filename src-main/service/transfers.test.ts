@@ -1,0 +1,273 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src-shared/errors.js';
+import { createMemoryLogger } from '../logging/memory-logger.test-support.js';
+import { ServiceClient } from './service-client.js';
+import { SPIDER_STL } from './test-engine.test-support.js';
+
+/**
+ * Transfers to and from pre-signed addresses against real storage stand-ins on loopback: what the
+ * poll result's `size` may and may not decide (its unit is not stated), how many tries a download
+ * that keeps failing gets, and redirects (S3 answers 307 for a bucket in another region).
+ */
+interface Seen {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+interface Storage {
+  origin: string;
+  seen: Seen[];
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.close(() => r());
+          s.closeAllConnections();
+        }),
+    ),
+  );
+});
+
+/** A storage stand-in on loopback that records every request (with its body) before `script` answers. */
+async function storage(script: (req: Seen, res: ServerResponse, self: Storage) => void): Promise<Storage> {
+  const self: Storage = { origin: '', seen: [] };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const s = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
+      self.seen.push(s);
+      script(s, res, self);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  self.origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return self;
+}
+
+const redirect = (res: ServerResponse, status: number, location: string): void =>
+  void res.writeHead(status, { Location: location, 'Content-Length': 0 }).end();
+
+let dir: string;
+let spider: Buffer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'scan2mesh-transfers-'));
+  spider = await readFile(SPIDER_STL);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const MAX_ATTEMPTS = 3;
+
+function client() {
+  const logger = createMemoryLogger();
+  const c = new ServiceClient({
+    baseUrl: 'http://127.0.0.1:9/24.06',
+    authUrl: 'http://127.0.0.1:9/auth',
+    audience: 'test',
+    clientId: 'test',
+    clientSecret: 'test',
+    logger,
+    retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 1, maxDelayMs: 2 },
+    idleTimeoutMs: 5_000,
+  });
+  return { c, logs: logger.entries };
+}
+
+async function failure(p: Promise<unknown>): Promise<AppError> {
+  const e: unknown = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
+}
+
+const gets = (s: Storage): string[] => s.seen.filter((r) => r.method === 'GET').map((r) => r.path);
+
+describe("the poll result's size, whose unit is not stated", () => {
+  it('is a hint: a size in kB neither fails a download nor repeats it, with a length or chunked', async () => {
+    const s = await storage((req, res) => {
+      if (req.path.startsWith('/chunked')) {
+        res.writeHead(200);
+        res.write(spider.subarray(0, 30_000));
+        res.end(spider.subarray(30_000));
+      } else res.writeHead(200, { 'Content-Length': spider.length }).end(spider);
+    });
+    const { c, logs } = client();
+    try {
+      const kB = Math.round(spider.length / 1024);
+      const totals: [number, number | undefined][] = [];
+      for (const name of ['length', 'chunked']) {
+        const got = await c.download(`${s.origin}/${name}.stl?sig=1`, join(dir, name, 'm.stl'), {
+          expectedSize: kB,
+          onProgress: (done, total) => totals.push([done, total]),
+        });
+        expect(got.bytes).toBe(spider.length);
+        expect((await readFile(got.path)).equals(spider)).toBe(true);
+      }
+      expect(gets(s)).toEqual(['/length.stl?sig=1', '/chunked.stl?sig=1']);
+      // A total is never below the bytes done: the hint is dropped once the bytes pass it.
+      expect(totals.filter(([done, total]) => total !== undefined && total < done)).toEqual([]);
+      expect(totals.at(-1)).toEqual([spider.length, undefined]);
+      const downloaded = logs.filter((l) => l.msg === 'downloaded').map((l) => l.data.announcedSize);
+      expect(downloaded).toEqual([kB, kB]);
+      // In bytes it confirms the download, and says so.
+      await c.download(`${s.origin}/length.stl?sig=1`, join(dir, 'bytes', 'm.stl'), {
+        expectedSize: spider.length,
+      });
+      expect(logs.filter((l) => l.msg === 'downloaded').at(-1)?.data.sizeConfirmed).toBe(true);
+    } finally {
+      c.close();
+    }
+  });
+});
+
+describe('a download that keeps failing', () => {
+  it('ends in a final error after a few attempts when its body is cut off every time', async () => {
+    const s = await storage((_req, res) => {
+      res.writeHead(200, { 'Content-Length': 1000 });
+      res.write(Buffer.alloc(10), () => res.destroy());
+    });
+    const { c } = client();
+    try {
+      const e = await failure(c.download(`${s.origin}/m.stl?sig=1`, join(dir, 'cut', 'm.stl')));
+      expect([e.code, e.retryable]).toEqual(['service', false]);
+      expect(e.message).toMatch(/was cut off/);
+      expect(gets(s)).toHaveLength(MAX_ATTEMPTS);
+      expect(await readdir(join(dir, 'cut'))).toEqual([]);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('is downloaded again a few times when the file is refused by verify, then fails with its error', async () => {
+    const s = await storage((_req, res) => void res.writeHead(200, { 'Content-Length': 3 }).end('abc'));
+    const { c } = client();
+    const refusal = new AppError('service', 'not a whole mesh');
+    const checked: number[] = [];
+    try {
+      const e = await failure(
+        c.download(`${s.origin}/m.stl?sig=1`, join(dir, 'verify', 'm.stl'), {
+          verify: (_path, bytes) => {
+            checked.push(bytes);
+            return Promise.reject(refusal);
+          },
+        }),
+      );
+      expect(e).toBe(refusal);
+      expect(checked).toEqual([3, 3, 3]);
+      expect(gets(s)).toHaveLength(MAX_ATTEMPTS);
+      expect(await readdir(join(dir, 'verify'))).toEqual([]);
+    } finally {
+      c.close();
+    }
+  });
+});
+
+describe('redirects', () => {
+  it('are followed for a GET (301, 302, 303, 307, 308), to another origin too, one GET each, no Authorization', async () => {
+    const other = await storage((req, res) => {
+      if (req.path.startsWith('/h3')) redirect(res, 303, '/h4?sig=4');
+      else redirect(res, 307, `${first.origin}/h5?sig=5`);
+    });
+    const first = await storage((req, res) => {
+      if (req.path.startsWith('/start')) redirect(res, 301, 'h2?sig=2');
+      else if (req.path.startsWith('/h2')) redirect(res, 302, `${other.origin}/h3?sig=3`);
+      else if (req.path.startsWith('/h5')) redirect(res, 308, '/file?sig=6#fragment');
+      else res.writeHead(200, { 'Content-Length': spider.length }).end(spider);
+    });
+    const { c, logs } = client();
+    try {
+      const got = await c.download(`${first.origin}/start?sig=1`, join(dir, 'redirected', 'm.stl'));
+      expect((await readFile(got.path)).equals(spider)).toBe(true);
+      expect(gets(first)).toEqual(['/start?sig=1', '/h2?sig=2', '/h5?sig=5', '/file?sig=6']);
+      expect(gets(other)).toEqual(['/h3?sig=3', '/h4?sig=4']);
+      const all = [...first.seen, ...other.seen];
+      expect(all.map((r) => r.headers.authorization)).toEqual(all.map(() => undefined));
+      const hops = logs.filter((l) => l.msg === 'redirected');
+      expect(hops.map((l) => l.data.status)).toEqual([301, 302, 303, 307, 308]);
+      // Signatures are in the query: never in the log.
+      expect(JSON.stringify(logs)).not.toMatch(/sig=/);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('stop after five, and never lead to plain http on another computer', async () => {
+    const s = await storage((req, res) => {
+      const n = Number(/^\/loop(\d+)/.exec(req.path)?.[1] ?? 0);
+      if (req.path.startsWith('/loop')) redirect(res, 302, `/loop${n + 1}?sig=${n + 1}`);
+      else if (req.path.startsWith('/away')) redirect(res, 307, 'http://192.0.2.1/bucket/m.stl?sig=secret');
+      else res.writeHead(302).end();
+    });
+    const { c } = client();
+    try {
+      const loop = await failure(c.download(`${s.origin}/loop0?sig=0`, join(dir, 'loop', 'm.stl')));
+      expect(loop.message).toMatch(/more than 5 times/);
+      expect(gets(s)).toHaveLength(6);
+      const away = await failure(c.download(`${s.origin}/away?sig=1`, join(dir, 'away', 'm.stl')));
+      expect(away.message).toMatch(
+        /http:\/\/192\.0\.2\.1\/bucket\/m\.stl\) uses plain http to another computer/,
+      );
+      expect(away.message).not.toMatch(/secret/);
+      const nowhere = await failure(c.download(`${s.origin}/nowhere?sig=1`, join(dir, 'nowhere', 'm.stl')));
+      expect(nowhere.message).toMatch(/no Location/);
+      // None of these is tried again: the same answer would come.
+      expect(gets(s)).toHaveLength(8);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('of an upload: 307 and 308 send the body again from the file; 302 is not followed', async () => {
+    const file = join(dir, 'scan.zip');
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 253));
+    await writeFile(file, bytes);
+    const other = await storage((req, res) => {
+      if (req.path.startsWith('/regional')) redirect(res, 308, `${first.origin}/final?sig=3`);
+      else res.writeHead(200).end();
+    });
+    const first = await storage((req, res) => {
+      if (req.path.startsWith('/bucket')) redirect(res, 307, `${other.origin}/regional?sig=2`);
+      else if (req.path.startsWith('/moved')) redirect(res, 302, '/final?sig=9');
+      else res.writeHead(200).end();
+    });
+    const { c } = client();
+    try {
+      await c.upload(`${first.origin}/bucket?sig=1`, file);
+      expect(first.seen.map((r) => [r.method, r.path])).toEqual([
+        ['PUT', '/bucket?sig=1'],
+        ['PUT', '/final?sig=3'],
+      ]);
+      expect(other.seen.map((r) => [r.method, r.path])).toEqual([['PUT', '/regional?sig=2']]);
+      const puts = [...first.seen, ...other.seen];
+      // Each address got the whole file, as it was announced, and no Authorization.
+      expect(puts.map((r) => r.body.equals(bytes))).toEqual([true, true, true]);
+      expect(puts.map((r) => r.headers['content-length'])).toEqual(puts.map(() => String(bytes.length)));
+      expect(puts.map((r) => r.headers.authorization)).toEqual([undefined, undefined, undefined]);
+      const moved = await failure(c.upload(`${first.origin}/moved?sig=1`, file));
+      expect(moved.message).toMatch(/302, a redirect not followed for uploads/);
+      expect(first.seen.map((r) => r.path).slice(2)).toEqual(['/moved?sig=1']);
+    } finally {
+      c.close();
+    }
+  });
+});
