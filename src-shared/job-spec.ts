@@ -120,17 +120,30 @@ export type CreateJobResponse = z.infer<typeof CreateJobResponseSchema>;
 /** The one `status` value the interface shows; any other is treated as a failed output. */
 export const OUTPUT_AVAILABLE = 'Available';
 
+/**
+ * A field beyond those §2.3 shows: "the response contains further fields beyond these; they are not
+ * shown", so another service may give the same name another type. Read as text when it is text, and
+ * otherwise left aside: never a reason to refuse the answer.
+ */
+const extraText = z
+  .unknown()
+  .transform((v) => (typeof v === 'string' ? v : undefined))
+  .optional();
+
 /** §2.3, one record of outputFiles.meshes. */
 const MeshResultSchema = z.looseObject({
   status: z.string(),
-  /** Bytes of the file. Absent is tolerated for outputs delivered to a client-hosted uploadUrl. */
+  /**
+   * "Size of the file; unit not shown": a hint, never a check on its own (see output-place.ts).
+   * Absent is tolerated for outputs delivered to a client-hosted uploadUrl.
+   */
   size: z.number().int().nonnegative().optional(),
   extension: z.string(),
   structures: z.array(z.string()),
   /** Pre-signed download address; absent when the output went to a client-hosted uploadUrl. */
   url: z.string().min(1).optional(),
   /** The local engine says here what it did (e.g. "bone surface, not separated from the skull"). */
-  note: z.string().optional(),
+  note: extraText,
 });
 export type MeshResult = z.infer<typeof MeshResultSchema>;
 
@@ -139,8 +152,8 @@ export const PollResultSchema = z
   .looseObject({
     success: z.boolean(),
     outputFiles: z.looseObject({ meshes: z.array(MeshResultSchema).optional() }).optional(),
-    /** Not in the interface; read when present to say why a job failed. */
-    message: z.string().optional(),
+    /** Not in the interface; read when it is text, to say why a job failed. */
+    message: extraText,
   })
   .superRefine((r, ctx) => {
     if (r.success && !r.outputFiles?.meshes)

@@ -6,14 +6,19 @@ export interface JobReport {
   scan: string;
   series: string;
   jobId: string | null;
-  state: 'done' | 'failed' | 'canceled';
+  /** 'stopped': interrupted (Ctrl+C) before it ended; it stays in the queue and `resume` finishes it. */
+  state: 'done' | 'failed' | 'canceled' | 'stopped';
   outputs: { structures: string[]; path: string; bytes: number; note?: string }[];
   error: AppErrorShape | null;
 }
 
 /** The --json and text report of one job, as `scan2mesh submit` has always printed it. */
 export function toReport(v: JobView): JobReport {
-  const state: JobReport['state'] = v.state === 'done' || v.state === 'canceled' ? v.state : 'failed';
+  const state: JobReport['state'] = isTerminal(v.state)
+    ? v.state === 'done' || v.state === 'canceled'
+      ? v.state
+      : 'failed'
+    : 'stopped';
   return {
     scan: v.scanName,
     series: v.seriesDescription,
@@ -32,9 +37,9 @@ export function toReport(v: JobView): JobReport {
           ...(v.error.action !== undefined ? { action: v.error.action } : {}),
           ...(v.error.retryable !== undefined ? { retryable: v.error.retryable } : {}),
         }
-      : isTerminal(v.state)
-        ? null
-        : { code: 'canceled', message: `Stopped while ${v.state}; \`scan2mesh resume\` finishes it.` },
+      : state === 'stopped'
+        ? { code: 'canceled', message: `Stopped while ${v.state}; \`scan2mesh resume\` finishes it.` }
+        : null,
   };
 }
 
@@ -49,10 +54,17 @@ export function printReports(
   else out(formatReports(reports));
 }
 
+const HEADS: Record<JobReport['state'], string> = {
+  done: 'done  ',
+  failed: 'FAILED',
+  canceled: 'CANCELED',
+  stopped: 'STOPPED',
+};
+
 function formatReports(reports: JobReport[]): string {
   const lines: string[] = [];
   for (const r of reports) {
-    const head = `${r.state === 'done' ? 'done  ' : r.state === 'canceled' ? 'CANCELED' : 'FAILED'} ${r.scan}${
+    const head = `${HEADS[r.state]} ${r.scan}${
       r.series ? ` (${r.series})` : ''
     }${r.jobId ? `  job ${r.jobId}` : ''}`;
     lines.push(head);

@@ -6,7 +6,7 @@ import { silentLogger } from '../logging/logger.js';
 import { createKeytarSecretStore } from '../secrets/secret-store.js';
 import { startTestEngine, withTempDir } from '../service/test-engine.test-support.js';
 import { ProfileStore } from '../settings/profile-store.js';
-import { Connections, resolveConnection } from './connection-resolver.js';
+import { Connections, resolveConnection, tokenAccount } from './connection-resolver.js';
 import { customProfileId, type CustomConnection } from './custom-connection.js';
 import { rejection } from '../../src-shared/errors.test-support.js';
 
@@ -131,6 +131,62 @@ describe('Connections', () => {
       } finally {
         await connections.close();
         await secrets.delete(id);
+      }
+    });
+  });
+});
+
+describe('the token of a saved connection (§5.5: cached and reused until near expiry)', () => {
+  it('is kept in the keychain: a second run signs in with it; a refused one is replaced', async () => {
+    await withSources(async ({ engine, profiles, secrets }) => {
+      const { id } = profiles.save({ name: 'EU', ...customOf(engine) });
+      await secrets.set(id, engine.clientSecret);
+      // Each run of the command line has Connections of its own; the keychain is what they share.
+      const run = async (): Promise<void> => {
+        const connections = new Connections({ profiles, secrets, logger: silentLogger });
+        try {
+          await connections.resolve({ profileId: id });
+        } finally {
+          await connections.close();
+        }
+      };
+      try {
+        await run();
+        expect(engine.stats.tokensIssued).toBe(1);
+        expect(await secrets.get(tokenAccount(id))).toMatch(/"token"/);
+        await run();
+        expect(engine.stats.tokensIssued).toBe(1);
+        // The service no longer takes it (expired early, revoked): the 401 brings a new one.
+        engine.expireTokens();
+        await run();
+        expect(engine.stats.tokensIssued).toBe(2);
+        await run();
+        expect(engine.stats.tokensIssued).toBe(2);
+      } finally {
+        await secrets.delete(id);
+        await secrets.delete(tokenAccount(id));
+      }
+    });
+  });
+
+  it('is not used for another sign-in address or client of the same saved connection', async () => {
+    await withSources(async ({ engine, profiles, secrets }) => {
+      const { id } = profiles.save({ name: 'EU', ...customOf(engine) });
+      await secrets.set(id, engine.clientSecret);
+      try {
+        const stale = { token: 'issued-for-another-client', renewAt: Date.now() + 3600_000, binding: 'x' };
+        await secrets.set(tokenAccount(id), JSON.stringify(stale));
+        const connections = new Connections({ profiles, secrets, logger: silentLogger });
+        try {
+          await connections.resolve({ profileId: id });
+        } finally {
+          await connections.close();
+        }
+        expect(engine.stats.unauthorized).toBe(0);
+        expect(engine.stats.tokensIssued).toBe(1);
+      } finally {
+        await secrets.delete(id);
+        await secrets.delete(tokenAccount(id));
       }
     });
   });

@@ -4,6 +4,7 @@ import { engineCredentials, type RunningEngine } from '../engine/local-engine.js
 import type { Logger } from '../logging/logger.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { ServiceClient, type ServiceClientOptions } from '../service/service-client.js';
+import type { TokenCache } from '../service/token-manager.js';
 import type { ProfileStore } from '../settings/profile-store.js';
 import {
   customConnectionName,
@@ -37,7 +38,8 @@ export type ClientTuning = Pick<ServiceClientOptions, 'retry' | 'idleTimeoutMs'>
 /** Where connections come from. */
 interface ConnectionSources {
   profiles: Pick<ProfileStore, 'get' | 'activeId'>;
-  secrets: Pick<SecretStore, 'get'>;
+  /** Client secrets; also keeps the tokens of saved connections between runs (set). */
+  secrets: Pick<SecretStore, 'get' | 'set'>;
   /** The local engine, started on first use; absent where it cannot run. */
   localEngine?: () => Promise<RunningEngine>;
   /** Connections given on the command line; a submission without a profile uses the first. */
@@ -146,7 +148,8 @@ export class Connections {
    * caller sees the sign-in's own answer. The caller closes its client.
    */
   connect(job: { profileId: string; connection?: ConnectionAddress }): Promise<ResolvedConnection> {
-    return this.build(job);
+    // Without the kept token: the credentials themselves are what is being tried.
+    return this.build(job, false);
   }
 
   /** Token requests of every client so far. */
@@ -181,16 +184,22 @@ export class Connections {
     return conn;
   }
 
-  private async build(job: {
-    profileId: string;
-    connection?: ConnectionAddress;
-  }): Promise<ResolvedConnection> {
+  private async build(
+    job: { profileId: string; connection?: ConnectionAddress },
+    keptToken = true,
+  ): Promise<ResolvedConnection> {
     const { credentials, kind } = await this.credentialsOf(job);
     const { profileId, profileName, ...account } = credentials;
     const client = new ServiceClient({
       ...account,
       ...this.deps.tuning,
       logger: this.deps.logger.child('service'),
+      // A saved connection's token is kept in the keychain beside its secret, so that each run of
+      // the command line reuses it (§5.5). Not the local engine's (a new engine, a new token), nor
+      // that of a connection given on the command line, whose secret is not in the keychain either.
+      ...(kind === 'remote' && keptToken
+        ? { tokenCache: keychainTokenCache(this.deps.secrets, profileId) }
+        : {}),
     });
     return { profileId, profileName, kind, baseUrl: account.baseUrl, client };
   }
@@ -237,6 +246,19 @@ export class Connections {
       });
     return { credentials: await resolveConnection(profile, this.deps), kind: profile.kind };
   }
+}
+
+/** The keychain entry that keeps a saved connection's token, beside its secret (entry: its id). */
+export function tokenAccount(profileId: string): string {
+  return `${profileId}#token`;
+}
+
+function keychainTokenCache(secrets: Pick<SecretStore, 'get' | 'set'>, profileId: string): TokenCache {
+  const account = tokenAccount(profileId);
+  return {
+    read: () => secrets.get(account),
+    write: (value) => secrets.set(account, value),
+  };
 }
 
 function engineUnavailable(): AppError {

@@ -69,7 +69,7 @@ export function retryRefusal(
   if (job.state === 'failed' && job.error?.code === 'job-may-exist' && !resubmit)
     return new AppError(
       'bad-request',
-      'The service may already have this job: its creation was sent and no answer came back.',
+      'The service may already have this job: its creation was sent, and the answer did not come or could not be used.',
       {
         action:
           'Check the service for a job created at that time. If there is none, submit it again explicitly (Submit again in the app, `scan2mesh retry <id> --resubmit`); the service may bill twice.',

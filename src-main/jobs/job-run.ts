@@ -38,6 +38,12 @@ export interface QueuePolicy extends PollPolicy {
   transientMaxMs: number;
   /** A job that keeps failing that way this long is marked failed (it can be retried). */
   giveUpAfterMs: number;
+  /**
+   * A remote service that answers a poll "no such job" (404) is asked again for this long before the
+   * job fails: the interface does not say what 404 means there (§7), and a job just created may not be
+   * visible to every server of a service at once.
+   */
+  unknownJobGraceMs: number;
 }
 
 export const DEFAULT_QUEUE_POLICY: QueuePolicy = {
@@ -48,6 +54,7 @@ export const DEFAULT_QUEUE_POLICY: QueuePolicy = {
   transientMaxMs: 5 * 60_000,
   // A night: the technician who queued scans at five expects them in the morning.
   giveUpAfterMs: 12 * 3600_000,
+  unknownJobGraceMs: 2 * 60_000,
 };
 
 /** What the UI shows while a step is being retried: the error, and when the next try is. */
@@ -90,6 +97,8 @@ export interface JobRun {
   recreated: number;
   /** Polls of the remote job so far: a poll step tried again after a fault goes on at the spacing it had. */
   polls: number;
+  /** When the service first said it does not know the remote job, since its last answer about it. */
+  unknownSince: number | undefined;
   /** Set while a poll waits: wakes it (the user is looking at this job). */
   wakePoll: (() => void) | undefined;
   /** The job's priority now (the user may raise it at any time). */

@@ -2,7 +2,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { PollResult } from '../../src-shared/job-spec.js';
 import { isTerminal, type JobState } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
-import { sleep } from '../service/retry.js';
+import { sleep, WaitRequested } from '../service/retry.js';
 import { asAppError, errorOf, isTransient, troubleStage } from './job-errors.js';
 import type { JobPatch, JobRecord, TransitionExtras } from './job-record.js';
 import type { JobRun, RunnerDeps, StopReason } from './job-run.js';
@@ -26,6 +26,9 @@ export {
  * state is committed before the step it names starts, so that after a crash the job goes on from where
  * it stood.
  */
+/** The longest wait a service may ask for (Retry-After) that a job waits out by itself. */
+const MAX_ASKED_WAIT_MS = 2 * 24 * 3600_000;
+
 export class JobRunner implements JobRun {
   private readonly abort = new AbortController();
   private readonly cancel = new AbortController();
@@ -34,6 +37,7 @@ export class JobRunner implements JobRun {
   wakePoll: (() => void) | undefined;
   recreated = 0;
   polls = 0;
+  unknownSince: number | undefined;
   readonly log: Logger;
   done: Promise<void> = Promise.resolve();
 
@@ -123,10 +127,17 @@ export class JobRunner implements JobRun {
           troubleCount = 0;
         }
         troubleSince ??= Date.now();
-        if (isTransient(err) && Date.now() - troubleSince < this.d.policy.giveUpAfterMs) {
-          const { policy } = this.d;
-          const wait = Math.min(policy.transientMaxMs, policy.transientBaseMs * 2 ** troubleCount++);
-          if (!(await this.waitOut(current, err, wait))) return;
+        const { policy } = this.d;
+        // A service that asked for a long wait (Retry-After: a day, for a daily quota) gets it, up to
+        // two days; asking for more, the job fails now and says when to try again.
+        const asked = err instanceof WaitRequested ? err.waitMs : 0;
+        if (
+          isTransient(err) &&
+          Date.now() - troubleSince < policy.giveUpAfterMs &&
+          asked <= MAX_ASKED_WAIT_MS
+        ) {
+          const backoff = Math.min(policy.transientMaxMs, policy.transientBaseMs * 2 ** troubleCount++);
+          if (!(await this.waitOut(current, err, Math.max(asked, backoff)))) return;
           continue;
         }
         await this.fail(current, err);

@@ -46,6 +46,7 @@ export const FAST: Pick<JobManagerOptions, 'policy' | 'client' | 'watchMs'> = {
     transientBaseMs: 50,
     transientMaxMs: 400,
     giveUpAfterMs: 20_000,
+    unknownJobGraceMs: 300,
   },
   client: {
     retry: { baseDelayMs: 10, maxDelayMs: 80, maxAttempts: 6, maxRetryAfterMs: 5_000 },

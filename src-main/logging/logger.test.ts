@@ -18,17 +18,22 @@ describe('the file logger', () => {
   it('redacts Authorization headers and pre-signed query strings in what it writes', async () => {
     const base = freshBase();
     const log = createLogger({ file: base, level: 'debug' });
-    log.child('service').info('download', {
-      headers: { Authorization: 'Bearer eyJhbGciOi.secret-part' },
-      url: SIGNED,
-    });
+    log
+      .child('service')
+      .child('transfers')
+      .info('download', {
+        headers: { Authorization: 'Bearer eyJhbGciOi.secret-part' },
+        url: SIGNED,
+      });
     log.debug(`GET ${SIGNED} with Authorization: Bearer tok.en`);
     await log.close();
     const text = readLogs(base);
     expect(text).not.toMatch(/eyJhbGciOi|secret-part|tok\.en|abc123|X-Amz-Signature/);
     expect(text).toContain('https://bucket.example/out/mesh.stl?[redacted]');
     const first = JSON.parse(text.split('\n')[0] as string) as Record<string, unknown>;
-    expect(first).toMatchObject({ level: 'info', scope: 'app.service', msg: 'download' });
+    expect(first).toMatchObject({ level: 'info', scope: 'app.service.transfers', msg: 'download' });
+    // One "scope" key per line: JSON parsers keep only the last of repeated keys.
+    expect(text.split('\n')[0]!.match(/"scope"/g)).toHaveLength(1);
     expect(first.headers).toEqual({ Authorization: 'Bearer [redacted]' });
   });
 

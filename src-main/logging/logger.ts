@@ -69,7 +69,7 @@ export function createLogger(opts: LoggerOptions = {}, scope = 'app'): FileLogge
     sink,
   );
   return {
-    ...wrap(root.child({ scope })),
+    ...wrap(root, scope),
     flush: async () => file?.flush(),
     close: async () => file?.close(),
   };
@@ -80,13 +80,18 @@ function loadPino(): typeof Pino {
   return createRequire(import.meta.url)('pino') as typeof Pino;
 }
 
-function wrap(log: PinoLogger): Logger {
+/**
+ * A scope's logger. Every scope is a child of the root, not of its parent scope: pino writes the
+ * bindings of each level, so a child of a child would write "scope" twice in one JSON line.
+ */
+function wrap(root: PinoLogger, scope: string): Logger {
+  const log = root.child({ scope });
   return {
     debug: (msg, data) => log.debug(data ?? {}, msg),
     info: (msg, data) => log.info(data ?? {}, msg),
     warn: (msg, data) => log.warn(data ?? {}, msg),
     error: (msg, data) => log.error(data ?? {}, msg),
-    child: (s) => wrap(log.child({ scope: `${log.bindings().scope as string}.${s}` })),
+    child: (s) => wrap(root, `${scope}.${s}`),
   };
 }
 

@@ -44,6 +44,11 @@ export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: IncomingMessage;
+  /**
+   * Whether the request's body had gone out whole when the answer came. False when the server
+   * answered before reading it (an error instead of "100 Continue"): it cannot have acted on it.
+   */
+  bodySent?: boolean;
 }
 
 export function createAgents(): Agents {
@@ -106,7 +111,7 @@ export function sendStreaming(opts: SendOptions): Promise<HttpResponse & { body:
       // came instead of "100 Continue"): drop its connection once the answer has been read.
       if ((source || expectContinue) && !sent) res.on('end', () => req.destroy());
       res.on('close', cleanup);
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res, bodySent: sent });
     });
     req.on('error', (err: Error & { code?: string }) => {
       if (settled) return; // surfaces on the response body instead

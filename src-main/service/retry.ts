@@ -44,6 +44,20 @@ export function withJitter(ms: number, jitter: number, random = Math.random): nu
 }
 
 /**
+ * The service asked (Retry-After) for a wait longer than a call waits in place: the call fails, and
+ * whoever runs it again (the job runner) waits `waitMs` first, as asked.
+ */
+export class WaitRequested extends AppError {
+  constructor(
+    message: string,
+    action: string,
+    readonly waitMs: number,
+  ) {
+    super('service', message, { action, retryable: true });
+  }
+}
+
+/**
  * Between attempts of a call: throws `failure` when the attempts are used up, or when the server asks
  * for a wait longer than the policy allows (then saying when to come back); else waits Retry-After, or
  * the backoff delay, and logs the retry (tests read the delay from the log, not the clock).
@@ -57,10 +71,10 @@ export async function waitBeforeRetry(
   const { label, attempt, failure, retryAfterMs } = step;
   if (attempt >= policy.maxAttempts) throw failure;
   if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs)
-    throw new AppError(
-      'service',
+    throw new WaitRequested(
       `${failure.message} It asks to wait ${describeDuration(retryAfterMs)} before trying again.`,
-      { action: `Try again after ${new Date(Date.now() + retryAfterMs).toISOString()}.`, retryable: true },
+      `Try again after ${new Date(Date.now() + retryAfterMs).toISOString()}.`,
+      retryAfterMs,
     );
   const delay = retryAfterMs ?? backoffDelay(policy, attempt);
   logger.warn('retrying', { call: label, attempt, delayMs: delay, error: failure.message });

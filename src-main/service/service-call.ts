@@ -82,9 +82,15 @@ export class ServiceCaller {
         if (res.status !== 429 && res.status < 500) return await handle(res);
         wait = retryAfterMs(res.headers);
         const detail = await errorDetail(res);
-        // An answer means the service took the request and refused it: no job was made, so POST /job
-        // is repeated too (any 5xx, as the service's error answers promise: nothing is created).
-        failure = new AppError('service', `${call.label}: the service answered ${res.status}${detail}.`, {
+        const answered = `the service answered ${res.status}${detail}`;
+        // The interface promises nothing of its error answers (§7), so a call that must not be
+        // repeated is repeated only when the request surely made nothing: its body never went out
+        // (the answer came instead of "100 Continue"), or the answer says it was not taken (429 too
+        // many requests, 503 not available). After a 500, 502 or 504 the job may have been made
+        // (a gateway's 504 often comes after the service did its work).
+        if (!call.idempotent && res.bodySent !== false && res.status !== 429 && res.status !== 503)
+          throw jobMayExist(answered);
+        failure = new AppError('service', `${call.label}: ${answered}.`, {
           action: 'Try again later.',
           retryable: true,
         });

@@ -194,7 +194,7 @@ describe('ServiceClient against the local engine on loopback', () => {
     );
   });
 
-  it('repeats a job request answered 500 or 502, or reset before its body was sent: none was created', async () => {
+  it('repeats a job request answered 500 or 502 before its body was sent, or reset then: none was created', async () => {
     await withEngine(
       {
         faults: {
@@ -223,6 +223,17 @@ describe('ServiceClient against the local engine on loopback', () => {
       // clientFor allows 5 attempts; every one was answered, so none created a job.
       expect(engine.stats.jobRequests).toBe(5);
       expect(engine.stats.jobsCreated).toBe(0);
+    });
+  });
+
+  it('does not repeat a job request answered 504 after its body went out: the job may exist', async () => {
+    // The engine creates the job and a "gateway" answers 504 in its place: a second request would
+    // make a second job, which the service may bill.
+    await withEngine({ faults: { answerLost504: { count: 1, on: ['job'] } } }, async ({ engine, client }) => {
+      const err = await expectAppError(client.createJob(SPEC), 'job-may-exist');
+      expect(err.message).toMatch(/the service answered 504.*The job may exist on the service/);
+      expect(engine.stats.jobRequests).toBe(1);
+      expect(engine.stats.jobsCreated).toBe(1);
     });
   });
 
@@ -509,7 +520,7 @@ describe('ServiceClient against the local engine on loopback', () => {
 });
 
 describe('downloads', () => {
-  it('survives dropped and slow bodies and checks sizes', async () => {
+  it('survives dropped and slow bodies, and takes the size as a hint', async () => {
     const t = await startTestEngine({
       faults: {
         dropConnection: { count: 2, on: ['download'] },
@@ -529,16 +540,12 @@ describe('downloads', () => {
         expect(progress.at(-1)).toBe((await stat(BUNNY_PLY)).size);
         const { readdir } = await import('node:fs/promises');
         expect((await readdir(dir)).sort()).toEqual(['left_nerve+right_nerve.ply', 'mandible.stl']);
-        // A wrong expected size is refused, and nothing is left behind.
+        // A size in another unit than bytes (the interface does not say which) is no reason to refuse.
         const poll = await client.pollOnce(res.jobId);
         if (poll.state !== 'finished') throw new Error('job not finished');
         const url = poll.result.outputFiles?.meshes?.[0]?.url as string;
-        const err = await expectAppError(
-          client.download(url, join(dir, 'x', 'm.stl'), { expectedSize: 5 }),
-          'service',
-        );
-        expect(err.message).toMatch(/68484 bytes; the service said 5/);
-        expect(await readdir(join(dir, 'x'))).toEqual([]);
+        const kB = await client.download(url, join(dir, 'x', 'm.stl'), { expectedSize: 67 });
+        expect(kB.bytes).toBe(68484);
         t.engine.setFaults({ presignedLifetimeSeconds: -5 });
         const stale = await client.pollOnce(res.jobId);
         if (stale.state !== 'finished') throw new Error('job not finished');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../src-shared/errors.js';
+import { AppError, isAppError } from '../../src-shared/errors.js';
 import {
   buildJobBody,
   CreateJobResponseSchema,
@@ -14,10 +14,10 @@ import { createAgents, destroyAgents, discard, readBody, type Agents } from './h
 import { processingState, type PollState } from './poll-state.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { CHECK_CREDENTIALS, ServiceCaller, type AuthedCall } from './service-call.js';
-import { checkFinished, describeIssues, jobMayExist } from './service-errors.js';
-import { TokenManager } from './token-manager.js';
+import { checkFinished, describeIssues, jobCreatedUnusable, jobMayExist } from './service-errors.js';
+import { TokenManager, type TokenCache } from './token-manager.js';
 import { Transfers, type DownloadOptions, type TransferOptions } from './transfers.js';
-import { joinUrl, parseTransportUrl, sameOrigin } from './url-policy.js';
+import { joinUrl, mayCarryToken, parseTransportUrl } from './url-policy.js';
 
 export { PresignedRefusedError } from './service-errors.js';
 export type { PollState } from './poll-state.js';
@@ -37,6 +37,8 @@ export interface ServiceClientOptions {
   idleTimeoutMs?: number;
   /** How long POST /job waits for "100 Continue" before it sends its body anyway. Default 1 s (as curl). */
   expectContinueMs?: number;
+  /** Where the token is kept between runs (token-manager.ts); none: in memory only. */
+  tokenCache?: TokenCache | undefined;
 }
 
 export interface CreatedJob {
@@ -96,6 +98,7 @@ export class ServiceClient {
       retry,
       idleTimeoutMs,
       logger: this.logger.child('token'),
+      cache: opts.tokenCache,
     });
     this.caller = new ServiceCaller({
       tokens: this.tokens,
@@ -161,19 +164,24 @@ export class ServiceClient {
     });
     const jobId = created.jobId;
     const uploads: CreatedJob['uploads'] = [];
-    for (const [input, inputSpec] of Object.entries(checked.data.inputs)) {
-      if (inputSpec.downloadUrl) continue;
-      const entry = created.presignedUploadUrl?.[input];
-      if (!entry)
-        throw new AppError(
-          'service',
-          `Job ${jobId} was created without an upload address for the input "${input}".`,
-          { action: 'The service may not support this input; check the input kind and extension.' },
-        );
-      const uploadUrl = parseTransportUrl(entry.presignedUploadUrl, `The upload address for "${input}"`);
-      const notifyUrl = parseTransportUrl(entry.notifyFinishUploadUrl, `The notify address for "${input}"`);
-      this.checkTokenDestination(notifyUrl, `job ${jobId}`);
-      uploads.push({ input, uploadUrl: uploadUrl.href, notifyUrl: notifyUrl.href });
+    // From here on the job exists: whatever makes the answer unusable must not lose its id.
+    try {
+      for (const [input, inputSpec] of Object.entries(checked.data.inputs)) {
+        if (inputSpec.downloadUrl) continue;
+        const entry = created.presignedUploadUrl?.[input];
+        if (!entry)
+          throw new AppError('service', `it holds no upload address for the input "${input}".`, {
+            action: 'The service may not support this input; check the input kind and extension.',
+          });
+        const uploadUrl = parseTransportUrl(entry.presignedUploadUrl, `The upload address for "${input}"`);
+        const notifyUrl = parseTransportUrl(entry.notifyFinishUploadUrl, `The notify address for "${input}"`);
+        this.checkTokenDestination(notifyUrl, `the notify address of "${input}"`);
+        uploads.push({ input, uploadUrl: uploadUrl.href, notifyUrl: notifyUrl.href });
+      }
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      this.logger.warn('job created, answer unusable', { jobId, reason: e.message });
+      throw jobCreatedUnusable(jobId, e.message, e.action ?? '');
     }
     this.logger.info('job created', { jobId, uploads: uploads.length });
     return { jobId, uploads };
@@ -254,13 +262,16 @@ export class ServiceClient {
     destroyAgents(this.agents);
   }
 
-  /** The bearer token goes to the configured service's origin and nowhere else. */
+  /** The bearer token goes to the configured service's own site and nowhere else (mayCarryToken). */
   private checkTokenDestination(url: URL, what: string): void {
-    if (!sameOrigin(url, this.baseUrl))
+    if (!mayCarryToken(url, this.baseUrl))
       throw new AppError(
         'service',
-        `The service named ${url.origin} for ${what}, which is not the configured service (${this.baseUrl.origin}); the token is not sent there.`,
-        { action: 'Check the service address of the connection.' },
+        `The service named ${url.origin} for ${what}, which is not a site of the configured service (${this.baseUrl.origin}); the token is not sent there.`,
+        {
+          action:
+            'Tell the service operator: a service that takes notifications elsewhere needs its address configured as the connection.',
+        },
       );
   }
 }

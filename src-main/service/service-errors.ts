@@ -33,6 +33,19 @@ export class Transient extends Error {
   }
 }
 
+/**
+ * The service created a job, but its answer cannot be used (an address missing, or where the client
+ * does not go): the job exists and will not be processed. Kept as 'job-may-exist' so that nothing
+ * sends POST /job again without the user's say, since the service may bill for each job.
+ */
+export function jobCreatedUnusable(jobId: string, reason: string, action: string): AppError {
+  return new AppError(
+    'job-may-exist',
+    `The service created job ${jobId}, but its answer cannot be used: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`,
+    { action: `${action} ${JOB_MAY_EXIST_ACTION}`, retryable: false },
+  );
+}
+
 export function jobMayExist(reason: string): AppError {
   return new AppError(
     'job-may-exist',

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
+import { redact } from '../logging/redact.js';
 import { discard, readBody, retryAfterMs, send, TransportError, type Agents } from './http-transport.js';
 import { backoffDelay, raceAbort, sleep, type RetryPolicy } from './retry.js';
 import { connectionAction, describeConnectionFailure } from './service-errors.js';
@@ -20,6 +22,19 @@ const TokenErrorSchema = z.looseObject({
   message: z.string().optional(),
 });
 
+/**
+ * Where a token outlives the process (§5.5: "clients are asked to cache it and reuse it until near
+ * expiry"), so that each run of the command line does not ask the identity provider for a new one.
+ * The OS keychain, as the client secrets; best effort: a keychain that fails is only not used.
+ */
+export interface TokenCache {
+  read(): Promise<string | null>;
+  write(value: string): Promise<void>;
+}
+
+/** `binding`: for which sign-in address, audience and client it was issued (see bindingOf). */
+const StoredTokenSchema = z.object({ token: z.string().min(1), renewAt: z.number(), binding: z.string() });
+
 interface TokenManagerConfig {
   tokenUrl: URL;
   audience: string;
@@ -29,6 +44,7 @@ interface TokenManagerConfig {
   retry: RetryPolicy;
   idleTimeoutMs: number;
   logger: Logger;
+  cache?: TokenCache | undefined;
 }
 
 interface CachedToken {
@@ -49,20 +65,70 @@ export class TokenManager {
   requests = 0;
   private cached: CachedToken | undefined;
   private inflight: Promise<CachedToken> | undefined;
+  /** Whether the token kept by an earlier process has been looked for (once per manager). */
+  private storedRead = false;
 
   constructor(private readonly cfg: TokenManagerConfig) {}
 
   async get(signal?: AbortSignal): Promise<string> {
     if (this.cached && Date.now() < this.cached.renewAt) return this.cached.token;
-    this.inflight ??= this.fetchToken().finally(() => {
+    this.inflight ??= this.obtain().finally(() => {
       this.inflight = undefined;
     });
     return (await raceAbort(this.inflight, signal)).token;
   }
 
-  /** After a 401: forget this token, unless a newer one has already replaced it. */
+  /**
+   * After a 401: forget this token, unless a newer one has already replaced it. The keychain's copy
+   * is left to be overwritten by the next token: deleting it could race with that write.
+   */
   invalidate(token: string): void {
     if (this.cached?.token === token) this.cached = undefined;
+  }
+
+  private async obtain(): Promise<CachedToken> {
+    if (!this.storedRead) {
+      this.storedRead = true;
+      const stored = await this.readStored();
+      if (stored) {
+        this.cached = stored;
+        return stored;
+      }
+    }
+    const fresh = await this.fetchToken();
+    const stored = JSON.stringify({ ...fresh, binding: this.binding() });
+    await this.cfg.cache?.write(stored).catch((e: unknown) => {
+      this.cfg.logger.debug('token not kept in the keychain', { error: String(e) });
+    });
+    return fresh;
+  }
+
+  private async readStored(): Promise<CachedToken | undefined> {
+    const { cache, logger } = this.cfg;
+    if (!cache) return undefined;
+    try {
+      const text = await cache.read();
+      const parsed = text ? StoredTokenSchema.safeParse(JSON.parse(text)) : undefined;
+      if (!parsed?.success || Date.now() >= parsed.data.renewAt) return undefined;
+      // Issued for other credentials (the connection was edited, another secret given): not used.
+      if (parsed.data.binding !== this.binding()) return undefined;
+      logger.info('token reused from the keychain');
+      return { token: parsed.data.token, renewAt: parsed.data.renewAt };
+    } catch (e) {
+      logger.debug('no token from the keychain', { error: String(e) });
+      return undefined;
+    }
+  }
+
+  /**
+   * What a token stands for, hashed: the identity provider, audience, client and secret. A token
+   * issued for other credentials (the connection was edited, another secret given) is not used.
+   */
+  private binding(): string {
+    const { tokenUrl, audience, clientId, clientSecret } = this.cfg;
+    return createHash('sha256')
+      .update(`${tokenUrl.href}\n${audience}\n${clientId}\n${clientSecret}`)
+      .digest('hex');
   }
 
   private async fetchToken(): Promise<CachedToken> {
@@ -113,9 +179,13 @@ export class TokenManager {
           });
         } else {
           const text = (await readBody(res, 64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8');
-          throw new AppError('auth-failed', `Sign-in refused (${res.status}${describeTokenError(text)}).`, {
-            action: CHECK_CREDENTIALS,
-          });
+          throw new AppError(
+            'auth-failed',
+            `Sign-in refused (${res.status}${describeTokenError(text, this.cfg.clientSecret)}).`,
+            {
+              action: CHECK_CREDENTIALS,
+            },
+          );
         }
       } catch (e) {
         if (!(e instanceof TransportError)) throw e;
@@ -145,9 +215,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-function describeTokenError(text: string): string {
+/**
+ * ": <error>: <description>" from the identity provider's refusal, or ''. Shown to the user and
+ * logged, so never with the secret in it: some providers quote what they were sent.
+ */
+function describeTokenError(text: string, secret: string): string {
   const parsed = TokenErrorSchema.safeParse(parseJson(text));
   if (!parsed.success) return '';
   const parts = [parsed.data.error, parsed.data.error_description ?? parsed.data.message].filter(Boolean);
-  return parts.length ? `: ${parts.join(': ').slice(0, 300)}` : '';
+  if (parts.length === 0) return '';
+  let said = parts.join(': ');
+  if (secret) said = said.split(secret).join('[redacted]');
+  return `: ${redact(said).slice(0, 300)}`;
 }

@@ -1,10 +1,11 @@
+import { getDomain } from 'tldts';
 import { AppError } from '../../src-shared/errors.js';
 import { isLoopbackHost } from '../../src-shared/profiles.js';
 
 /**
  * Where the client may send what. Plain http is allowed only to this computer, so that tokens and
  * patient data never cross a network unencrypted; the bearer token goes only to the configured
- * service's origin.
+ * service's own site (mayCarryToken).
  */
 export function parseTransportUrl(raw: string, what: string): URL {
   let url: URL;
@@ -31,6 +32,24 @@ export function parseTransportUrl(raw: string, what: string): URL {
 /** Same scheme, host and port. */
 export function sameOrigin(a: URL, b: URL): boolean {
   return a.origin === b.origin;
+}
+
+/**
+ * Whether the bearer token may be sent to `url`, an address the service named (the notify address,
+ * §4: it "does need" the token), given the configured service address `base`. The interface does not
+ * say the notify address is on the service's own host, so: the same origin; this computer's service
+ * under another loopback name (localhost for 127.0.0.1) on the same port; or, over https, a host of
+ * the same registrable domain as the service (api.example.com for eu.example.com), by the Public
+ * Suffix List with its private section, so that a shared cloud suffix (s3.amazonaws.com) never
+ * counts as one site. Never anywhere else: a pre-signed storage address must not see the token.
+ */
+export function mayCarryToken(url: URL, base: URL): boolean {
+  if (sameOrigin(url, base)) return true;
+  if (url.protocol !== base.protocol || url.port !== base.port) return false;
+  if (isLoopbackHost(url.hostname) && isLoopbackHost(base.hostname)) return true;
+  if (url.protocol !== 'https:') return false;
+  const site = getDomain(base.hostname, { allowPrivateDomains: true });
+  return site !== null && getDomain(url.hostname, { allowPrivateDomains: true }) === site;
 }
 
 /** An address fit for logs and messages: origin and path, never the query that carries signatures. */

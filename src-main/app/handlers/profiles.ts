@@ -2,6 +2,7 @@ import type { ProfileView } from '../../../src-shared/contract.js';
 import type { ConnectionProfile, RemoteProfileInput } from '../../../src-shared/profiles.js';
 import type { Handlers } from '../dispatch.js';
 import type { EventSink } from '../services.js';
+import { tokenAccount } from '../../connections/connection-resolver.js';
 import type { SecretStore } from '../../secrets/secret-store.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
 
@@ -47,7 +48,10 @@ export function profileHandlers({ profiles, secrets, events }: ProfileHandlerDep
       try {
         // A secret typed for one sign-in address is never sent to another: a changed address (or audience,
         // or client id) drops the stored secret, and the form asks for it again unless it came with this save.
-        if (before && secretBindingChanged(before, saved)) await secrets.delete(saved.id);
+        if (before && secretBindingChanged(before, saved)) {
+          await secrets.delete(saved.id);
+          await secrets.delete(tokenAccount(saved.id));
+        }
         if (clientSecret) await secrets.set(saved.id, clientSecret);
       } catch (e) {
         // A new connection whose secret could not be kept would only fail later: take it back. An edit
@@ -63,6 +67,8 @@ export function profileHandlers({ profiles, secrets, events }: ProfileHandlerDep
     'profiles.delete': async ({ id }) => {
       profiles.delete(id);
       await secrets.delete(id);
+      // Its token too, which the keychain keeps for the next run (connection-resolver.ts).
+      await secrets.delete(tokenAccount(id));
       events.emit('profiles.changed', {});
       return {};
     },

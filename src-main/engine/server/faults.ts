@@ -16,6 +16,11 @@ export interface FaultOptions {
    * body is read; a client that waits for "100 Continue" has then sent no body. Spread evenly.
    */
   resetBeforeBody?: { share: number; on?: EndpointKind[] };
+  /**
+   * The next `count` requests are carried out, but their answer is replaced by a 504, as a gateway
+   * gives when the service behind it was slow: a job request still creates its job.
+   */
+  answerLost504?: { count: number; on?: EndpointKind[] };
   /** The next `count` requests are answered 429 with Retry-After. */
   status429?: { count: number; retryAfterSeconds: number; on?: EndpointKind[] };
   /** The next `count` requests lose their connection halfway through a body: the upload's, else the answer's. */
@@ -40,13 +45,18 @@ export interface FaultOptions {
   notifyPostOnly?: boolean;
 }
 
-type Counted = 'status429' | 'dropConnection' | 'malformedJson';
+type Counted = 'status429' | 'dropConnection' | 'malformedJson' | 'answerLost504';
 type Shared = 'status500' | 'status502' | 'resetBeforeBody';
 
 export class FaultInjector {
   injected = 0;
   private opts: FaultOptions;
-  private used: Record<Counted, number> = { status429: 0, dropConnection: 0, malformedJson: 0 };
+  private used: Record<Counted, number> = {
+    status429: 0,
+    dropConnection: 0,
+    malformedJson: 0,
+    answerLost504: 0,
+  };
   private shares: Record<Shared, number> = { status500: 0, status502: 0, resetBeforeBody: 0 };
 
   constructor(opts: FaultOptions = {}) {
@@ -60,7 +70,7 @@ export class FaultInjector {
   /** Replaces the faults and resets their counters. */
   set(opts: FaultOptions): void {
     this.opts = opts;
-    this.used = { status429: 0, dropConnection: 0, malformedJson: 0 };
+    this.used = { status429: 0, dropConnection: 0, malformedJson: 0, answerLost504: 0 };
     this.shares = { status500: 0, status502: 0, resetBeforeBody: 0 };
   }
 
@@ -85,6 +95,11 @@ export class FaultInjector {
   takeDrop(kind: EndpointKind): boolean {
     const f = this.opts.dropConnection;
     return !!f && this.takeCounted('dropConnection', f.count, f.on, kind);
+  }
+
+  takeAnswerLost(kind: EndpointKind): boolean {
+    const f = this.opts.answerLost504;
+    return !!f && this.takeCounted('answerLost504', f.count, f.on, kind);
   }
 
   takeMalformed(kind: EndpointKind): boolean {

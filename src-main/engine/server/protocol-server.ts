@@ -150,7 +150,6 @@ export class ProtocolServer {
       req.socket.destroy();
       return;
     }
-    if (expectsContinue) res.writeContinue();
     if (faults.take500(route.kind))
       return replyError(res, 500, 'Injected fault: internal error.', closeIfUpload(route));
     if (faults.take502(route.kind))
@@ -161,6 +160,9 @@ export class ProtocolServer {
         'Retry-After': String(retryAfter),
         ...closeIfUpload(route),
       });
+    // The injected refusals above come before "100 Continue", as from a gateway or a service that
+    // refuses a request before reading it: a client that waits for it has sent no body.
+    if (expectsContinue) res.writeContinue();
     if (!presigned && route.kind !== 'token') {
       const check = faults.options.rejectAllTokens
         ? 'unknown'
@@ -302,9 +304,9 @@ export class ProtocolServer {
   private async poll(res: ServerResponse, url: URL): Promise<void> {
     const jobId = url.searchParams.get('jobId');
     if (!jobId) return replyError(res, 400, 'The query parameter jobId is required.');
+    this.deps.stats.polls++;
     const job = this.deps.store.get(jobId);
     if (!job) return replyError(res, 404, `No job ${jobId}.`);
-    this.deps.stats.polls++;
     if (job.state === 'processing') {
       // Held, as a long poll: on this computer the client is waiting for the result, and the end of
       // the job (or its next stage) answers it at once instead of at the client's next poll.
@@ -377,6 +379,8 @@ export class ProtocolServer {
   }
 
   private replyJson(res: ServerResponse, kind: EndpointKind, status: number, value: unknown): Promise<void> {
+    if (status === 200 && this.deps.faults.takeAnswerLost(kind))
+      return replyError(res, 504, 'Injected fault: the gateway timed out waiting for the service.');
     const malformed = status === 200 && this.deps.faults.takeMalformed(kind);
     return replyJson(res, status, value, {}, { ...this.deps.faults.bodyFaults(kind), malformed });
   }

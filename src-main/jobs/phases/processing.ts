@@ -9,6 +9,8 @@ import { dropRemote } from './input.js';
 
 /** The longest a Retry-After from the service is honoured, so that a job never sleeps for a day. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
+/** The least wait between polls of a remote service, whatever its Retry-After says. */
+const MIN_REMOTE_POLL_MS = 1_000;
 
 /** The processing phase: poll the service until the job is finished, then hand it to the output phase. */
 export async function waitForService(run: JobRun, job: JobRecord): Promise<void> {
@@ -45,8 +47,17 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
         ]);
         return;
       }
+      if (isUnknownJob(e)) {
+        run.unknownSince ??= Date.now();
+        if (Date.now() - run.unknownSince < d.policy.unknownJobGraceMs) {
+          run.log.warn('the service does not know the job (yet): asking again', { jobId: job.id });
+          await pollSleep(run, withJitter(pollInterval(policy, run.polls++), policy.jitter));
+          continue;
+        }
+      }
       throw e;
     }
+    run.unknownSince = undefined;
     if (state.state === 'finished') {
       run.result = state.result;
       await run.transition(job, 'downloading', { progress: { fraction: 0, stage: 'downloading' } });
@@ -58,9 +69,14 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
       ...(state.progress !== undefined ? { fraction: state.progress } : {}),
       stage: state.stage ?? 'processing',
     });
+    // Retry-After is obeyed, but 0 or a date already past is not taken as "poll without pause": the
+    // first interval of the connection's policy is the least wait (20 ms on loopback, 1 s elsewhere).
     const wait =
       state.retryAfterMs !== undefined
-        ? Math.min(state.retryAfterMs, MAX_RETRY_AFTER_MS)
+        ? Math.max(
+            Math.min(policy.initialMs, MIN_REMOTE_POLL_MS),
+            Math.min(state.retryAfterMs, MAX_RETRY_AFTER_MS),
+          )
         : withJitter(pollInterval(policy, run.polls), policy.jitter);
     run.log.debug('next poll', { jobId: job.id, n: run.polls++, waitMs: wait });
     await pollSleep(run, wait);

@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rejection } from '../../src-shared/errors.test-support.js';
+import { silentLogger } from '../logging/logger.js';
+import { createAgents, destroyAgents } from './http-transport.js';
+import { DEFAULT_RETRY } from './retry.js';
+import { TokenManager } from './token-manager.js';
+
+const SECRET = 'S3cr3t-value-9f8e7d';
+let server: Server | undefined;
+
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+
+/** An identity provider that refuses every request, quoting back what it was sent, as some do. */
+async function quotingProvider(): Promise<URL> {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const sent = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { client_secret: string };
+      const body = JSON.stringify({
+        error: 'access_denied',
+        error_description: `bad client_secret ${sent.client_secret} for this client`,
+      });
+      res.writeHead(401, { 'Content-Type': 'application/json' }).end(body);
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return new URL(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/oauth/token`);
+}
+
+describe('TokenManager', () => {
+  it('says why the identity provider refused, without the secret it may quote back', async () => {
+    const agents = createAgents();
+    try {
+      const tokens = new TokenManager({
+        tokenUrl: await quotingProvider(),
+        audience: 'a',
+        clientId: 'c',
+        clientSecret: SECRET,
+        agents,
+        retry: DEFAULT_RETRY,
+        idleTimeoutMs: 5_000,
+        logger: silentLogger,
+      });
+      const err = await rejection(tokens.get());
+      expect(err.code).toBe('auth-failed');
+      expect(err.message).toBe(
+        'Sign-in refused (401: access_denied: bad client_secret [redacted] for this client).',
+      );
+      expect(err.message).not.toContain(SECRET);
+    } finally {
+      destroyAgents(agents);
+    }
+  });
+});

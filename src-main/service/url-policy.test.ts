@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { mayCarryToken } from './url-policy.js';
+
+const may = (url: string, base: string): boolean => mayCarryToken(new URL(url), new URL(base));
+
+describe('mayCarryToken: where the bearer token may go', () => {
+  it('goes to the service itself, under its own or another loopback name on the same port', () => {
+    expect(
+      may('https://eu.virtualpatientengine.com/24.06/notify/1', 'https://eu.virtualpatientengine.com/24.06'),
+    ).toBe(true);
+    expect(may('http://localhost:8123/v/notify', 'http://127.0.0.1:8123/v')).toBe(true);
+    expect(may('http://[::1]:8123/v/notify', 'http://127.0.0.1:8123/v')).toBe(true);
+    expect(may('http://127.0.0.1:8124/v/notify', 'http://127.0.0.1:8123/v')).toBe(false);
+  });
+
+  it("goes over https to another host of the service's registrable domain", () => {
+    expect(may('https://api.virtualpatientengine.com/n', 'https://eu.virtualpatientengine.com/24.06')).toBe(
+      true,
+    );
+    expect(may('https://virtualpatientengine.com/n', 'https://eu.virtualpatientengine.com/24.06')).toBe(true);
+    expect(may('https://api.service.co.uk/n', 'https://eu.service.co.uk/v')).toBe(true);
+  });
+
+  it('never goes to another site, a shared public or cloud suffix, plain http or another port', () => {
+    expect(may('https://evil.example/n', 'https://eu.virtualpatientengine.com/24.06')).toBe(false);
+    expect(may('https://other.co.uk/n', 'https://eu.service.co.uk/v')).toBe(false);
+    // s3.amazonaws.com is a suffix in the list's private section: two buckets are two sites.
+    expect(may('https://bucket-b.s3.amazonaws.com/n', 'https://bucket-a.s3.amazonaws.com/v')).toBe(false);
+    expect(may('http://api.virtualpatientengine.com/n', 'https://eu.virtualpatientengine.com/24.06')).toBe(
+      false,
+    );
+    expect(
+      may('https://api.virtualpatientengine.com:8443/n', 'https://eu.virtualpatientengine.com/24.06'),
+    ).toBe(false);
+    expect(may('https://10.0.0.5/n', 'https://10.0.0.4/v')).toBe(false);
+  });
+});
