@@ -1,10 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { silentLogger, type Logger } from '../logging/logger.js';
+import { privateDir } from '../platform/private-files.js';
+import { createOwnedTempFolder, type OwnedTempFolder } from '../platform/temp-folders.js';
 import type { Processor } from './processor.js';
 import { FaultInjector, type FaultOptions } from './server/faults.js';
 import { JobStore } from './server/job-store.js';
@@ -20,7 +19,11 @@ export interface LocalEngineOptions {
   processor: Processor;
   /** 0 or absent: a random free port. */
   port?: number;
-  /** Where jobs and their files are kept (and found again after a restart); absent: a temporary folder removed on close. */
+  /**
+   * Where jobs and their files are kept (and found again after a restart), made private to the user;
+   * absent: a temporary folder of this process, removed on close (and by a later process if this one
+   * is killed).
+   */
   dataDir?: string;
   faults?: FaultOptions;
   clientId?: string;
@@ -77,6 +80,16 @@ export function engineCredentials(e: RunningEngine): {
   };
 }
 
+/** The engine's folder: the one given, made private, or a new temporary one of this process. */
+async function engineFolder(dataDir: string | undefined): Promise<{ dir: string; temp?: OwnedTempFolder }> {
+  if (dataDir !== undefined) {
+    await privateDir(dataDir);
+    return { dir: dataDir };
+  }
+  const temp = await createOwnedTempFolder('scan2mesh-engine-');
+  return { dir: temp.path, temp };
+}
+
 const LOCAL_ENGINE_CLIENT_ID = 'scan2mesh-local';
 const LOCAL_ENGINE_AUDIENCE = 'scan2mesh-local-engine';
 
@@ -86,8 +99,7 @@ const LOCAL_ENGINE_AUDIENCE = 'scan2mesh-local-engine';
  */
 export async function startLocalEngine(opts: LocalEngineOptions): Promise<RunningEngine> {
   const logger = opts.logger ?? silentLogger;
-  const ownDir = opts.dataDir === undefined;
-  const dir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'scan2mesh-engine-')));
+  const { dir, temp } = await engineFolder(opts.dataDir);
   const store = new JobStore(dir, logger);
   await store.load(opts.retentionMs ?? 7 * 24 * 3600_000);
 
@@ -140,13 +152,19 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
   });
   const server = createServer({ keepAliveTimeout: 30_000 }, protocol.handle);
   server.on('checkContinue', protocol.handleContinue);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (e) {
+    // A port in use: no engine, so no folder of its own either.
+    await temp?.remove();
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
   for (const job of store.all()) processing.resume(job);
@@ -173,7 +191,7 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        if (ownDir) await rm(dir, { recursive: true, force: true });
+        await temp?.remove();
       })()),
   };
 }

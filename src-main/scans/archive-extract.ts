@@ -1,27 +1,24 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, statfs } from 'node:fs/promises';
+import { mkdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Transform } from 'node:stream';
+import { pipeline as pipelineCallback, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
+import {
+  ArchiveRefused,
+  byteLimit,
+  checkEntries,
+  formatBytes,
+  gzipLimit,
+  withDefaults,
+  type ArchiveLimits,
+} from './archive-limits.js';
+import { SNIFF_BYTES, sniffDicom } from './dicom-sniff.js';
 
-/** Why an archive was refused, in plain words; the archive is then skipped as a whole. */
-export class ArchiveRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ArchiveRefused';
-  }
-}
-
-export interface ArchiveLimits {
-  /** Most bytes one archive may unpack to; also capped by the free space of the target disk. */
-  maxBytes: number;
-  /** Most entries one archive may hold. */
-  maxEntries: number;
-}
-
-const DEFAULT_LIMITS: ArchiveLimits = { maxBytes: 64 * 1024 ** 3, maxEntries: 200_000 };
+export { ArchiveRefused, formatBytes, type ArchiveLimits } from './archive-limits.js';
 
 /** What kind of archive, if any, the first bytes of a file announce. */
 export function archiveKind(head: Uint8Array): 'zip' | 'gzip' | null {
@@ -36,17 +33,6 @@ export function archiveKind(head: Uint8Array): 'zip' | 'gzip' | null {
   }
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
   return null;
-}
-
-export function formatBytes(n: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1000 && u < units.length - 1) {
-    v /= 1000;
-    u++;
-  }
-  return u === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[u]}`;
 }
 
 async function freeBytes(dir: string): Promise<number> {
@@ -64,7 +50,8 @@ async function openZip(path: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
     yauzl.open(
       path,
-      { lazyEntries: true, autoClose: true, validateEntrySizes: true, strictFileNames: false },
+      // Left open after the listing (extractZip closes it): the entries checked are the ones unpacked.
+      { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false },
       (err, zip) => (err || !zip ? reject(err ?? new Error('cannot open')) : resolve(zip)),
     );
   });
@@ -89,95 +76,214 @@ function listEntries(zip: ZipFile, maxEntries: number): Promise<Entry[]> {
   });
 }
 
-/** Counts bytes flowing through and fails once more than `limit` have passed. */
-function byteLimit(limit: number, what: string): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      seen += chunk.length;
-      if (seen > limit) cb(new ArchiveRefused(`${what} unpacks to more than ${formatBytes(limit)}`));
-      else cb(null, chunk);
-    },
-  });
+/** Whether unpacked bytes that start with `head` are worth writing whole: DICOM, or an archive to open. */
+function worthWriting(head: Uint8Array, size: number): boolean {
+  return archiveKind(head) !== null || sniffDicom(head.subarray(0, SNIFF_BYTES), size) !== null;
+}
+
+/** Reads from `it` until at least SNIFF_BYTES have come, or the stream ended. */
+async function readHead(it: AsyncIterator<Buffer>): Promise<{ head: Buffer; ended: boolean }> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < SNIFF_BYTES) {
+    const r = await it.next();
+    if (r.done) return { head: Buffer.concat(chunks), ended: true };
+    chunks.push(r.value);
+    length += r.value.length;
+  }
+  return { head: Buffer.concat(chunks), ended: false };
+}
+
+/** The stream again from its start: the head already read, then what `it` still holds. */
+async function* headThenRest(head: Buffer, it: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield head;
+  for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+}
+
+/**
+ * Unpacks one stream: whole, to the path `makeTarget` gives, when its first bytes are DICOM or
+ * another archive; else only those first bytes, all that the reason for skipping it needs (what it
+ * is, and whether it is empty), through `keepSample`. A bomb of zeros, or a zip of thousands of
+ * notes, then costs a few hundred bytes instead of its size. `size` is the size declared for the
+ * stream, when there is one. Returns where the bytes went.
+ */
+async function writeUnpacked(
+  stream: Readable,
+  size: number,
+  makeTarget: () => Promise<string>,
+  guard: Transform,
+  keepSample: (head: Buffer) => Promise<string>,
+): Promise<string> {
+  const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  try {
+    const { head, ended } = await readHead(it);
+    if (!worthWriting(head, size)) return await keepSample(head.subarray(0, SNIFF_BYTES));
+    const target = await makeTarget();
+    if (ended) await writeFile(target, head, { mode: 0o600 });
+    else await pipeline(headThenRest(head, it), guard, createWriteStream(target, { mode: 0o600 }));
+    return target;
+  } finally {
+    // Stops the unpacking of whatever was not read (and closes the entry's stream).
+    await it.return?.();
+  }
+}
+
+/**
+ * Keeps the first bytes of entries that are not unpacked, one file for each distinct start: entries
+ * that start alike are told apart by their names, and a zip of 50,000 notes makes one file, not
+ * 50,000 (whose creation, and removal, took most of a minute).
+ */
+function sampleStore(outDir: string): (head: Buffer) => Promise<string> {
+  // Promises, so that two entries of one start under way at once share one file.
+  const byHead = new Map<string, Promise<string>>();
+  return (head) => {
+    const key = createHash('sha256').update(head).digest('base64');
+    let written = byHead.get(key);
+    if (!written) {
+      // '#' never survives safeName, so these names cannot clash with an entry's.
+      const path = join(outDir, `#start-${byHead.size + 1}`);
+      written = writeFile(path, head, { mode: 0o600 }).then(() => path);
+      byHead.set(key, written);
+    }
+    return written;
+  };
 }
 
 /**
  * Unpacks a zip into `outDir`, refusing it whole before writing anything when an entry name is
- * absolute or climbs out with `..`, when it holds too many entries, or when its declared size is
- * more than the limit or the free disk space. Sizes are enforced while unpacking too (yauzl checks
- * each entry against its declared size), so a lying archive cannot fill the disk.
- * Returns the paths written, with the entry names they came from.
+ * absolute or climbs out with `..`, when it holds too many entries, when it is encrypted, or when
+ * its declared size is more than the limit, the free disk space or what its own size could hold.
+ * Sizes are enforced while unpacking too (yauzl checks each entry against its declared size), so a
+ * lying archive cannot fill the disk. Entries that are neither DICOM nor archives keep only their
+ * first bytes (see writeUnpacked). Returns the paths written, with the entry names they came from.
  */
 export async function extractZip(
   zipPath: string,
   outDir: string,
   opts: { limits?: ArchiveLimits; signal?: AbortSignal } = {},
 ): Promise<{ path: string; entryName: string }[]> {
-  const limits = opts.limits ?? DEFAULT_LIMITS;
-  let entries: Entry[];
-  try {
-    entries = await listEntries(await openZip(zipPath), limits.maxEntries);
-  } catch (e) {
-    throw describeZipError(e);
-  }
-  const files = entries.filter((e) => !e.fileName.endsWith('/'));
-  const declared = files.reduce((s, e) => s + e.uncompressedSize, 0);
-  // The folder's parent exists already; nothing is created before the archive is accepted.
-  const room = Math.min(limits.maxBytes, (await freeBytes(dirname(outDir))) * 0.9);
-  if (declared > room) {
-    throw new ArchiveRefused(
-      `it says it unpacks to ${formatBytes(declared)}, more than scan2mesh allows (${formatBytes(room)} here)`,
-    );
-  }
-  await mkdir(outDir, { recursive: true });
-  const out: { path: string; entryName: string }[] = [];
-  let zip: ZipFile;
+  const limits = withDefaults(opts.limits);
+  let zip: ZipFile | undefined;
   try {
     zip = await openZip(zipPath);
+    // The entries listed are the ones unpacked, from the same open file: what was checked is what is written.
+    const files = (await listEntries(zip, limits.maxEntries)).filter((e) => !e.fileName.endsWith('/'));
+    const declared = files.reduce((s, e) => s + e.uncompressedSize, 0);
+    // The folder's parent exists already; nothing is created before the archive is accepted.
+    const room = Math.min(limits.maxBytes, (await freeBytes(dirname(outDir))) * 0.9);
+    if (declared > room) {
+      throw new ArchiveRefused(
+        `it says it unpacks to ${formatBytes(declared)}, more than scan2mesh allows (${formatBytes(room)} here)`,
+      );
+    }
+    checkEntries(files, (await stat(zipPath)).size, limits);
+    await mkdir(outDir, { recursive: true });
+    try {
+      return await unpackEntries(zip, files, outDir, opts.signal);
+    } catch (e) {
+      // What was unpacked of a refused archive is of no use: its space is given back at once.
+      await rm(outDir, { recursive: true, force: true });
+      throw e;
+    }
   } catch (e) {
-    throw describeZipError(e);
+    // A full disk is said as such by the caller; anything else is the archive's fault.
+    throw diskFull(e) ? e : describeZipError(e);
+  } finally {
+    zip?.close();
   }
-  const wanted = new Set(files.map((e) => e.fileName));
-  let index = 0;
-  await new Promise<void>((resolve, reject) => {
-    const fail = (e: unknown): void => {
-      zip.close();
-      reject(describeZipError(e));
-    };
-    zip.on('error', fail);
-    zip.on('end', () => resolve());
-    zip.on('entry', (entry: Entry) => {
-      if (opts.signal?.aborted) return fail(new ArchiveRefused('canceled'));
-      if (!wanted.has(entry.fileName)) return zip.readEntry();
-      // Names are numbered rather than trusted: entries may repeat or clash with each other.
-      const target = join(outDir, String(index++).padStart(6, '0'), safeName(entry.fileName));
-      // The folder first, then the stream: a stream left waiting emits its errors (yauzl's size
-      // check) with nobody listening, which would take the process down.
-      mkdir(dirname(target), { recursive: true }).then(() => {
-        zip.openReadStream(entry, (err, stream) => {
-          if (err || !stream) return fail(err);
-          pipeline(
-            stream,
-            byteLimit(entry.uncompressedSize, 'an entry'),
-            createWriteStream(target, { mode: 0o600 }),
-          ).then(() => {
-            out.push({ path: target, entryName: entry.fileName });
-            zip.readEntry();
-          }, fail);
-        });
-      }, fail);
-    });
-    zip.readEntry();
-  });
+}
+
+/**
+ * Entries unpacked at once. Each waits on the system's threads in turn (its header read, its data
+ * read, its inflation, its write): several in flight overlap some of those waits, about a fifth of
+ * the time of a zip of 50,000 small files. More would not help: yauzl reads its file one read at a
+ * time.
+ */
+const ENTRIES_AT_ONCE = 4;
+
+/**
+ * Unpacks the given entries, a few at a time; the answer keeps the archive's order. On a failure no
+ * further entry is started, and the ones under way are waited for (so that nothing is written after
+ * the caller removes the folder).
+ */
+async function unpackEntries(
+  zip: ZipFile,
+  files: Entry[],
+  outDir: string,
+  signal: AbortSignal | undefined,
+): Promise<{ path: string; entryName: string }[]> {
+  const place = entryTargets(outDir);
+  // Named in the archive's order, whatever order they end in.
+  const targets = files.map((e) => place(e.fileName));
+  const keepSample = sampleStore(outDir);
+  const out = new Array<{ path: string; entryName: string }>(files.length);
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    while (next < files.length && !failed) {
+      if (signal?.aborted) throw new ArchiveRefused('canceled');
+      const i = next++;
+      const entry = files[i]!;
+      const size = entry.uncompressedSize;
+      const stream = await openEntry(zip, entry);
+      const path = await writeUnpacked(stream, size, targets[i]!, byteLimit(size, 'an entry'), keepSample);
+      out[i] = { path, entryName: entry.fileName };
+    }
+  };
+  const lanes = Array.from({ length: ENTRIES_AT_ONCE }, () =>
+    lane().catch((e: unknown) => {
+      failed = true;
+      throw e;
+    }),
+  );
+  const failure = (await Promise.allSettled(lanes)).find((r) => r.status === 'rejected');
+  if (failure) throw failure.reason;
   return out;
 }
+
+function openEntry(zip: ZipFile, entry: Entry): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, (err, stream) => (err || !stream ? reject(err) : resolve(stream)));
+  });
+}
+
+/**
+ * Where each entry is written: in `outDir` under its own (cleaned) name, or, when an earlier entry
+ * took that name (names repeat across the folders of a zip, or differ only in case), in a numbered
+ * folder of its own, made when first written to. A folder for every entry would cost a mkdir each.
+ */
+function entryTargets(outDir: string): (entryName: string) => () => Promise<string> {
+  const taken = new Set<string>();
+  let clashes = 0;
+  return (entryName) => {
+    const name = safeName(entryName);
+    const key = name.toLowerCase();
+    if (!taken.has(key)) {
+      taken.add(key);
+      const path = join(outDir, name);
+      return async () => path;
+    }
+    // '#' never survives safeName, so these folders cannot clash with an entry's name.
+    const folder = join(outDir, `#${++clashes}`);
+    return async () => {
+      await mkdir(folder);
+      return join(folder, name);
+    };
+  };
+}
+
+/** Names Windows keeps for devices, whatever their extension: a file of that name cannot be made. */
+const DEVICE_NAMES = /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i;
 
 /** Last path segment only, stripped of anything a file system could misread. */
 function safeName(entryName: string): string {
   const last = entryName.split('/').pop() ?? 'entry';
   const clean = last.replace(/[^\w.\- ]/g, '_').slice(0, 120);
-  return clean && clean !== '.' && clean !== '..' ? clean : 'entry';
+  if (!clean || clean === '.' || clean === '..') return 'entry';
+  return DEVICE_NAMES.test(clean) ? `_${clean}` : clean;
 }
+
+const diskFull = (e: unknown): boolean => (e as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC';
 
 function describeZipError(e: unknown): ArchiveRefused {
   if (e instanceof ArchiveRefused) return e;
@@ -192,25 +298,40 @@ function describeZipError(e: unknown): ArchiveRefused {
 }
 
 /**
- * Gunzips one file into `outPath`, stopping past `maxBytes` (a gzip's own size field is modulo
- * 4 GiB and cannot be trusted, so the stream is counted instead).
+ * Gunzips one file into `outPath`. What is not DICOM (nor an archive) keeps only its first bytes
+ * (see writeUnpacked). The rest stops past `maxBytes`, or once it passes the ratio limit against
+ * the compressed bytes read: a gzip's own size field is modulo 4 GiB and cannot be trusted, so the
+ * stream is counted instead.
  */
 export async function extractGzip(
   gzPath: string,
   outPath: string,
-  opts: { maxBytes?: number } = {},
+  opts: { maxBytes?: number; limits?: Partial<ArchiveLimits> } = {},
 ): Promise<void> {
+  const limits = withDefaults({ ...opts.limits, maxBytes: opts.maxBytes ?? opts.limits?.maxBytes });
   await mkdir(dirname(outPath), { recursive: true });
-  const room = Math.min(opts.maxBytes ?? DEFAULT_LIMITS.maxBytes, (await freeBytes(dirname(outPath))) * 0.9);
+  const room = Math.min(limits.maxBytes, (await freeBytes(dirname(outPath))) * 0.9);
+  const file = createReadStream(gzPath);
+  // The callback form hands back the gunzip stream to read from; a read error of the file reaches it.
+  const gunzipped = pipelineCallback(file, createGunzip(), () => {});
   try {
-    await pipeline(
-      createReadStream(gzPath),
-      createGunzip(),
-      byteLimit(room, 'the compressed file'),
-      createWriteStream(outPath, { mode: 0o600 }),
+    const atOutPath = async (): Promise<string> => outPath;
+    const keepSample = async (head: Buffer): Promise<string> => {
+      await writeFile(outPath, head, { mode: 0o600 });
+      return outPath;
+    };
+    // A gzip's size field is modulo 4 GiB: no size is known, and none limits what is taken for DICOM.
+    const size = Number.POSITIVE_INFINITY;
+    await writeUnpacked(
+      gunzipped,
+      size,
+      atOutPath,
+      gzipLimit(room, () => file.bytesRead, limits),
+      keepSample,
     );
   } catch (e) {
-    if (e instanceof ArchiveRefused) throw e;
+    await rm(outPath, { force: true });
+    if (e instanceof ArchiveRefused || diskFull(e)) throw e;
     throw new ArchiveRefused('it is damaged or not a complete gzip file');
   }
 }

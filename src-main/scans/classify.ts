@@ -30,7 +30,8 @@ export function nonImageReason(
     hasDirectoryRecords ||
     basename(h.path).toUpperCase() === 'DICOMDIR'
   ) {
-    return 'a DICOMDIR index: it lists the images of a disc but holds none (the images are read from their own files)';
+    // Said so that it fits both drops: the DICOMDIR alone (nothing read) and its folder (images read).
+    return 'a DICOMDIR index: it lists the images of a disc but holds none; to read them, drop the folder that holds the DICOMDIR';
   }
   if (h.pixelData) return null;
   for (const [re, words] of NON_IMAGE_CLASSES) if (re.test(h.sopClassUid)) return words;
@@ -55,6 +56,14 @@ export function nonDicomReason(name: string, head: Uint8Array, size: number): st
   if (starts(0x4d, 0x5a)) return 'a program (for example a disc viewer), not DICOM';
   if (starts(0x37, 0x7a, 0xbc, 0xaf) || starts(0x52, 0x61, 0x72, 0x21))
     return 'a 7-Zip or RAR archive, which scan2mesh cannot open (use zip)';
+  if (isTar(head))
+    return 'a tar archive, which scan2mesh does not read: drop the folder itself, or a zip of it';
+  if (
+    starts(0x42, 0x5a, 0x68) ||
+    starts(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00) ||
+    starts(0x28, 0xb5, 0x2f, 0xfd)
+  )
+    return 'a bzip2, xz or zstd compressed file, which scan2mesh cannot open (use zip)';
   if (starts(0xd0, 0xcf, 0x11, 0xe0)) return 'an Office document, not DICOM';
   // Meshes are what the app makes, not what it reads in a drop: said by name, so the user knows where
   // they go (an ASCII STL or OBJ would otherwise read as "a text file").
@@ -63,6 +72,12 @@ export function nonDicomReason(name: string, head: Uint8Array, size: number): st
   if (/\.(html?|xml|txt|csv|json|inf|ini|log|md)$/i.test(lower) || looksLikeText(head))
     return 'a text file, not DICOM';
   return 'not a DICOM file (its content is not DICOM, whatever its name)';
+}
+
+/** POSIX and GNU tar put "ustar" at byte 257 of every member's header (a .tar.gz shows it once gunzipped). */
+function isTar(head: Uint8Array): boolean {
+  const USTAR = [0x75, 0x73, 0x74, 0x61, 0x72];
+  return head.length >= 262 && USTAR.every((b, i) => head[257 + i] === b);
 }
 
 function looksLikeText(head: Uint8Array): boolean {
@@ -82,6 +97,9 @@ const SYSTEM_WORDS: Record<string, string> = {
   EBUSY: 'another program holds it',
   EMFILE: 'too many files are open at once',
   ENFILE: 'too many files are open at once',
+  ELOOP: 'it is a loop of links',
+  ENAMETOOLONG:
+    "it sits in so many folders that its full path is longer than the system allows; move the scan's folder nearer the top of the disk",
 };
 
 /** Why a file could not be read, in words, from a system error. */

@@ -1,10 +1,17 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
 import dicomParser from 'dicom-parser';
 import type { DataSet } from 'dicom-parser';
 import { isVr, SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
-import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE } from './transfer-syntax.js';
+import {
+  countElements,
+  headerTooLong,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_ELEMENTS,
+  tooManyElements,
+} from './header-bounds.js';
+import { openScanFile } from './scan-file-open.js';
+import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 export { SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
 
@@ -73,7 +80,15 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const deflated = b.subarray(position);
   const inflated = inflateRawSync(deflated, { maxOutputLength: maxInflated(deflated.length) });
+  // What was inflated is explicit VR little endian, and dicom-parser reads all of it.
+  checkElementCount(inflated, 0, EXPLICIT_LE, false);
   return Buffer.concat([b.subarray(0, position), inflated]);
+}
+
+/** Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements. */
+function checkElementCount(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
+  if (countElements(buf, start, transferSyntax(tsUid), untilPixelData) > MAX_HEADER_ELEMENTS)
+    throw new DicomParseError(tooManyElements());
 }
 
 export interface ParsedDicom {
@@ -105,6 +120,7 @@ function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boole
   try {
     const raw = RAW_SYNTAX[layout];
     if (raw) {
+      checkElementCount(buf, 0, raw, untilPixelData);
       const dataSet = dicomParser.parseDicom(buf, { ...options, TransferSyntaxUID: raw });
       return { dataSet, layout, transferSyntaxUid: raw, transferSyntaxGuessed: true, fileOffset: 0 };
     }
@@ -115,9 +131,14 @@ function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boole
       // The meta header lacks its transfer syntax: infer it from the first element of the data set.
       const start = (meta as DataSet & { position: number }).position;
       const ts = isVr(buf, start + 4) ? EXPLICIT_LE : IMPLICIT_LE;
+      checkElementCount(buf, start, ts, untilPixelData);
       const dataSet = dicomParser.parseDicom(buf.subarray(start), { ...options, TransferSyntaxUID: ts });
       return { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: true, fileOffset: start };
     }
+    const metaTs = (meta.string('x00020010') ?? '').replace(/\0/g, '').trim();
+    // A deflated data set is counted as it is inflated (boundedInflater).
+    if (metaTs !== DEFLATED_LE)
+      checkElementCount(buf, (meta as DataSet & { position: number }).position, metaTs, untilPixelData);
     const dataSet = dicomParser.parseDicom(buf, options);
     const ts = (dataSet.string('x00020010') ?? '').replace(/\0/g, '').trim();
     const parsed: ParsedDicom = { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: false };
@@ -138,6 +159,7 @@ function parseRawMeta(buf: Buffer, untilTag: string | undefined): ParsedDicom {
   const ts = (metaOnly.string('x00020010') ?? EXPLICIT_LE).replace(/\0/g, '').trim() || EXPLICIT_LE;
   if (ts === DEFLATED_LE)
     throw new DicomParseError('it is compressed as a whole without the file header that says so');
+  checkElementCount(buf, end, ts, untilTag !== undefined);
   const dataSet = dicomParser.parseDicom(buf.subarray(end), {
     TransferSyntaxUID: ts,
     ...(untilTag ? { untilTag } : {}),
@@ -254,7 +276,10 @@ export function withFileSync<T>(path: string, flags: string | number, read: (src
   }
 }
 
-/** readDicomHeaderSync on any byte source. Every buffer it allocates is bounded by `src.size`. */
+/**
+ * readDicomHeaderSync on any byte source. Every buffer it allocates is bounded by `src.size` and by
+ * MAX_HEADER_BYTES: a header that runs on past that is refused, not read into memory whole.
+ */
 export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
   let fileSize = src.size();
   let buf = Buffer.allocUnsafe(Math.min(fileSize, FIRST_CHUNK));
@@ -279,7 +304,12 @@ export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
   const layout = sniffDicom(view, fileSize);
   if (!layout) return { notDicom: true, head: view.subarray(0, SNIFF_BYTES), fileSize };
   if (layout === 'part10' && isDeflated(view)) {
-    fill(fileSize); // a deflated data set can only be inflated whole
+    // A deflated data set can only be inflated whole: a real one is small (deflate is rare in imaging).
+    if (fileSize > MAX_HEADER_BYTES)
+      throw new DicomParseError(
+        `it is compressed as a whole (deflated) and is over ${MAX_HEADER_BYTES / 1024 ** 2} MB: no scan is sent that way`,
+      );
+    fill(fileSize);
     view = buf.subarray(0, filled);
   }
   for (;;) {
@@ -292,14 +322,15 @@ export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
     }
     if (parsed && (whole || parsed.dataSet.elements[PIXEL_DATA]))
       return { parsed, fileSize, wholeFile: whole };
-    fill(Math.min(fileSize, Math.max(filled * 4, FIRST_CHUNK)));
+    if (filled >= MAX_HEADER_BYTES) throw new DicomParseError(headerTooLong());
+    fill(Math.min(fileSize, MAX_HEADER_BYTES, Math.max(filled * 4, FIRST_CHUNK)));
     view = buf.subarray(0, filled);
   }
 }
 
 /** Reads and parses a whole file (pixel data included). Throws DicomParseError when not DICOM or unreadable. */
 export async function readDicomFile(path: string): Promise<ParsedDicom & { buffer: Buffer }> {
-  const fh = await open(path, 'r');
+  const fh = await openScanFile(path);
   let buffer: Buffer;
   try {
     buffer = await fh.readFile();

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openScanFileSync } from './scan-file-open.js';
 
 /**
  * A file that lies inside another one, byte for byte: a stored (uncompressed) zip entry. The local
@@ -49,7 +50,7 @@ export function readRegionInto(
 /** The region's bytes, from `from` for `length`, in a buffer of their own. */
 export function readRegion(r: FileRegion, from = 0, length = r.size - from): Buffer {
   const out = Buffer.allocUnsafe(length);
-  const fd = openSync(r.file, 'r');
+  const fd = openScanFileSync(r.file);
   try {
     readRegionInto(fd, r, from, length, out);
   } finally {

@@ -28,6 +28,19 @@ export function directions(o: readonly number[]): { row: Vec3; col: Vec3; normal
   return { row, col, normal: normalize(cross(row, col)) };
 }
 
+/**
+ * Whether an ImageOrientationPatient gives two real directions: each of length 1 and at right
+ * angles to the other, within `tol` (files write the cosines rounded to a few digits; 0.001 is far
+ * beyond that rounding). Anything else (all zeros, a vector of length 2, two parallel directions)
+ * places no slice anywhere: it is not normalised into a guess.
+ */
+export function isValidOrientation(o: readonly number[], tol = 1e-3): boolean {
+  if (o.length < 6 || o.some((v) => !Number.isFinite(v))) return false;
+  const row: Vec3 = [o[0]!, o[1]!, o[2]!];
+  const col: Vec3 = [o[3]!, o[4]!, o[5]!];
+  return Math.abs(norm(row) - 1) <= tol && Math.abs(norm(col) - 1) <= tol && Math.abs(dot(row, col)) <= tol;
+}
+
 /** True when two orientations differ by less than `tol` in every cosine (0.001 is about 0.06 degrees). */
 export function sameOrientation(a: readonly number[], b: readonly number[], tol = 1e-3): boolean {
   for (let i = 0; i < 6; i++) if (Math.abs((a[i] ?? 0) - (b[i] ?? 0)) > tol) return false;

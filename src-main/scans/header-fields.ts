@@ -24,6 +24,23 @@ function itemNum(ds: DataSet, tag: string): number | undefined {
   return Number.isFinite(v) ? v : undefined;
 }
 
+/** A rescale value of an item: undefined when absent, NaN when present but not a number (rescaleOf). */
+function itemRescale(ds: DataSet, tag: string): number | undefined {
+  const el = ds.elements[tag];
+  if (!el || el.length === 0 || el.length === 0xffffffff) return undefined;
+  return itemNum(ds, tag) ?? NaN;
+}
+
+/**
+ * Rescale Slope or Intercept: `absent` (1 or 0) when the file has none, NaN when it has one that is
+ * not a number. Taken as 1 or 0 it would be a guess at the HU scale; NaN is refused by the fitness
+ * check, in words.
+ */
+function rescaleOf(t: TagTable, k: number, absent: number): number {
+  if (t.offset[k]! < 0 || t.length[k] === 0) return absent;
+  return num(t, k) ?? NaN;
+}
+
 function itemRaw(ds: DataSet, el: Element): string {
   const b = ds.byteArray;
   const end = el.dataOffset + el.length;
@@ -75,11 +92,11 @@ function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameI
   });
   const slope = pick((g) => {
     const t = item(g, PIXEL_VALUE_TRANSFORMATION);
-    return t ? itemNum(t, 'x00281053') : undefined;
+    return t ? itemRescale(t, 'x00281053') : undefined;
   });
   const intercept = pick((g) => {
     const t = item(g, PIXEL_VALUE_TRANSFORMATION);
-    return t ? itemNum(t, 'x00281052') : undefined;
+    return t ? itemRescale(t, 'x00281052') : undefined;
   });
   const frame: FrameInfo = { slope: slope ?? fallback.slope, intercept: intercept ?? fallback.intercept };
   const pos = position ?? fallback.position;
@@ -153,8 +170,8 @@ function fieldsOf(
   const utf8 = isUtf8(t, TAG.charset);
   const numberOfFrames = boundedFrameCount(t, fileSize);
   const topFrame: FrameInfo = {
-    slope: num(t, TAG.rescaleSlope) ?? 1,
-    intercept: num(t, TAG.rescaleIntercept) ?? 0,
+    slope: rescaleOf(t, TAG.rescaleSlope, 1),
+    intercept: rescaleOf(t, TAG.rescaleIntercept, 0),
   };
   const pos = numbers(t, TAG.position, 3) as Vec3 | undefined;
   const ori = numbers(t, TAG.orientation, 6) as FrameInfo['orientation'];

@@ -1,5 +1,6 @@
 import { readDicomHeader, type ByteSource, type HeaderRead, type NotDicom } from './dicom-file.js';
 import { tableFields, tableOf } from './header-fields.js';
+import { MAX_HEADER_BYTES } from './header-bounds.js';
 import { readHeaderPrefix, type TagHeader } from './header-prefix.js';
 import type { DicomHeader } from './header-types.js';
 import type { TagTable } from './header-values.js';
@@ -13,7 +14,8 @@ import type { TagTable } from './header-values.js';
 export type AnyHeader = TagHeader | HeaderRead;
 
 export function readAnyHeader(src: ByteSource): AnyHeader | NotDicom {
-  const quick = readHeaderPrefix(src, Infinity);
+  // Past MAX_HEADER_BYTES the tag-only reader leaves the file to readDicomHeader, which refuses it.
+  const quick = readHeaderPrefix(src, MAX_HEADER_BYTES);
   return quick === 'defer' ? readDicomHeader(src) : quick;
 }
 

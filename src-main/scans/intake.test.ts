@@ -350,15 +350,16 @@ describe('intake of bad and hostile input', () => {
       r.series.reduce((t, s) => t + s.fileCount, 0) +
       r.skipped.length +
       r.problems.filter((p) => p.file).length;
-    const duplicates = r.series.reduce(
-      (t, s) =>
-        t +
-        Number(
-          /^(\d+) file/.exec(s.problems.find((p) => p.code === 'duplicate-files')?.message ?? '')?.[1] ?? 0,
-        ),
-      0,
-    );
-    expect(seen + duplicates).toBe(120);
+    // Copies counted once, and different images under one UID past the one kept: said by number.
+    const counted = (code: string, re: RegExp, beyondKept: number): number =>
+      r.series
+        .flatMap((s) => s.problems.filter((p) => p.code === code))
+        .reduce((t, p) => t + Number(re.exec(p.message)?.[1] ?? 0) - beyondKept, 0);
+    const duplicates = counted('duplicate-files', /^(\d+) file/, 0);
+    const conflicting = counted('duplicate-uid', /^(\d+) different images/, 1);
+    // The copies of one slice, each damaged differently, are different images under its UID.
+    expect(conflicting).toBeGreaterThan(0);
+    expect(seen + duplicates + conflicting).toBe(120);
     // The volume reader refuses damaged series with a clear error rather than crashing.
     const outcome = await intake([dir], { tempDir: fresh('work') });
     for (const s of outcome.series.slice(0, 5)) {

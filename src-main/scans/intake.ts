@@ -8,6 +8,8 @@ import { walkPaths, type Candidate } from './file-walk.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
+import { setCopiesAside, sameUidProblem } from './intake-copies.js';
+import { damagedFilesBySeries, damagedFilesProblem, type DamagedFile } from './intake-damaged.js';
 import type { SliceLayout } from './slice-layout.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -54,6 +56,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   const skipped: SkippedFile[] = [...walked.skipped];
   const problems: ScanProblem[] = [...walked.problems];
   const images: DicomHeader[] = [];
+  const damaged: DamagedFile[] = [];
   const displayOf = new Map<string, string>();
   const originOf = new Map<string, string>();
   const tempDirs: string[] = [];
@@ -78,6 +81,9 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
         skipped.push({ path: c.display, reason: r.reason });
       } else if (r.kind === 'problem') {
         problems.push({ ...r.problem, file: c.display });
+        // Also said by its series, when the file still names it (damagedFilesBySeries).
+        if (r.problem.code === 'corrupt-file')
+          damaged.push({ path: c.path, display: c.display, message: r.problem.message });
         // The cause only (parser or system text), no file name: names may identify the patient.
         if (r.detail) opts.logger?.warn('file left out', { code: r.problem.code, detail: r.detail });
       } else {
@@ -107,7 +113,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
             if (entries.length === 0) skipped.push({ path: c.display, reason: 'an empty zip archive' });
           } else {
             const out = join(outDir, basename(c.path).replace(/\.t?gz$/i, '') || 'unpacked');
-            await extractGzip(c.path, out, opts.limits ? { maxBytes: opts.limits.maxBytes } : {});
+            await extractGzip(c.path, out, opts.limits ? { limits: opts.limits } : {});
             next.push({
               path: out,
               display: `${c.display} (unpacked)`,
@@ -137,10 +143,12 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     round = next;
   }
 
-  const series = groupAndSummarize(
+  const damagedBySeries = await damagedFilesBySeries(damaged, opts.signal);
+  const series = await groupAndSummarize(
     images,
     (p) => displayOf.get(p) ?? p,
     (p) => originOf.get(p) ?? p,
+    damagedBySeries,
   );
   const usable = series.filter((s) => isUsable(s.summary));
   if (usable.length > 1) {
@@ -168,14 +176,16 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
 }
 
 /**
- * Groups images by series; each multi-frame file is a volume of its own. Exact copies of an image
- * (same SOP Instance UID, e.g. a folder dropped together with its zip) are counted once.
+ * Groups images by series; each multi-frame file is a volume of its own. Copies of an image (same
+ * SOP Instance UID and the same bytes, e.g. a folder dropped together with its zip) are counted
+ * once. Damaged files whose series is known are said with that series.
  */
-function groupAndSummarize(
+async function groupAndSummarize(
   images: DicomHeader[],
   display: (path: string) => string,
   origin: (path: string) => string,
-): IntakeSeries[] {
+  damagedBySeries: Map<string, DamagedFile[]>,
+): Promise<IntakeSeries[]> {
   const groups = new Map<string, DicomHeader[]>();
   // Indexed loops over the images: for...of makes an iterator result per element until the JIT has
   // compiled the loop, and this runs once per drop, over up to thousands of files.
@@ -188,21 +198,11 @@ function groupAndSummarize(
     else groups.set(key, [h]);
   }
   const out: IntakeSeries[] = [];
-  for (const headers of groups.values()) {
+  for (const [key, headers] of groups) {
     const extra: ScanProblem[] = [];
-    const seen = new Set<string>();
-    const kept: DicomHeader[] = [];
-    let copies = 0;
-    // Of two copies of one image, keep the complete one (a folder may hold a cut-off copy).
-    if (headers.some((h) => (h.pixelData?.missingBytes ?? 0) !== 0))
-      headers.sort((a, b) => (a.pixelData?.missingBytes ?? 0) - (b.pixelData?.missingBytes ?? 0));
-    for (let i = 0; i < headers.length; i++) {
-      const h = headers[i]!;
-      if (h.sopInstanceUid && seen.has(h.sopInstanceUid)) {
-        copies++;
-        continue;
-      }
-      if (h.sopInstanceUid) seen.add(h.sopInstanceUid);
+    const { kept, copies, conflicts } = await setCopiesAside(headers);
+    for (let i = 0; i < kept.length; i++) {
+      const h = kept[i]!;
       const px = h.pixelData;
       const needed = uncompressedFrameBytes(h) * h.numberOfFrames;
       if (px && !px.encapsulated && px.missingBytes === 0 && px.length < needed) {
@@ -221,15 +221,18 @@ function groupAndSummarize(
           file: display(h.path),
         });
       }
-      kept.push(h);
     }
     if (copies > 0) {
       extra.push({
         severity: 'info',
         code: 'duplicate-files',
-        message: `${copies} file${copies > 1 ? 's were exact copies' : ' was an exact copy'} of another image and ${copies > 1 ? 'were' : 'was'} counted once.`,
+        message: `${copies} file${copies > 1 ? 's were copies' : ' was a copy'} of another image (the same bytes, or the same image stored in another encoding) and ${copies > 1 ? 'were' : 'was'} counted once.`,
       });
     }
+    for (const same of conflicts) extra.push(sameUidProblem(same.map((h) => display(h.path))));
+    // Only a series of single-frame files is keyed by its UID alone (see above).
+    const damaged = damagedBySeries.get(key) ?? [];
+    if (damaged.length > 0) extra.push(damagedFilesProblem(damaged));
     const { summary, layout } = summarizeSeries(kept, display, extra);
     out.push({ summary, headers: kept, layout, inputs: [...new Set(kept.map((h) => origin(h.path)))] });
   }

@@ -1,5 +1,6 @@
 // Compression of the upload package by connection: stored entries for the loopback engine (it would
 // only inflate them again), deflate for remote services (the upload is the slow part there).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,23 @@ describe('packageSeries compression', () => {
     expect(err).toMatchObject({ code: 'bad-input' });
     expect((err as Error).message).toContain('slice-that-went-away.dcm');
     expect(existsSync(outDir) ? readdirSync(outDir) : []).toEqual([]);
+  });
+
+  it('refuses a slice swapped for a pipe since the scan was looked at, without waiting on it', async () => {
+    // Opened the usual way, a pipe holds the open (and a thread of the pool) until someone writes to
+    // it: the package never ends, nor does the process.
+    const pipe = join(dir, 'slice-now-a-pipe.dcm');
+    execFileSync('mkfifo', [pipe]);
+    const swapped = [...files.slice(0, 2), { path: pipe, size: files[2]!.size }, ...files.slice(3)];
+    for (const deidentify of [false, true]) {
+      const outDir = join(dir, `pipe-${deidentify}`);
+      const err = await packageSeries(swapped, false, 'pipe', { deidentify, compress: false, outDir }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: 'bad-input' });
+      expect((err as Error).message).toContain('slice-now-a-pipe.dcm is no longer a regular file');
+      expect(existsSync(outDir) ? readdirSync(outDir) : []).toEqual([]);
+    }
   });
 
   it('keeps the slices of packages made at once apart (their read buffers are shared between packages)', async () => {

@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { chmod, copyFile, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -7,6 +7,7 @@ import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
 import { AppError } from '../../src-shared/errors.js';
 import { readDicomFile } from './dicom-file.js';
+import { openScanFile } from './scan-file-open.js';
 import { burnedInFactsOf, burnedInReason } from './burned-in.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { fitsPlainZip, ZipWriter } from './zip-writer.js';
@@ -124,7 +125,7 @@ export async function packageSeries(
     } else {
       const source = async (path: string): Promise<Readable> => {
         if (opts.deidentify) return Readable.from([await deidentified(path)]);
-        const file = createReadStream(path);
+        const file = (await openScanFile(path)).createReadStream();
         const counted = counter(progress);
         file.on('error', (e) => counted.destroy(e)); // pipe() does not pass errors on
         return file.pipe(counted);
@@ -201,7 +202,12 @@ async function writeZip(
  */
 async function copyPrivate(from: string, to: string, signal: AbortSignal | undefined): Promise<number> {
   signal?.throwIfAborted();
-  await copyFile(from, to);
+  const source = await openScanFile(from);
+  try {
+    await pipeline(source.createReadStream({ autoClose: false }), createWriteStream(to, { mode: 0o600 }));
+  } finally {
+    await source.close();
+  }
   await chmod(to, 0o600);
   signal?.throwIfAborted();
   return (await stat(to)).size;
@@ -213,15 +219,15 @@ async function copyPrivate(from: string, to: string, signal: AbortSignal | undef
  * byte longer than `size`) when given.
  */
 async function readWhole(path: string, size: number, into?: Buffer): Promise<Buffer> {
-  const file = await open(path, 'r');
+  const file = await openScanFile(path);
   try {
     const buf = into ?? Buffer.allocUnsafe(size + 1);
     const { bytesRead } = await file.read(buf, 0, size + 1, 0);
     if (bytesRead <= size) return buf.subarray(0, bytesRead);
+    return await file.readFile();
   } finally {
     await file.close();
   }
-  return readFile(path);
 }
 
 async function writeWhole(path: string, data: Buffer): Promise<void> {

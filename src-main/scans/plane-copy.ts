@@ -1,4 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { openScanFileSync } from './scan-file-open.js';
 import { readRegionInto, type FileRegion } from './file-region.js';
 
 /**
@@ -71,7 +72,7 @@ export function copyPlanes(planes: readonly PlaneCopy[], out: Int16Array): boole
       if (p.bytes instanceof Uint8Array) raw = p.bytes;
       else {
         let fd = open.get(p.bytes.file);
-        if (fd === undefined) open.set(p.bytes.file, (fd = openSync(p.bytes.file, 'r')));
+        if (fd === undefined) open.set(p.bytes.file, (fd = openScanFileSync(p.bytes.file)));
         raw = regionBytes(fd, p.bytes, read);
       }
       const stored = typed(raw, p.bits, p.signed, reuse);

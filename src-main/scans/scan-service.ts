@@ -1,6 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type {
   IntakeResult,
@@ -9,6 +7,7 @@ import type {
   SlicePreviewRequest,
 } from '../../src-shared/scans.js';
 import { silentLogger, type Logger } from '../logging/logger.js';
+import { createOwnedTempFolder, type OwnedTempFolder } from '../platform/temp-folders.js';
 import { intake, type IntakeSeries } from './intake.js';
 import { packageBaseName, packageSeries, type PackageOptions, type PackagedScan } from './package-series.js';
 import { histogramWindow, renderPlane, type WindowLevel } from './preview.js';
@@ -24,7 +23,7 @@ export class ScanService {
   private readonly logger: Logger;
   private readonly tempRoot: string;
   private readonly known = new Map<string, IntakeSeries>();
-  private readonly tempDirs: string[] = [];
+  private readonly tempDirs: OwnedTempFolder[] = [];
   private cached?: CachedVolume;
   private loading?: { id: string; promise: Promise<Volume> };
 
@@ -35,11 +34,11 @@ export class ScanService {
 
   async intake(paths: string[], opts: { signal?: AbortSignal } = {}): Promise<IntakeResult> {
     const started = performance.now();
-    await mkdir(this.tempRoot, { recursive: true });
-    const workDir = await mkdtemp(join(this.tempRoot, 'scan2mesh-scans-'));
+    // Named for this process: removed on a kill signal, and swept by a later process if this one dies.
+    const workDir = await createOwnedTempFolder('scan2mesh-scans-', this.tempRoot);
     this.tempDirs.push(workDir);
     const outcome = await intake(paths, {
-      tempDir: workDir,
+      tempDir: workDir.path,
       logger: this.logger,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
@@ -138,7 +137,7 @@ export class ScanService {
     this.cached = undefined;
     this.loading = undefined;
     const dirs = this.tempDirs.splice(0);
-    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    await Promise.all(dirs.map((d) => d.remove()));
   }
 
   private require(id: string): IntakeSeries {

@@ -1,6 +1,15 @@
 // Helpers for the scans tests: where the real fixtures are, the pydicom reference, and derived inputs.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,4 +107,17 @@ export function tempFolders(prefix: string): { root: string; fresh: (name: strin
     return dir;
   };
   return { root, fresh };
+}
+
+/**
+ * A file of a fixture in a folder a test drops: a hard link (no copy of megabytes), or a copy where
+ * the two folders are on different file systems. Not a symbolic link: intake skips links that lead
+ * out of the dropped folder.
+ */
+export function linkOrCopy(src: string, dst: string): void {
+  try {
+    linkSync(src, dst);
+  } catch {
+    copyFileSync(src, dst);
+  }
 }

@@ -6,6 +6,7 @@
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
 import { slicesWord, type SliceLayout } from './slice-layout.js';
+import { volumeTooLarge } from './volume-limits.js';
 import { gapWords, maxBridgeableGap, maxOffLineMm, type StackGap } from './stack-grid.js';
 
 interface SegmentationFitness {
@@ -38,6 +39,12 @@ export interface FitnessInput {
   unbridgeableGaps: StackGap[];
   /** Largest distance of a slice from the line through the stack (mm). */
   offLineMm?: number;
+  /** The first image whose Bits Stored does not fit its Bits Allocated (none: all fit). */
+  oddBits?: { allocated: number; stored: number };
+  /** Why the volume would take more memory than scan2mesh reads (volume-limits.ts); none: it fits. */
+  volumeTooLarge?: string;
+  /** The first image whose Rescale Slope and Intercept give no usable values (none: all do). */
+  oddRescale?: { slope: number; intercept: number; why: string };
   /** Other reasons the images do not make one volume (already in words), e.g. mixed sizes. */
   otherReasons?: string[];
 }
@@ -56,6 +63,19 @@ export interface FitnessInput {
 export const MIN_PIXELS = 64;
 export const MIN_SLICES = 20;
 export const MIN_EXTENT_MM = 30;
+
+/**
+ * Limits beyond which the numbers in the files do not describe a scan of a head, whatever the
+ * images show (a model would be scaled or placed by them).
+ * - 1000 mm along any axis: a head is about 250 mm across, so four times that is no head scan.
+ * - 20 mm between slices: the coarsest CT through a jaw has 5 mm slices; 20 mm apart, a whole
+ *   mandible (about 40 mm high) lies on two or three of them, which is no 3D scan of it.
+ */
+export const MAX_EXTENT_MM = 1000;
+export const MAX_SLICE_SPACING_MM = 20;
+
+/** The largest number a volume's 32-bit float voxel can hold. */
+const FLOAT32_MAX = 3.4028234663852886e38;
 
 const MODALITY_WORDS: Record<string, string> = {
   MR: 'an MR (magnetic resonance) scan',
@@ -132,13 +152,28 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       `The series has only ${s.slices} slice${s.slices === 1 ? '' : 's'}; a scan that holds a jaw has at least ${MIN_SLICES}.`,
     );
   }
-  if (s.pixelSize && s.stackLengthMm !== undefined) {
-    const extent = [s.columns * s.pixelSize[0], s.rows * s.pixelSize[1], s.stackLengthMm];
-    if (extent.some((e) => e < MIN_EXTENT_MM)) {
-      reasons.push(
-        `The scan covers only ${extent.map(mm).join(' x ')} mm; a jaw needs at least ${MIN_EXTENT_MM} mm in every direction.`,
-      );
-    }
+  const pixelSizeValid = s.pixelSize !== undefined && s.pixelSize[0] > 0 && s.pixelSize[1] > 0;
+  if (s.pixelSize && !pixelSizeValid) {
+    reasons.push(
+      `The images state a pixel size of ${s.pixelSize.join(' x ')} mm, which cannot be right: a pixel's size is more than 0 mm.`,
+    );
+  }
+  if (s.pixelSize && pixelSizeValid && s.stackLengthMm !== undefined) reasons.push(...extentReasons(s));
+  if (s.sliceSpacingMm !== undefined && s.sliceSpacingMm > MAX_SLICE_SPACING_MM) {
+    reasons.push(
+      `The slices lie ${mm(s.sliceSpacingMm)} mm apart; the slices of a 3D scan of a jaw lie at most ${MAX_SLICE_SPACING_MM} mm apart.`,
+    );
+  }
+  if (s.oddBits) {
+    reasons.push(
+      `The images say ${s.oddBits.stored} of their ${s.oddBits.allocated} bits per pixel hold its value (Bits Stored ${s.oddBits.stored}, Bits Allocated ${s.oddBits.allocated}), which cannot be: the pixel values cannot be read as the scanner stored them.`,
+    );
+  }
+  if (s.oddRescale) {
+    const { slope, intercept, why } = s.oddRescale;
+    reasons.push(
+      `The images' value scale cannot be right (Rescale Slope ${slope}, Rescale Intercept ${intercept}): ${why}, so bone and teeth cannot be told apart by their density.`,
+    );
   }
   if (s.mixedOrientations) {
     reasons.push('The images are not all oriented the same way, so they do not form one volume.');
@@ -156,8 +191,25 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       `The slices do not lie on one straight line (one is ${mm2(s.offLineMm)} mm off it; a slice may be at most ${mm2(maxOffLineMm(s.pixelSize))} mm off, half a pixel), so they do not form one regular scan.`,
     );
   }
+  if (s.volumeTooLarge) reasons.push(s.volumeTooLarge);
   for (const r of s.otherReasons ?? []) if (!reasons.includes(r)) reasons.push(r);
   return { fit: reasons.length === 0, reasons };
+}
+
+/** What is wrong with the size a scan says it covers: too small to hold a jaw, or larger than a head. */
+function extentReasons(s: FitnessInput): string[] {
+  const extent = [s.columns * s.pixelSize![0], s.rows * s.pixelSize![1], s.stackLengthMm!];
+  if (extent.some((e) => e < MIN_EXTENT_MM)) {
+    return [
+      `The scan covers only ${extent.map(mm).join(' x ')} mm; a jaw needs at least ${MIN_EXTENT_MM} mm in every direction.`,
+    ];
+  }
+  if (extent.some((e) => e > MAX_EXTENT_MM)) {
+    return [
+      `The scan would cover ${extent.map(mm).join(' x ')} mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
+    ];
+  }
+  return [];
 }
 
 /**
@@ -189,7 +241,60 @@ export function fitnessInputOf(
   };
   if (layout.pixelSpacingKnown) input.pixelSize = [colSpacing, rowSpacing];
   if (layout.sliceSpacingKnown) input.stackLengthMm = layout.stack.offsets.at(-1) ?? 0;
+  const bits = firstOddBits(headers);
+  if (bits) input.oddBits = bits;
+  const rescale = firstOddRescale(headers);
+  if (rescale) input.oddRescale = rescale;
+  const tooLarge = volumeTooLarge(layout);
+  if (tooLarge) input.volumeTooLarge = tooLarge;
   return input;
+}
+
+/**
+ * The first image whose Bits Stored is not 1 to Bits Allocated: its values would be masked to bits
+ * it does not have. The files of a series mostly repeat one pair: each pair is checked once.
+ */
+function firstOddBits(headers: DicomHeader[]): FitnessInput['oddBits'] {
+  let last: DicomHeader | undefined;
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]!;
+    if (last && h.bitsStored === last.bitsStored && h.bitsAllocated === last.bitsAllocated) continue;
+    if (!(h.bitsStored >= 1 && h.bitsStored <= h.bitsAllocated))
+      return { allocated: h.bitsAllocated, stored: h.bitsStored };
+    last = h;
+  }
+  return undefined;
+}
+
+/** The first frame whose Rescale Slope and Intercept give no usable values, and why. */
+function firstOddRescale(headers: DicomHeader[]): FitnessInput['oddRescale'] {
+  let slope = 1;
+  let intercept = 0;
+  let bits = -1;
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]!;
+    for (let f = 0; f < h.frames.length; f++) {
+      const info = h.frames[f]!;
+      // The frames of a series mostly repeat one slope and intercept: each is checked once.
+      if (info.slope === slope && info.intercept === intercept && h.bitsStored === bits) continue;
+      const why = rescaleFault(info.slope, info.intercept, h.bitsStored);
+      if (why) return { slope: info.slope, intercept: info.intercept, why };
+      slope = info.slope;
+      intercept = info.intercept;
+      bits = h.bitsStored;
+    }
+  }
+  return undefined;
+}
+
+/** Why a Rescale Slope and Intercept cannot map stored values to densities; undefined when they can. */
+function rescaleFault(slope: number, intercept: number, bitsStored: number): string | undefined {
+  if (!Number.isFinite(slope) || !Number.isFinite(intercept)) return 'they are not numbers';
+  if (slope === 0) return 'a slope of 0 gives every pixel the same value';
+  // The volume holds the rescaled values as 32-bit floats: larger ones become infinite.
+  const largest = Math.abs(slope) * 2 ** Math.min(Math.max(bitsStored, 1), 32) + Math.abs(intercept);
+  if (largest > FLOAT32_MAX) return 'they turn the stored values into numbers too large to hold';
+  return undefined;
 }
 
 /** Whether any image's ImageType says LOCALIZER; the files of a series mostly repeat one ImageType. */

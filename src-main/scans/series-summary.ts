@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { ScanProblem, SeriesSummary } from '../../src-shared/scans.js';
 import { burnedInReason } from './burned-in.js';
 import { planeName } from './geometry.js';
@@ -8,6 +9,7 @@ import { fitnessInputOf, modalityWords, segmentationFitness } from './segmentati
 import { layoutSlices, type SliceLayout } from './slice-layout.js';
 import { transferSyntax } from './transfer-syntax.js';
 
+/** Transfer syntaxes whose images lost detail when compressed. */
 const LOSSY = new Set([
   '1.2.840.10008.1.2.4.50',
   '1.2.840.10008.1.2.4.51',
@@ -15,6 +17,8 @@ const LOSSY = new Set([
   '1.2.840.10008.1.2.4.91',
   '1.2.840.10008.1.2.4.203',
 ]);
+
+export const isLossy = (transferSyntaxUid: string): boolean => LOSSY.has(transferSyntaxUid);
 
 /** A stable id: the same files of the same series always get the same id. */
 export function seriesId(seriesUid: string, displayPaths: string[]): string {
@@ -66,6 +70,16 @@ export function summarizeSeries(
       code: 'pixel-format',
       message: `The images store ${first.bitsAllocated} bits per pixel, which scan2mesh cannot read.`,
       file: display(first.path),
+    });
+  }
+  const otherPatient = firstOtherPatient(headers);
+  if (otherPatient) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-patients',
+      // What differs, not the values: the other patient's identity is not shown where this one's is.
+      message: `The files of this series are not all of one patient: the ${listWords(otherPatient.fields)} ${otherPatient.fields.length > 1 ? 'differ' : 'differs'} between them (for example in ${basename(display(otherPatient.header.path))}). A model is made of one patient's scan only; export the series again.`,
+      file: display(otherPatient.header.path),
     });
   }
   for (const p of layoutProblems) problems.push(p.file ? { ...p, file: display(p.file) } : p);
@@ -162,6 +176,36 @@ function everyDecodes(headers: DicomHeader[]): boolean {
   }
   return true;
 }
+
+/**
+ * The first file whose patient (Patient's Name, Patient ID or Patient's Birth Date) is not the first
+ * file's, and which of the three differ. Compared exactly, but for padding: one letter or digit
+ * apart may be another person.
+ */
+function firstOtherPatient(headers: DicomHeader[]): { header: DicomHeader; fields: string[] } | undefined {
+  const first = headers[0]!;
+  for (let i = 1; i < headers.length; i++) {
+    const h = headers[i]!;
+    if (
+      h.patientName === first.patientName &&
+      h.patientId === first.patientId &&
+      h.patientBirthDate === first.patientBirthDate
+    )
+      continue;
+    const fields: string[] = [];
+    if (differs(h.patientName, first.patientName)) fields.push("patient's name");
+    if (differs(h.patientId, first.patientId)) fields.push('patient ID');
+    if (differs(h.patientBirthDate, first.patientBirthDate)) fields.push('birth date');
+    if (fields.length > 0) return { header: h, fields };
+  }
+  return undefined;
+}
+
+const differs = (a: string, b: string): boolean => a !== b && a.trim() !== b.trim();
+
+/** "a", "a and b", "a, b and c". */
+const listWords = (items: string[]): string =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}` : (items[0] ?? '');
 
 /** The first reason any file gives for patient data in its pixels. */
 function firstBurnedIn(headers: DicomHeader[]): string | undefined {

@@ -1,6 +1,7 @@
 import type { ScanProblem } from '../../src-shared/scans.js';
-import { directions, dot, sameOrientation } from './geometry.js';
+import { directions, dot, isValidOrientation } from './geometry.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-fields.js';
+import { firstOtherPixelSpacing, firstTilted, sizesOf, spacingWords } from './slice-consistency.js';
 import { gapWords, maxBridgeableGap, maxOffLineMm, stackGrid, type StackGrid } from './stack-grid.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
@@ -82,6 +83,15 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       severity: 'warning',
       code: 'no-orientation',
       message: `${slicesWord(framesWithoutOrientation, raw.length)} not say how ${framesWithoutOrientation === 1 ? 'it is' : 'they are'} oriented in the patient; the preview shows ${first.info.orientation ? 'such slices like the others' : 'the scan as axial'}.`,
+    });
+  }
+  if (first.info.orientation && !isValidOrientation(orientation)) {
+    // Normalising such numbers would place the slices along a direction the file never gave.
+    problems.push({
+      severity: 'error',
+      code: 'bad-orientation',
+      message: `The image orientation is not a valid direction: the files give [${orientation.map((c) => +c.toPrecision(6)).join(', ')}] (Image Orientation), but its row and column directions must each have length 1 and be at right angles. Where the patient's left, front and head lie in the scan cannot be known.`,
+      file: first.header.path,
     });
   }
   const spacingOdd = firstOtherPixelSpacing(raw);
@@ -307,65 +317,6 @@ function list(items: string[], max = 3): string {
 export function slicesWord(n: number, of: number): string {
   if (n >= of) return of === 1 ? 'The image does' : 'The slices do';
   return `${n} of the ${of} slices ${n === 1 ? 'does' : 'do'}`;
-}
-
-const spacingWords = (s: [number, number] | undefined): string =>
-  s ? `${+s[1].toFixed(4)} x ${+s[0].toFixed(4)} mm` : 'none stated';
-
-/**
- * The first frame whose pixel size differs from the first frame's (or is stated where the first's is
- * not, or the reverse). The volume is built with one pixel size, so a frame with another would be
- * placed scaled. Equal within 0.01% and 0.1 micrometre: the same value written with other digits.
- */
-function firstOtherPixelSpacing<T extends { info: FrameInfo }>(raw: T[]): T | undefined {
-  const s = raw[0]!.info.pixelSpacing;
-  for (let i = 1; i < raw.length; i++) {
-    const r = raw[i]!;
-    const o = r.info.pixelSpacing;
-    if (o === s) continue;
-    if (!o || !s) return r;
-    for (let d = 0; d < 2; d++) if (Math.abs(o[d]! - s[d]!) > 1e-4 + 1e-4 * Math.abs(s[d]!)) return r;
-  }
-  return undefined;
-}
-
-/** The first frame whose orientation is not `orientation` (within sameOrientation's tolerance). */
-function firstTilted<T extends { info: FrameInfo }>(raw: T[], orientation: readonly number[]): T | undefined {
-  for (let i = 0; i < raw.length; i++) {
-    const r = raw[i]!;
-    const o = r.info.orientation;
-    if (!o || o === orientation) continue;
-    // The files of a series repeat the same numbers: equal ones need no tolerance.
-    if (
-      o[0] === orientation[0] &&
-      o[1] === orientation[1] &&
-      o[2] === orientation[2] &&
-      o[3] === orientation[3] &&
-      o[4] === orientation[4] &&
-      o[5] === orientation[5]
-    )
-      continue;
-    if (!sameOrientation(o, orientation)) return r;
-  }
-  return undefined;
-}
-
-/** How many frames have each size ('512x512': columns x rows), in order of first appearance. */
-function sizesOf(raw: { header: DicomHeader }[]): Map<string, number> {
-  const first = raw[0]!.header;
-  // A series' frames nearly always share one size: then no key is built per frame.
-  let one = true;
-  for (let i = 0; i < raw.length; i++) {
-    const h = raw[i]!.header;
-    if (h.columns !== first.columns || h.rows !== first.rows) one = false;
-  }
-  if (one) return new Map([[`${first.columns}x${first.rows}`, raw.length]]);
-  const m = new Map<string, number>();
-  for (const r of raw) {
-    const key = `${r.header.columns}x${r.header.rows}`;
-    m.set(key, (m.get(key) ?? 0) + 1);
-  }
-  return m;
 }
 
 /**

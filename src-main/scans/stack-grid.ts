@@ -64,7 +64,8 @@ const MAX_OFF_LINE_MM = 1;
  * from a straight line only by the rounding of their written positions, micrometres.
  */
 export function maxOffLineMm(pixelSpacing: readonly [number, number] | undefined): number {
-  if (!pixelSpacing) return MAX_OFF_LINE_MM;
+  // A pixel size of 0 or less cannot be right (the fitness check says so): it sets no tolerance.
+  if (!pixelSpacing || !(pixelSpacing[0] > 0 && pixelSpacing[1] > 0)) return MAX_OFF_LINE_MM;
   return Math.min(MAX_OFF_LINE_MM, 0.5 * Math.min(pixelSpacing[0], pixelSpacing[1]));
 }
 

@@ -20,6 +20,7 @@ import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js
 import { diskSlices, type SliceSource } from './slice-source.js';
 import { planeSources } from './stack-grid.js';
 import type { Volume } from './volume.js';
+import { int16Fits, volumeTooLarge } from './volume-limits.js';
 
 function canceled(): AppError {
   return new AppError('canceled', 'Reading the scan was canceled.');
@@ -173,7 +174,8 @@ export async function volumeFromHeaders(
       });
     }
   }
-  checkSizes(layout);
+  const wantInt16 = int16Fits(layout);
+  checkSizes(layout, wantInt16);
   for (const uid of new Set(headers.map((h) => h.transferSyntaxUid))) {
     if (!(await prepareCodec(uid))) {
       throw new AppError(
@@ -185,29 +187,29 @@ export async function volumeFromHeaders(
       );
     }
   }
-  const wantInt16 = int16Fits(layout);
   try {
     return await decodeVolume(layout, wantInt16, opts, signal);
   } catch (e) {
-    // A value outside the int16 range after all (unusual headers): read again as floats.
-    if (e instanceof Int16Overflow) return decodeVolume(layout, false, opts, signal);
-    throw e;
+    if (!(e instanceof Int16Overflow)) throw e;
+    // A value outside the int16 range after all (unusual headers): read again as floats, which take
+    // twice the memory.
+    checkVolumeBytes(layout, false);
+    return decodeVolume(layout, false, opts, signal);
   }
 }
 
-/** Voxels one volume may have: 1.5 billion is 3 GB as int16, far beyond any dental CBCT. */
-const MAX_VOXELS = 1.5e9;
+/** Refuses, before anything is allocated or decoded, a volume of more than MAX_VOLUME_BYTES. */
+function checkVolumeBytes(layout: SliceLayout, asInt16: boolean): void {
+  const tooLarge = volumeTooLarge(layout, asInt16);
+  if (tooLarge)
+    throw new AppError('bad-input', tooLarge, {
+      action: 'Check the export; a dental scan is usually below 1000 x 1000 x 1000 voxels.',
+    });
+}
 
 /** Refuses sizes that cannot be right before allocating anything for them. */
-function checkSizes(layout: SliceLayout): void {
-  const voxels = layout.rows * layout.columns * layout.stack.count;
-  if (voxels > MAX_VOXELS) {
-    throw new AppError(
-      'bad-input',
-      `The scan says it is ${layout.columns} x ${layout.rows} x ${layout.stack.count} voxels, too large to read on this computer.`,
-      { action: 'Check the export; a dental scan is usually below 1000 x 1000 x 1000.' },
-    );
-  }
+function checkSizes(layout: SliceLayout, asInt16: boolean): void {
+  checkVolumeBytes(layout, asInt16);
   for (const h of new Set(layout.frames.map((f) => f.header))) {
     const px = h.pixelData;
     if (!px || px.encapsulated) continue;
@@ -220,15 +222,6 @@ function checkSizes(layout: SliceLayout): void {
       );
     }
   }
-}
-
-/** Whether every rescaled value the headers allow is an integer within int16. */
-function int16Fits(layout: SliceLayout): boolean {
-  for (const f of layout.frames) {
-    const { slope, intercept } = f.info;
-    if (!Number.isInteger(slope) || !Number.isInteger(intercept)) return false;
-  }
-  return true;
 }
 
 /**

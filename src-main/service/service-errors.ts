@@ -116,7 +116,7 @@ export function checkFinished(jobId: string, result: PollResult): void {
   if (!result.success)
     throw new AppError(
       'job-failed',
-      `The service reports job ${jobId} as failed: ${messageOf(result) ?? 'no reason given'}.`,
+      `The service reports job ${jobId} as failed: ${sentence(messageOf(result) ?? 'no reason given')}`,
       {
         action: 'Check the scan and the requested structures; submit again or contact the service operator.',
       },
@@ -125,13 +125,16 @@ export function checkFinished(jobId: string, result: PollResult): void {
     if (mesh.status !== OUTPUT_AVAILABLE)
       throw new AppError(
         'job-failed',
-        `The output ${mesh.structures.join('+')}${mesh.extension} of job ${jobId} has status "${mesh.status}"${
-          messageOf(mesh) ? `: ${messageOf(mesh)}` : ''
-        }.`,
+        `The output ${mesh.structures.join('+')}${mesh.extension} of job ${jobId} has status "${mesh.status}"${sentence(
+          messageOf(mesh) ? `: ${messageOf(mesh)}` : '',
+        )}`,
         { action: 'Check the requested structures; submit again or contact the service operator.' },
       );
   }
 }
+
+/** Text ended by one full stop, whether or not the service's words already end with one. */
+const sentence = (text: string): string => `${text.replace(/[.\s]+$/, '')}.`;
 
 export /** The service's own words from an error or result body, wherever it put them. */
 function messageOf(body: unknown): string | undefined {

@@ -27,7 +27,12 @@ export function actionFor(reason: string): string {
   if (/3d mesh/.test(r)) return 'Nothing to do here: open meshes in the Viewer.';
   if (/text file|picture|pdf|office|thumbnail|folder information|folder settings|program|empty file/.test(r))
     return 'Nothing to do: these are not part of a scan and were left out.';
-  if (/dicomdir/.test(r)) return 'Nothing to do: the images it lists are read from their own files.';
+  if (/dicomdir/.test(r))
+    return 'Nothing to do when you dropped its folder too; otherwise drop the folder that holds the DICOMDIR.';
+  if (/outside the folder you dropped/.test(r))
+    return 'If the link leads to part of the scan, drop the place it leads to as well.';
+  if (/loop of links|device|pipe|socket/.test(r))
+    return 'Nothing to do: it is not a file and holds no scan, so it was left out.';
   if (/7-zip|rar/.test(r)) return 'Pack the scan as a .zip, or drop its folder, and add it again.';
   if (/report|plan|without image|not an image|presentation|key object/.test(r))
     return 'Not an image, so nothing to segment. If the scan images are missing, export the series again with its images.';

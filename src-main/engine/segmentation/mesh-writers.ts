@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { EncoderModule } from 'draco3d';
 import { AppError } from '../../../src-shared/errors.js';
 import { areaWeightedNormals } from '../../../src-shared/mesh-geometry.js';
+import { PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import type { Mesh } from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
 
@@ -12,12 +13,17 @@ export interface WrittenMesh {
   triangles: number;
 }
 
-/** Writes a mesh as binary STL, binary little-endian PLY, OBJ or Draco, in chunks so that large meshes do not need one huge buffer. */
+/**
+ * Writes a mesh as binary STL, binary little-endian PLY, OBJ or Draco, in chunks so that large meshes
+ * do not need one huge buffer. A mesh of a patient's anatomy is private to the user (0600), also when
+ * it replaces a file written before.
+ */
 export async function writeMesh(mesh: Mesh, path: string, format: MeshFormat): Promise<WrittenMesh> {
   const chunks = format === '.drc' ? [await encodeDraco(mesh)] : encoders[format](mesh);
-  const fh = await open(path, 'w');
+  const fh = await open(path, 'w', PRIVATE_FILE_MODE);
   let bytes = 0;
   try {
+    await fh.chmod(PRIVATE_FILE_MODE);
     for (const chunk of chunks) {
       await fh.write(chunk);
       bytes += chunk.length;

@@ -1,6 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -100,6 +100,35 @@ describe('unpackInput', () => {
     await expect(readdir(join(dir, 'w10', 'slices'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect(texts(none)).toEqual(['one', 'two!']);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'writes what it unpacks private to the user: 0600 files in 0700 folders',
+    async () => {
+      const deflated = join(dir, 'p.zip');
+      await makeZip(deflated, { 'series/deep/IM1': 'one', 'series/IM2': 'two' });
+      await writeFile(join(dir, 'p.zip.gz'), gzipSync(await readFile(deflated)));
+      const work = join(dir, 'w11');
+      // No room in memory: every entry is written out, after the zip itself is inflated to disk.
+      const { files } = await unpackInput(
+        { path: join(dir, 'p.zip.gz'), extension: '.zip.gz' },
+        work,
+        undefined,
+        0,
+      );
+      expect(files).toHaveLength(2);
+      for (const f of files) expect(await readFile(f, 'utf8')).toMatch(/^(one|two)$/);
+      const modeOf = async (p: string): Promise<string> => ((await stat(p)).mode & 0o777).toString(8);
+      const folders = [
+        work,
+        join(work, 'slices'),
+        join(work, 'slices', 'series'),
+        join(work, 'slices', 'series', 'deep'),
+      ];
+      expect(await Promise.all(folders.map(modeOf))).toEqual(folders.map(() => '700'));
+      const written = [join(work, 'input.zip'), ...files];
+      expect(await Promise.all(written.map(modeOf))).toEqual(written.map(() => '600'));
+    },
+  );
 
   it('refuses an entry that climbs out with ".." and writes nothing outside', async () => {
     // yazl refuses to write such a name, so write "aa/evil" and patch the name bytes to "../evil".

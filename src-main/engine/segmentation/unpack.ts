@@ -6,6 +6,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { AppError } from '../../../src-shared/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import { readRegionInto, type FileRegion } from '../../scans/file-region.js';
 import { diskSlices, heldSlices, type SliceSource } from '../../scans/slice-source.js';
 import type { CbctExtension } from './plan.js';
@@ -49,7 +50,7 @@ function byteLimit(limit: { left: number }, what: string): Transform {
  * Turns the uploaded input into the DICOM files the volume reader takes: a .gz is inflated with zlib
  * streams, a .zip is unpacked with yauzl into memory (up to `inMemoryBytes`) and past that into
  * `workDir` (entries named with `..`, absolute paths or drive letters are refused, never written
- * outside the folder).
+ * outside the folder). What is written is the patient's scan: private to the user (0600 in 0700).
  */
 export async function unpackInput(
   input: { path: string; extension: string },
@@ -63,13 +64,13 @@ export async function unpackInput(
   if (ext.endsWith('.gz')) {
     const inner = ext.slice(0, -3);
     const out = join(workDir, `input${inner}`);
-    await mkdir(workDir, { recursive: true });
+    await mkdir(workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     try {
       await pipeline(
         createReadStream(path),
         createGunzip(),
         byteLimit(limit, 'The gzip file'),
-        createWriteStream(out),
+        createWriteStream(out, { mode: PRIVATE_FILE_MODE }),
         {
           ...(signal ? { signal } : {}),
         },
@@ -260,8 +261,12 @@ async function unzipFrom(
           const stream = await new Promise<NodeJS.ReadableStream>((ok, ko) =>
             zip.openReadStream(entry, (err, s) => (err || !s ? ko(err ?? new Error('no stream')) : ok(s))),
           );
-          await mkdir(dirname(target), { recursive: true });
-          await pipeline(stream, byteLimit(limit, 'The zip file'), createWriteStream(target));
+          await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+          await pipeline(
+            stream,
+            byteLimit(limit, 'The zip file'),
+            createWriteStream(target, { mode: PRIVATE_FILE_MODE }),
+          );
         })().then(() => zip.readEntry(), fail);
       });
       zip.readEntry();

@@ -4,6 +4,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { isLoopbackHost } from '../../../src-shared/profiles.js';
+import { PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import { trustSystemCertificatesOnce } from '../../platform/system-trust.js';
 
 /**
@@ -39,7 +40,8 @@ export async function fetchToFile(raw: string, dest: string): Promise<number> {
     throw new Error(`the input address answered ${res.statusCode}`);
   }
   try {
-    await pipeline(res, createWriteStream(tmp));
+    // The patient's scan: private to the user from its first byte.
+    await pipeline(res, createWriteStream(tmp, { mode: PRIVATE_FILE_MODE }));
     const size = (await stat(tmp)).size;
     const expected = res.headers['content-length'];
     if (expected !== undefined && Number(expected) !== size)

@@ -1,11 +1,13 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../../logging/logger.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../../platform/private-files.js';
 
 /**
  * The engine's jobs, in memory and as one job.json per job in the data folder, so that an engine
  * restarted on the same folder still answers polls for jobs it finished and resumes interrupted ones.
+ * A job's folder holds a copy of the patient's scan: it and all in it are private to the user.
  */
 const EngineInputSchema = z.object({
   name: z.string(),
@@ -63,8 +65,9 @@ export class JobStore {
   }
 
   async add(job: EngineJob): Promise<void> {
-    await mkdir(join(this.jobDir(job.id), 'inputs'), { recursive: true });
-    await mkdir(join(this.jobDir(job.id), 'work'), { recursive: true });
+    await privateDir(join(this.root, 'jobs'));
+    await privateDir(join(this.jobDir(job.id), 'inputs'));
+    await privateDir(join(this.jobDir(job.id), 'work'));
     this.jobs.set(job.id, job);
     await this.save(job);
   }
@@ -73,7 +76,7 @@ export class JobStore {
   async save(job: EngineJob): Promise<void> {
     const file = join(this.jobDir(job.id), 'job.json');
     const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(job));
+    await writeFile(tmp, JSON.stringify(job), { mode: PRIVATE_FILE_MODE });
     await rename(tmp, file);
   }
 

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
+import { PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import type { FaultInjector } from './faults.js';
 import { reply, replyError, replyFile } from './http-util.js';
 import type { JobStore } from './job-store.js';
@@ -44,7 +45,8 @@ export class StorageEndpoints {
     const drop = this.deps.faults.takeDrop('upload');
     const tmp = `${input.path}.${randomUUID()}.part`;
     let received = 0;
-    const sink = createWriteStream(tmp, { highWaterMark: 1024 * 1024 });
+    // The patient's scan: private to the user from its first byte.
+    const sink = createWriteStream(tmp, { highWaterMark: 1024 * 1024, mode: PRIVATE_FILE_MODE });
     try {
       if (drop) {
         const counter = new Transform({

@@ -1,0 +1,90 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync, ftruncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import dicomParser from 'dicom-parser';
+import { classifyFile } from './classify-file.js';
+import { countElements, MAX_HEADER_BYTES, MAX_HEADER_ELEMENTS } from './header-bounds.js';
+import { phantomFiles } from './scans.test-support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'header-bounds-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const LE = { littleEndian: true, explicitVr: true };
+
+/** An explicit VR big-endian element with a short VR (8-byte header). */
+function shortBe(group: number, element: number, vr: string, value: Buffer): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUInt16BE(group, 0);
+  b.writeUInt16BE(element, 2);
+  b.write(vr, 4, 'latin1');
+  b.writeUInt16BE(value.length, 6);
+  return Buffer.concat([b, value]);
+}
+
+describe('countElements', () => {
+  it('counts a real CT header up to its pixel data, nested items included', () => {
+    const bytes = readFileSync(phantomFiles()[0]!);
+    const ds = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' });
+    const top = Object.keys(ds.elements).filter((t) => t !== 'x7fe00010' && !t.startsWith('x0002')).length;
+    const start = (dicomParser.readPart10Header(bytes) as unknown as { position: number }).position;
+    // At least every top-level element of the data set, and not more than a few per element.
+    const n = countElements(bytes, start, LE, true);
+    expect(n).toBeGreaterThanOrEqual(top);
+    expect(n).toBeLessThan(top * 3);
+    // Past the pixel data too, which the whole file has: its value is stepped over, not counted in.
+    expect(countElements(bytes, start, LE, false)).toBe(n + 1);
+  });
+});
+
+describe('a header too big to read', () => {
+  it('refuses millions of empty elements before dicom-parser makes an object of each', () => {
+    // A data set without preamble in explicit VR big endian (read by dicom-parser alone): a few real
+    // elements, one 4 MB value (so that the first, partial reads hold few elements), then more
+    // empty elements than MAX_HEADER_ELEMENTS.
+    const head = Buffer.concat([
+      shortBe(0x0008, 0x0005, 'CS', Buffer.from('ISO_IR 100', 'latin1')),
+      shortBe(0x0008, 0x0016, 'UI', Buffer.from('1\0', 'latin1')),
+      shortBe(0x0008, 0x0060, 'CS', Buffer.from('CT', 'latin1')),
+    ]);
+    const blob = Buffer.alloc(12);
+    blob.writeUInt16BE(0x0009, 0);
+    blob.writeUInt16BE(0x1001, 2);
+    blob.write('OB', 4, 'latin1');
+    blob.writeUInt32BE(4 * 1024 ** 2, 8);
+    const empty = shortBe(0x0011, 0x1010, 'LO', Buffer.alloc(0));
+    const path = join(dir, 'many-elements.dcm');
+    const fd = openSync(path, 'w');
+    writeSync(fd, Buffer.concat([head, blob, Buffer.alloc(4 * 1024 ** 2)]));
+    const run = Buffer.concat(Array.from({ length: 10_000 }, () => empty));
+    for (let k = 0; k < MAX_HEADER_ELEMENTS / 10_000 + 10; k++) writeSync(fd, run);
+    closeSync(fd);
+    const r = classifyFile({ path, display: 'many-elements.dcm' });
+    expect(r).toMatchObject({ kind: 'problem', problem: { severity: 'error' } });
+    expect(JSON.stringify(r)).toContain('more than 1,000,000 data elements before the image data');
+  });
+
+  it('refuses one element gigabytes long instead of reading the file into memory', () => {
+    // A real CT header whose last element before the image data declares 3 GB; the file is sparse.
+    const slice = readFileSync(phantomFiles()[0]!);
+    const pixels = dicomParser.parseDicom(slice, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
+    const header = slice.subarray(0, pixels.dataOffset - 12);
+    const big = Buffer.alloc(12);
+    big.writeUInt16LE(0x7fdf, 0);
+    big.writeUInt16LE(0x0010, 2);
+    big.write('OB', 4, 'latin1');
+    big.writeUInt32LE(3 * 1024 ** 3, 8);
+    const path = join(dir, 'huge-element.dcm');
+    const fd = openSync(path, 'w');
+    writeSync(fd, Buffer.concat([header, big]));
+    ftruncateSync(fd, header.length + 12 + 3 * 1024 ** 3);
+    closeSync(fd);
+    const before = process.memoryUsage().rss;
+    const r = classifyFile({ path, display: 'huge-element.dcm' });
+    expect(JSON.stringify(r)).toContain(
+      `runs on past ${MAX_HEADER_BYTES / 1024 ** 2} MB before the image data`,
+    );
+    // Read no further than the bound (twice at most: the tag-only reader, then dicom-parser's).
+    expect(process.memoryUsage().rss - before).toBeLessThan(3 * MAX_HEADER_BYTES);
+  });
+});

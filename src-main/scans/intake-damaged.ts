@@ -1,0 +1,106 @@
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import dicomParser, { type DataSet } from 'dicom-parser';
+import { AppError } from '../../src-shared/errors.js';
+import type { ScanProblem } from '../../src-shared/scans.js';
+import { openScanFile } from './scan-file-open.js';
+
+/** Damaged files of a drop said with the series they belong to, when their header still says which. */
+
+/** A file of the drop too damaged to read as an image, with what its problem says. */
+export interface DamagedFile {
+  path: string;
+  display: string;
+  message: string;
+}
+
+/**
+ * Damaged files looked at again to find their series, at most: each costs a read of its first bytes,
+ * here on the app's thread (asynchronously). Past this many, a drop is mostly damage, and the
+ * further files are listed for the drop only.
+ */
+const MAX_DAMAGED_LOOKED_AT = 256;
+/** How much of a damaged file is read to find its series: a CT header is a few kilobytes. */
+const SERIES_UID_BYTES = 64 * 1024;
+
+/**
+ * The damaged files whose first bytes still state their Series Instance UID whole, by that UID.
+ * A damaged file of a series is a slice the series lacks: the series must say so, not only the drop
+ * (else a model is made of the rest, the gap filled in from its neighbours). The classification
+ * (classify-file.ts) keeps nothing of a file it cannot read; so the UID is read again here, for
+ * damaged files only.
+ */
+export async function damagedFilesBySeries(
+  damaged: DamagedFile[],
+  signal: AbortSignal | undefined,
+): Promise<Map<string, DamagedFile[]>> {
+  const out = new Map<string, DamagedFile[]>();
+  for (const d of damaged.slice(0, MAX_DAMAGED_LOOKED_AT)) {
+    if (signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
+    const uid = await seriesUidOfDamaged(d.path);
+    if (!uid) continue;
+    const list = out.get(uid);
+    if (list) list.push(d);
+    else out.set(uid, [d]);
+  }
+  return out;
+}
+
+/** The Series Instance UID in what a parser reads of a file before its damage, when stated whole. */
+async function seriesUidOfDamaged(path: string): Promise<string | undefined> {
+  const bytes = await firstBytes(path, SERIES_UID_BYTES);
+  if (!bytes) return undefined;
+  let ds: DataSet | undefined;
+  try {
+    ds = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' });
+  } catch (e) {
+    // dicom-parser throws { exception, dataSet } with the elements it read before the damage.
+    ds =
+      typeof e === 'object' && e !== null && 'dataSet' in e
+        ? (e as { dataSet?: DataSet }).dataSet
+        : undefined;
+  }
+  const el = ds?.elements.x0020000e;
+  // A value the file ends inside is part of a UID: another series' UID may start the same way.
+  if (!ds || !el || el.dataOffset + el.length > bytes.length) return undefined;
+  const uid = (ds.string('x0020000e') ?? '').replace(/\0/g, '').trim();
+  return uid || undefined;
+}
+
+/** Up to `max` bytes from the start of a regular file; undefined when it cannot be read. */
+async function firstBytes(path: string, max: number): Promise<Buffer | undefined> {
+  let file: FileHandle | undefined;
+  try {
+    file = await openScanFile(path);
+    const buf = Buffer.alloc(max);
+    const { bytesRead } = await file.read(buf, 0, max, 0);
+    return buf.subarray(0, bytesRead);
+  } catch {
+    return undefined;
+  } finally {
+    await file?.close().catch(() => undefined);
+  }
+}
+
+/** The problem a series has for its damaged files: it lacks them, and which they are. */
+export function damagedFilesProblem(files: DamagedFile[]): ScanProblem {
+  const n = files.length;
+  const named = files
+    .slice(0, 3)
+    .map((f) => {
+      const why = whyDamaged(f.message);
+      return `${basename(f.display)}${why ? ` (${why})` : ''}`;
+    })
+    .join('; ');
+  return {
+    severity: 'error',
+    code: 'damaged-files',
+    message: `${n} file${n > 1 ? 's' : ''} of this series ${n > 1 ? 'are' : 'is'} damaged: ${named}${n > 3 ? `; and ${n - 3} more` : ''}. The scan is not complete without ${n > 1 ? 'them' : 'it'}; export the series again.`,
+    file: files[0]!.display,
+  };
+}
+
+/** The reason in a damaged file's problem ("… was left out (its header is cut off …)."). */
+function whyDamaged(message: string): string | undefined {
+  return /\(([^()]*)\)\.?$/.exec(message)?.[1];
+}

@@ -1,0 +1,149 @@
+// A series is vouched for only when all of it is there and all of it is one scan: a damaged slice,
+// a second image under one slice's UID, or slices of another patient make it unusable, in words.
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import dicomParser from 'dicom-parser';
+import { describe, expect, it } from 'vitest';
+import type { IntakeResult, SeriesSummary } from '../../src-shared/scans.js';
+import { isUsable } from '../../src-shared/series-usable.js';
+import { intake } from './intake.js';
+import { summarizeSeries } from './series-summary.js';
+import { FIXTURES, patchElement, sameLength, tempFolders } from './scans.test-support.js';
+import { readSeriesHeaders } from './volume-reader.js';
+
+const { fresh } = tempFolders('s2m-integrity-');
+const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
+
+async function run(paths: string[]): Promise<IntakeResult> {
+  return (await intake(paths, { tempDir: fresh('work') })).result;
+}
+
+/** A copy of the 108-slice cranium CT (slice001.dcm ... slice108.dcm, in slice order) to change. */
+function craniumCopy(name: string): string {
+  const dir = fresh(name);
+  for (const f of readdirSync(CRANIUM)) copyFileSync(join(CRANIUM, f), join(dir, f));
+  return dir;
+}
+
+const codes = (s: SeriesSummary): string[] => s.problems.map((p) => p.code);
+
+/** Where the Series Instance UID's value ends in a file. */
+function seriesUidEnd(bytes: Buffer): number {
+  const el = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).elements.x0020000e!;
+  return el.dataOffset + el.length;
+}
+
+describe('a damaged file of a series', () => {
+  it('makes its series unusable when its header still names the series, saying which file and why', async () => {
+    const dir = craniumCopy('damaged');
+    const bytes = readFileSync(join(dir, 'slice050.dcm'));
+    // Cut off in its header, past the Series Instance UID: the file still says whose slice it is.
+    writeFileSync(join(dir, 'slice050.dcm'), bytes.subarray(0, seriesUidEnd(bytes) + 200));
+    const r = await run([dir]);
+    const s = r.series[0]!;
+    expect(s.slices).toBe(107);
+    expect(s.problems.find((p) => p.code === 'damaged-files')).toEqual({
+      severity: 'error',
+      code: 'damaged-files',
+      message:
+        '1 file of this series is damaged: slice050.dcm (its header is cut off or has wrong lengths). The scan is not complete without it; export the series again.',
+      file: join(dir, 'slice050.dcm'),
+    });
+    expect(isUsable(s)).toBe(false);
+    // The drop still lists the file it left out.
+    expect(r.problems.find((p) => p.file === join(dir, 'slice050.dcm'))?.code).toBe('corrupt-file');
+    expect(r.problems.map((p) => p.code)).toContain('nothing-usable');
+  });
+
+  it('names up to three damaged files and counts the rest', async () => {
+    const dir = craniumCopy('damaged-5');
+    for (const n of ['020', '030', '040', '050', '060']) {
+      const f = join(dir, `slice${n}.dcm`);
+      const bytes = readFileSync(f);
+      writeFileSync(f, bytes.subarray(0, seriesUidEnd(bytes) + 100));
+    }
+    const s = (await run([dir])).series[0]!;
+    expect(s.problems.find((p) => p.code === 'damaged-files')?.message).toMatch(
+      /^5 files of this series are damaged: slice020\.dcm \(.+\); slice030\.dcm \(.+\); slice040\.dcm \(.+\); and 2 more\. The scan is not complete without them/,
+    );
+  });
+
+  it('is left to the drop when the cut ends inside the UID: no series is named by half a UID', async () => {
+    const dir = craniumCopy('uid-cut');
+    const bytes = readFileSync(join(dir, 'slice050.dcm'));
+    writeFileSync(join(dir, 'slice050.dcm'), bytes.subarray(0, seriesUidEnd(bytes) - 10));
+    const r = await run([dir]);
+    const s = r.series[0]!;
+    expect(codes(s)).not.toContain('damaged-files');
+    expect(codes(s)).toContain('missing-slices');
+    expect(r.problems.find((p) => p.file === join(dir, 'slice050.dcm'))?.code).toBe('corrupt-file');
+  });
+});
+
+describe('two files with one SOP Instance UID', () => {
+  it('are one image counted once when their bytes are the same, whatever their names', async () => {
+    const dir = craniumCopy('copy');
+    copyFileSync(join(dir, 'slice050.dcm'), join(dir, 'aaa-copy.dcm'));
+    const s = (await run([dir])).series[0]!;
+    expect(s.slices).toBe(108);
+    expect(codes(s)).toEqual(['duplicate-files']);
+    expect(isUsable(s)).toBe(true);
+  });
+
+  it('are an error naming both when their content differs, whichever is listed first', async () => {
+    for (const name of ['aaa-other.dcm', 'zzz-other.dcm']) {
+      const dir = craniumCopy(`other-${name}`);
+      // Another image under slice050's UID: its pixels changed, its header the same.
+      const bytes = readFileSync(join(dir, 'slice050.dcm'));
+      const pixels = dicomParser.parseDicom(bytes).elements.x7fe00010!;
+      bytes.fill(0x7f, pixels.dataOffset + 1000, pixels.dataOffset + 3000);
+      writeFileSync(join(dir, name), bytes);
+      const s = (await run([dir])).series[0]!;
+      const p = s.problems.find((x) => x.code === 'duplicate-uid');
+      const pair = name < 'slice050.dcm' ? `${name}, slice050.dcm` : `slice050.dcm, ${name}`;
+      expect(p).toMatchObject({ severity: 'error' });
+      expect(p!.message).toBe(
+        `2 different images carry the same instance UID: ${pair}. Only one of them can be this slice of the scan, and which one is not known; export the series again.`,
+      );
+      expect(codes(s)).not.toContain('duplicate-files');
+      expect(isUsable(s)).toBe(false);
+    }
+  });
+});
+
+describe('slices of more than one patient in one series', () => {
+  it('are an error naming what differs, not the other identities', async () => {
+    const dir = craniumCopy('patients');
+    for (const f of readdirSync(dir)
+      .sort()
+      .filter((_, i) => i % 2 === 1)) {
+      const bytes = readFileSync(join(dir, f));
+      patchElement(bytes, 'x00100010', sameLength(bytes, 'x00100010', 'DOE^JANE'));
+      patchElement(bytes, 'x00100020', sameLength(bytes, 'x00100020', 'OTHER-99'));
+      writeFileSync(join(dir, f), bytes);
+    }
+    const s = (await run([dir])).series[0]!;
+    const p = s.problems.find((x) => x.code === 'mixed-patients')!;
+    expect(p).toMatchObject({ severity: 'error', file: join(dir, 'slice002.dcm') });
+    expect(p.message).toBe(
+      "The files of this series are not all of one patient: the patient's name and patient ID differ between them (for example in slice002.dcm). A model is made of one patient's scan only; export the series again.",
+    );
+    expect(p.message).not.toMatch(/DOE|JANE|OTHER-99/);
+    expect(isUsable(s)).toBe(false);
+  });
+
+  it('compares exactly but for padding: one differing letter counts, trailing spaces do not', async () => {
+    const files = readdirSync(CRANIUM)
+      .sort()
+      .map((f) => join(CRANIUM, f));
+    const headers = await readSeriesHeaders(files);
+    const summary = (): SeriesSummary => summarizeSeries(headers, (p) => basename(p)).summary;
+    expect(codes(summary())).toEqual([]);
+    headers[7]!.patientId = `${headers[7]!.patientId}  `;
+    expect(codes(summary())).toEqual([]);
+    headers[7]!.patientId = headers[7]!.patientId.trim().replace(/.$/, (c) => (c === '1' ? '2' : '1'));
+    expect(summary().problems.find((p) => p.code === 'mixed-patients')?.message).toMatch(
+      /the patient ID differs between them \(for example in slice008\.dcm\)/,
+    );
+  });
+});

@@ -1,0 +1,66 @@
+import { sameOrientation } from './geometry.js';
+import type { DicomHeader, FrameInfo } from './header-fields.js';
+
+/** Whether the frames of a series agree in size, pixel size and orientation, for layoutSlices. */
+
+export const spacingWords = (s: [number, number] | undefined): string =>
+  s ? `${+s[1].toFixed(4)} x ${+s[0].toFixed(4)} mm` : 'none stated';
+
+/**
+ * The first frame whose pixel size differs from the first frame's (or is stated where the first's is
+ * not, or the reverse). The volume is built with one pixel size, so a frame with another would be
+ * placed scaled. Equal within 0.01% and 0.1 micrometre: the same value written with other digits.
+ */
+export function firstOtherPixelSpacing<T extends { info: FrameInfo }>(raw: T[]): T | undefined {
+  const s = raw[0]!.info.pixelSpacing;
+  for (let i = 1; i < raw.length; i++) {
+    const r = raw[i]!;
+    const o = r.info.pixelSpacing;
+    if (o === s) continue;
+    if (!o || !s) return r;
+    for (let d = 0; d < 2; d++) if (Math.abs(o[d]! - s[d]!) > 1e-4 + 1e-4 * Math.abs(s[d]!)) return r;
+  }
+  return undefined;
+}
+
+/** The first frame whose orientation is not `orientation` (within sameOrientation's tolerance). */
+export function firstTilted<T extends { info: FrameInfo }>(
+  raw: T[],
+  orientation: readonly number[],
+): T | undefined {
+  for (let i = 0; i < raw.length; i++) {
+    const r = raw[i]!;
+    const o = r.info.orientation;
+    if (!o || o === orientation) continue;
+    // The files of a series repeat the same numbers: equal ones need no tolerance.
+    if (
+      o[0] === orientation[0] &&
+      o[1] === orientation[1] &&
+      o[2] === orientation[2] &&
+      o[3] === orientation[3] &&
+      o[4] === orientation[4] &&
+      o[5] === orientation[5]
+    )
+      continue;
+    if (!sameOrientation(o, orientation)) return r;
+  }
+  return undefined;
+}
+
+/** How many frames have each size ('512x512': columns x rows), in order of first appearance. */
+export function sizesOf(raw: { header: DicomHeader }[]): Map<string, number> {
+  const first = raw[0]!.header;
+  // A series' frames nearly always share one size: then no key is built per frame.
+  let one = true;
+  for (let i = 0; i < raw.length; i++) {
+    const h = raw[i]!.header;
+    if (h.columns !== first.columns || h.rows !== first.rows) one = false;
+  }
+  if (one) return new Map([[`${first.columns}x${first.rows}`, raw.length]]);
+  const m = new Map<string, number>();
+  for (const r of raw) {
+    const key = `${r.header.columns}x${r.header.rows}`;
+    m.set(key, (m.get(key) ?? 0) + 1);
+  }
+  return m;
+}

@@ -1,0 +1,33 @@
+import type { SliceLayout } from './slice-layout.js';
+
+/**
+ * Bytes one volume may take, whatever its samples: 3 GB is 1.5 billion voxels as int16 (or 750 million
+ * as float32), far beyond any dental CBCT. The bytes are bounded, not the voxels: a scan whose rescale
+ * slope is not an integer is read as floats, twice the memory of the same voxels as int16. One bound
+ * for the volume reader (which refuses before it allocates) and the fitness check (so that inspect and
+ * the app say so before anything is sent).
+ */
+export const MAX_VOLUME_BYTES = 3e9;
+
+/** Rounded up: a scan just over the limit must not read as needing the limit. */
+const gigabytes = (bytes: number): string => `${Math.ceil(bytes / 1e8) / 10} GB`;
+
+/** Whether every frame's rescale keeps whole numbers: the volume is then int16, else float32. */
+export function int16Fits(layout: Pick<SliceLayout, 'frames'>): boolean {
+  for (const f of layout.frames) {
+    const { slope, intercept } = f.info;
+    if (!Number.isInteger(slope) || !Number.isInteger(intercept)) return false;
+  }
+  return true;
+}
+
+/** Why the volume of this layout is too large to read, in words; undefined when it is not. */
+export function volumeTooLarge(
+  layout: Pick<SliceLayout, 'frames' | 'columns' | 'rows' | 'stack'>,
+  asInt16 = int16Fits(layout),
+): string | undefined {
+  const sample = asInt16 ? 2 : 4;
+  const bytes = layout.rows * layout.columns * layout.stack.count * sample;
+  if (bytes <= MAX_VOLUME_BYTES) return undefined;
+  return `This scan would need ${gigabytes(bytes)} of memory as a volume (${layout.columns} x ${layout.rows} x ${layout.stack.count} voxels of ${sample} bytes each); the most scan2mesh reads is ${gigabytes(MAX_VOLUME_BYTES)}.`;
+}
