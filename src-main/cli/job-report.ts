@@ -1,5 +1,6 @@
 import type { AppErrorShape } from '../../src-shared/errors.js';
 import { isTerminal, type JobView } from '../../src-shared/jobs.js';
+import { safeLines } from './terminal-text.js';
 
 /** One job as the queue commands (submit, resume, retry) report it, in --json and in text. */
 export interface JobReport {
@@ -77,7 +78,7 @@ function formatReports(reports: JobReport[]): string {
   }
   const done = reports.filter((r) => r.state === 'done').length;
   lines.push(`${done} of ${reports.length} job${reports.length > 1 ? 's' : ''} done.`);
-  return `${lines.join('\n')}\n`;
+  return `${safeLines(lines)}\n`;
 }
 
 function formatMiB(bytes: number): string {

@@ -1,6 +1,7 @@
 import { clearScreenDown, moveCursor } from 'node:readline';
 import { isTerminal, JOB_STATE_LABELS, type JobState, type JobView } from '../../src-shared/jobs.js';
 import { jobFraction } from '../jobs/job-fraction.js';
+import { oneLine, safeLines } from './terminal-text.js';
 
 interface ProgressSource {
   get(id: string): JobView | undefined;
@@ -37,7 +38,7 @@ function plainLines(source: ProgressSource, ids: string[], target: ProgressTarge
         : (to === 'uploading' || to === 'processing') && v.remoteJobId
           ? ` (job ${v.remoteJobId})`
           : '';
-    target.write(`${time} ${nameOf(v)}: ${JOB_STATE_LABELS[to].toLowerCase()}${extra}\n`);
+    target.write(`${oneLine(`${time} ${nameOf(v)}: ${JOB_STATE_LABELS[to].toLowerCase()}${extra}`)}\n`);
   };
   const report = (v: JobView): void => {
     if (!wanted.has(v.id)) return;
@@ -92,7 +93,8 @@ function liveLines(source: ProgressSource, ids: string[], target: ProgressTarget
       moveCursor(target as NodeJS.WritableStream, 0, -drawn);
       clearScreenDown(target as NodeJS.WritableStream);
     }
-    target.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
+    // The cursor moves above are this view's own; nothing from a job's text may move it.
+    target.write(lines.length > 0 ? `${safeLines(lines)}\n` : '');
     drawn = lines.length;
   };
   let pending = false;

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/catalog.js';
 import { CliExit, EXIT, exitCodeOfError } from './exit-codes.js';
 import { isAppError } from '../../src-shared/errors.js';
+import { oneLine, terminal } from './terminal-text.js';
 
 /**
  * Runs one command line (`argv` as Node gives it: runtime, script, arguments) and resolves to its exit code.
@@ -25,14 +26,14 @@ export async function runCli(argv: string[]): Promise<number> {
       return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (e instanceof CliExit) {
-      if (e.message) process.stderr.write(`scan2mesh: ${e.message}\n`);
+      if (e.message) terminal.err(`scan2mesh: ${oneLine(e.message)}\n`);
       return e.code;
     }
     if (isAppError(e)) {
-      process.stderr.write(`scan2mesh: ${e.message}${e.action ? `\n  ${e.action}` : ''}\n`);
+      terminal.err(`scan2mesh: ${oneLine(e.message)}${e.action ? `\n  ${oneLine(e.action)}` : ''}\n`);
       return exitCodeOfError(e);
     }
-    process.stderr.write(`scan2mesh: unexpected error: ${e instanceof Error ? e.message : String(e)}\n`);
+    terminal.err(`scan2mesh: unexpected error: ${oneLine(e instanceof Error ? e.message : String(e))}\n`);
     return EXIT.jobFailed;
   }
 }

@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IntakeResultSchema } from '../../../src-shared/scans.js';
-import { FIXTURES, PHANTOM_DIR } from '../../scans/scans.test-support.js';
+import { FIXTURES, patchElement, PHANTOM_DIR, sameLength } from '../../scans/scans.test-support.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -65,6 +67,31 @@ describe('scan2mesh inspect', () => {
       /no model can be made of it\n +The series has only 2 slices; a scan that holds a jaw has at least 20\./,
     );
     expect(r.stdout).toMatch(/error: No series in what you dropped can be used; each one says why\./);
+  });
+
+  it('prints what the files say without the control characters in it: no escape reaches the terminal', () => {
+    // The series description of every slice (14 bytes) holds an ESC sequence that would clear the
+    // screen, a newline that would start a line of its own, and a carriage return.
+    const dir = mkdtempSync(join(tmpdir(), 's2m-inspect-'));
+    try {
+      const hostile = '\u001b[2J\nFAKE\rX';
+      for (const name of readdirSync(PHANTOM_DIR)) {
+        const bytes = readFileSync(join(PHANTOM_DIR, name));
+        patchElement(bytes, 'x0008103e', sameLength(bytes, 'x0008103e', hostile));
+        writeFileSync(join(dir, name), bytes);
+      }
+      const r = cli('inspect', dir);
+      expect(r.status).toBe(0);
+      // eslint-disable-next-line no-control-regex -- no control character but newline may be printed
+      expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(r.stdout).toContain('Series 1 of 1: \uFFFD[2J\uFFFDFAKE\uFFFDX, series number 203 — usable');
+      expect(r.stdout.split('\n').some((l) => l.startsWith('FAKE'))).toBe(false);
+      // JSON keeps the value as it is, escaped as JSON escapes it.
+      const json = cli('inspect', dir, '--json');
+      expect(JSON.parse(json.stdout).series[0].seriesDescription).toBe(hostile);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('explains a missing path', () => {

@@ -1,12 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { IntakeResult, ScanProblem, SeriesSummary } from '../../../src-shared/scans.js';
 import { formatBytes } from '../../scans/archive-extract.js';
 import { intake } from '../../scans/intake.js';
 import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { EXIT } from '../exit-codes.js';
+import { createOwnedTempFolder } from '../../platform/temp-folders.js';
+import { safeLines, terminal } from '../terminal-text.js';
 
 /**
  * Looks at files, folders and zips and reports the series found and every problem. Patient data
@@ -21,16 +20,17 @@ import { EXIT } from '../exit-codes.js';
 async function runInspect(
   paths: string[],
   opts: { json?: boolean },
-  write: (text: string) => void = (t) => process.stdout.write(t),
+  write: (text: string) => void = terminal.out,
 ): Promise<number> {
-  // Dropped archives are unpacked under here; it goes when the command ends.
-  const work = await mkdtemp(join(tmpdir(), 'scan2mesh-scans-'));
+  // Dropped archives are unpacked under here; it goes when the command ends, also on Ctrl+C or a kill
+  // signal (temp-folders.ts), and what a SIGKILL leaves is swept by the next command.
+  const work = await createOwnedTempFolder('scan2mesh-scans-');
   try {
-    const { result } = await intake(paths, { tempDir: work });
+    const { result } = await intake(paths, { tempDir: work.path });
     write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : formatIntake(result));
     return result.series.some(isUsable) ? EXIT.ok : EXIT.usage;
   } finally {
-    await rm(work, { recursive: true, force: true });
+    await work.remove();
   }
 }
 
@@ -49,7 +49,8 @@ function formatIntake(r: IntakeResult): string {
     lines.push('', 'Overall:');
     for (const p of r.problems) lines.push(...problemLines(p, '  '));
   }
-  return `${lines.join('\n')}\n`;
+  // Names, descriptions and file names come from the files: each stays on its line (terminal-text.ts).
+  return `${safeLines(lines)}\n`;
 }
 
 function seriesBlock(s: SeriesSummary, k: number, n: number): string[] {

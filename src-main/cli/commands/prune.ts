@@ -1,6 +1,7 @@
 import { EXIT } from '../exit-codes.js';
 import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { describeRemoved, type RemoveIo } from './remove.js';
+import { terminal } from '../terminal-text.js';
 
 /**
  * `scan2mesh prune`: removes what ended jobs (done, failed, canceled) left on disk (packed scans,
@@ -10,7 +11,7 @@ import { describeRemoved, type RemoveIo } from './remove.js';
 export async function runPrune(
   opts: { json?: boolean },
   deps: CliQueueDeps,
-  io: RemoveIo = { out: (t) => process.stdout.write(t) },
+  io: RemoveIo = { out: terminal.out },
 ): Promise<number> {
   const queue = await openCliQueue({}, deps);
   try {

@@ -2,12 +2,13 @@ import { AppError } from '../../../src-shared/errors.js';
 import type { Leftover } from '../../jobs/job-leftovers.js';
 import { EXIT } from '../exit-codes.js';
 import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
+import { terminal } from '../terminal-text.js';
 
 export interface RemoveIo {
   out: (text: string) => void;
 }
 
-const defaultIo: RemoveIo = { out: (t) => process.stdout.write(t) };
+const defaultIo: RemoveIo = { out: terminal.out };
 
 /**
  * `scan2mesh remove <jobId>`: removes a job that no process runs from the shared queue, with the

@@ -4,6 +4,7 @@ import { EXIT, exitCodeOf } from '../exit-codes.js';
 import { printReports, toReport } from '../job-report.js';
 import type { ProgressTarget } from '../progress-view.js';
 import { openCliQueue, waitWithProgress, type CliQueue, type CliQueueDeps } from '../queue-driver.js';
+import { terminal } from '../terminal-text.js';
 
 export interface ResumeOptions extends ConnectionFlags {
   concurrency?: number;
@@ -16,7 +17,7 @@ export interface QueueIo {
   progress: ProgressTarget;
 }
 
-export const defaultQueueIo: QueueIo = { out: (t) => process.stdout.write(t), progress: process.stderr };
+export const defaultQueueIo: QueueIo = { out: terminal.out, progress: process.stderr };
 
 /** Waits for the jobs with a progress display, prints their reports and gives the exit code. */
 export async function waitAndReport(

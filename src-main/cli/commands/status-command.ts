@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { StatusOptions } from './status.js';
+import { terminal } from '../terminal-text.js';
 
 /** `scan2mesh status` as the command line takes it; what it does is in status.ts, loaded when it runs. */
 export function registerStatus(program: Command): void {
@@ -13,6 +14,6 @@ export function registerStatus(program: Command): void {
         import('./status.js'),
         import('../../platform/paths.js'),
       ]);
-      process.exitCode = runStatus(opts, { dataDir: dataDir(), out: (t) => process.stdout.write(t) });
+      process.exitCode = runStatus(opts, { dataDir: dataDir(), out: terminal.out });
     });
 }

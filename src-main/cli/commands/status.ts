@@ -2,6 +2,7 @@ import { isTerminal, JOB_STATE_LABELS, type JobView } from '../../../src-shared/
 import { openJobDatabase } from '../../jobs/job-db.js';
 import { JobStore, type JobRecord } from '../../jobs/job-store.js';
 import { toView } from '../../jobs/job-view.js';
+import { safeLines } from '../terminal-text.js';
 
 export interface StatusOptions {
   json?: boolean;
@@ -60,7 +61,7 @@ export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: s
       .map((c, i) => (i === cells.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i] as number)))
       .join('  ')
       .trimEnd();
-  io.out(`${[fmt(head), ...rows.map(fmt)].join('\n')}\n`);
+  io.out(`${safeLines([fmt(head), ...rows.map(fmt)])}\n`);
   const stopped = entries.filter((e) => !isTerminal(e.state) && e.runningInPid === undefined).length;
   if (stopped > 0)
     io.out(

@@ -1,14 +1,24 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import dicomParser from 'dicom-parser';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkStructures, makeableNames } from '../../../src-shared/structure-check.js';
 import { connectionCapabilities } from '../../app/structure-check.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import { ScanService } from '../../scans/scan-service.js';
-import { PHANTOM_DIR, phantomFiles } from '../../scans/scans.test-support.js';
+import { FIXTURES, PHANTOM_DIR, phantomFiles } from '../../scans/scans.test-support.js';
 import { runStatus } from './status.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -120,5 +130,65 @@ describe('scan2mesh submit refuses what the connection cannot make, before any w
     expect(queued(data)).toEqual([]);
     expect(filesUnder(data).filter((f) => !f.startsWith('jobs.sqlite'))).toEqual([]);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+/** A copy of the 108-slice cranium CT whose slice050.dcm is cut off after `keep(bytes)` bytes. */
+function craniumWithCutSlice(name: string, keep: (bytes: Buffer) => number): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
+  for (const f of readdirSync(cranium)) copyFileSync(join(cranium, f), join(dir, f));
+  const bytes = readFileSync(join(dir, 'slice050.dcm'));
+  writeFileSync(join(dir, 'slice050.dcm'), bytes.subarray(0, keep(bytes)));
+  return dir;
+}
+
+/** Where the value of a file's Series Instance UID ends. */
+function seriesUidEnd(bytes: Buffer): number {
+  const el = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).elements.x0020000e!;
+  return el.dataOffset + el.length;
+}
+
+describe('scan2mesh submit leaves nothing out unseen', () => {
+  it('refuses a series with a damaged slice that still names its series, saying which (exit 2)', () => {
+    const scan = craniumWithCutSlice('damaged-named', (b) => seriesUidEnd(b) + 200);
+    const data = join(work, 'damaged-named-data');
+    const r = cli(data, 'submit', scan, '--mesh', makeable[0]!, '--out', join(work, 'damaged-named-out'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      '1 file of this series is damaged: slice050.dcm (its header is cut off or has wrong lengths).',
+    );
+    expect(r.stderr).toMatch(/Nothing was submitted/);
+    expect(queued(data)).toEqual([]);
+  });
+
+  it("prints the series' warnings and every file left out before it submits", () => {
+    // Cut inside the UID: which series the file was of is not known, so the series is sent without
+    // it, its gap filled in; the user is told both before anything is sent.
+    const scan = craniumWithCutSlice('damaged-unnamed', (b) => seriesUidEnd(b) - 30);
+    writeFileSync(join(scan, 'notes.txt'), 'Patient to be rescanned.\n');
+    const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
+    const r = cli(
+      join(work, 'unnamed-data'),
+      'submit',
+      scan,
+      '--mesh',
+      mesh,
+      '--out',
+      join(work, 'unnamed-out'),
+    );
+    expect(r.status).toBe(0);
+    const sending = r.stderr.indexOf('Submitting 1 job');
+    expect(sending).toBeGreaterThan(0);
+    const told = r.stderr.slice(0, sending);
+    expect(told).toContain(
+      `${scan}: series "CRANIUM" is sent with this warning:\n  warning: Slices seem to be missing`,
+    );
+    expect(told).toContain(`${scan}: left out of what is sent:\n`);
+    expect(told).toContain(
+      `  error: slice050.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths). (${join(scan, 'slice050.dcm')})\n`,
+    );
+    expect(told).toContain(`  skipped: ${join(scan, 'notes.txt')}: a text file, not DICOM\n`);
   });
 });

@@ -7,7 +7,7 @@ import {
   type KnownMeshExtension,
   type MeshExtension,
 } from '../../../src-shared/job-spec.js';
-import type { SeriesSummary } from '../../../src-shared/scans.js';
+import type { IntakeResult, SeriesSummary } from '../../../src-shared/scans.js';
 import { parseStructureList, STRUCTURE_NAME_PATTERN } from '../../../src-shared/structures.js';
 import type { StructureVerdict } from '../../../src-shared/structure-check.js';
 import { checkMeshes, connectionCapabilities } from '../../app/structure-check.js';
@@ -19,6 +19,7 @@ import { CliExit, EXIT, exitCodeOf } from '../exit-codes.js';
 import { printReports, toReport, type JobReport } from '../job-report.js';
 import type { ProgressTarget } from '../progress-view.js';
 import { openCliQueue, waitWithProgress, type CliQueueDeps } from '../queue-driver.js';
+import { oneLine, terminal } from '../terminal-text.js';
 
 export interface SubmitOptions extends ConnectionFlags {
   /** One entry per --mesh: structures joined by commas, merged into one file. */
@@ -51,8 +52,8 @@ interface Unit {
 }
 
 const defaultIo: SubmitIo = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
+  out: terminal.out,
+  err: terminal.err,
   progress: process.stderr,
 };
 
@@ -127,7 +128,7 @@ export async function runSubmit(
         const wanted = meshFileName(o.structures, o.extension);
         if (basename(o.path) !== wanted)
           io.err(
-            `${v.scanName}: note: ${wanted} existed already and was kept; saved as ${basename(o.path)}\n`,
+            `${oneLine(v.scanName)}: note: ${wanted} existed already and was kept; saved as ${oneLine(basename(o.path))}\n`,
           );
       }
     printReports(queue.label, reports, opts.json, io.out);
@@ -209,20 +210,23 @@ async function prepareOutDir(dir: string): Promise<void> {
 async function findSeries(scans: string[], service: ScanService, io: SubmitIo): Promise<Unit[]> {
   const units: Unit[] = [];
   const problems: string[] = [];
+  // What is sent with warnings, and what of each scan is not sent: said before anything is.
+  const notes: string[] = [];
   // Whether a scan held series, none of which a model can be made of (rather than no DICOM at all).
   let unfitOnly = true;
   const usedNames = new Set<string>();
   for (const scan of scans) {
+    let result: IntakeResult;
     let series: SeriesSummary[];
     let overall: string[];
     try {
-      const result = await service.intake([scan]);
+      result = await service.intake([scan]);
       series = result.series;
       overall = result.problems
         .filter((p) => p.severity === 'error')
-        .map((p) => p.message.replace(/\.$/, ''));
+        .map((p) => oneLine(p.message.replace(/\.$/, '')));
     } catch (e) {
-      problems.push(`${scan}: ${e instanceof Error ? e.message : String(e)}`);
+      problems.push(`${oneLine(scan)}: ${oneLine(e instanceof Error ? e.message : String(e))}`);
       unfitOnly = false;
       continue;
     }
@@ -232,20 +236,21 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
       const error = s.problems.find((p) => p.severity === 'error')?.message;
       const reasons = unfitReasons(s, error ? [error] : []);
       const why = [
-        ...(error ? [error] : []),
-        ...(reasons.length > 0 ? ['no model can be made of it:', ...reasons.map((r) => `  - ${r}`)] : []),
+        ...(error ? [oneLine(error)] : []),
+        ...(reasons.length > 0
+          ? ['no model can be made of it:', ...reasons.map((r) => `  - ${oneLine(r)}`)]
+          : []),
       ];
-      io.err(
-        `${scan}: series "${s.seriesDescription || s.id}" left out: ${why.join('\n') || 'not usable'}\n`,
-      );
+      io.err(`${seriesLabel(scan, s)} left out: ${why.join('\n') || 'not usable'}\n`);
     }
     if (usable.length === 0) {
       if (series.length === 0) unfitOnly = false;
       problems.push(
-        `${scan}: no CT series a model can be made of${overall.length ? ` (${overall.join('; ')})` : ''}`,
+        `${oneLine(scan)}: no CT series a model can be made of${overall.length ? ` (${overall.join('; ')})` : ''}`,
       );
       continue;
     }
+    notes.push(...notesOnSent(scan, usable, result));
     const scanName = scanBaseName(scan);
     usable.forEach((s, k) => {
       let name =
@@ -268,7 +273,51 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
     );
     return [];
   }
+  for (const n of notes) io.err(n);
   return units;
+}
+
+/** Files left out of a scan that are listed one by one; inspect lists them all. */
+const MAX_LISTED_LEFT_OUT = 20;
+
+/**
+ * What the user is told of a scan before its usable series are sent: each series' warnings (a gap
+ * filled in from neighbouring slices, lossy compression...) and every file of the scan that is not
+ * sent (damaged, unreadable or skipped). Nothing is left out unseen.
+ */
+function notesOnSent(scan: string, sent: SeriesSummary[], result: IntakeResult): string[] {
+  const notes: string[] = [];
+  for (const s of sent) {
+    const warnings = s.problems.filter((p) => p.severity === 'warning');
+    if (warnings.length === 0) continue;
+    notes.push(
+      `${seriesLabel(scan, s)} is sent with ${warnings.length === 1 ? 'this warning' : 'these warnings'}:\n`,
+      ...warnings.map((p) => `  warning: ${oneLine(p.message)}\n`),
+    );
+  }
+  const leftOut = [
+    ...result.problems
+      .filter((p) => p.severity !== 'info')
+      .map((p) => `  ${p.severity}: ${oneLine(p.message)}${p.file ? ` (${oneLine(p.file)})` : ''}\n`),
+    ...result.skipped.map((f) => `  skipped: ${oneLine(f.path)}: ${oneLine(f.reason)}\n`),
+  ];
+  if (leftOut.length > 0) {
+    notes.push(
+      `${oneLine(scan)}: left out of what is sent:\n`,
+      ...leftOut.slice(0, MAX_LISTED_LEFT_OUT),
+      ...(leftOut.length > MAX_LISTED_LEFT_OUT
+        ? [
+            `  and ${leftOut.length - MAX_LISTED_LEFT_OUT} more (scan2mesh inspect ${oneLine(scan)} lists them all)\n`,
+          ]
+        : []),
+    );
+  }
+  return notes;
+}
+
+/** 'scan: series "BONE 1MM"', each part on one line whatever the file says (terminal-text.ts). */
+function seriesLabel(scan: string, s: SeriesSummary): string {
+  return `${oneLine(scan)}: series "${oneLine(s.seriesDescription || s.id)}"`;
 }
 
 /** "…/Patient 7/" -> "Patient 7"; "scan.zip" -> "scan"; "vol.dcm.gz" -> "vol". */
