@@ -1,6 +1,7 @@
 import { link, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
+import { PLY_TYPE_BYTES } from '../../src-shared/ply-types.js';
 
 /**
  * Downloads land in a hidden staging file beside their final name, then get the final name by a hard
@@ -183,25 +184,6 @@ function isMostlyText(head: Buffer): boolean {
   }
   return n > 0 && printable / n > 0.98;
 }
-
-const PLY_TYPE_BYTES: Record<string, number> = {
-  char: 1,
-  uchar: 1,
-  int8: 1,
-  uint8: 1,
-  short: 2,
-  ushort: 2,
-  int16: 2,
-  uint16: 2,
-  int: 4,
-  uint: 4,
-  int32: 4,
-  uint32: 4,
-  float: 4,
-  float32: 4,
-  double: 8,
-  float64: 8,
-};
 
 /** A PLY's header ends; a binary one's elements need no more bytes than the file has (faces as triangles). */
 function plyFault(head: Buffer, _tail: Buffer, size: number): string | undefined {

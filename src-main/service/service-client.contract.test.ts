@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
+import { closeRecordingServers, recordingServer, type Seen } from './recording-server.test-support.js';
 import { runJob } from './run-job.test-support.js';
 import { ServiceClient } from './service-client.js';
 import { SCAN, SPIDER_STL, withTempDir } from './test-engine.test-support.js';
@@ -12,27 +13,9 @@ import { SCAN, SPIDER_STL, withTempDir } from './test-engine.test-support.js';
  * alone (not the local engine): exact paths, headers and bodies, and tolerance of what the interface
  * leaves open (extra fields, the 202 text).
  */
-interface Seen {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
 type Script = (req: Seen, res: ServerResponse) => void;
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (s) =>
-        new Promise<void>((r) => {
-          s.close(() => r());
-          s.closeAllConnections();
-        }),
-    ),
-  );
-});
+afterEach(closeRecordingServers);
 
 /**
  * `onContinue`: how the server meets "Expect: 100-continue" (Node's own server sends 100 at once):
@@ -42,35 +25,16 @@ async function scripted(
   script: Script,
   onContinue?: 'silent' | 'refuse',
 ): Promise<{ origin: string; seen: Seen[]; refused: () => number }> {
-  const seen: Seen[] = [];
   let refused = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const s = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-      };
-      seen.push(s);
-      script(s, res);
-    });
+  const srv = await recordingServer(script, (server) => {
+    if (onContinue === 'silent') server.on('checkContinue', (req, res) => server.emit('request', req, res));
+    if (onContinue === 'refuse')
+      server.on('checkContinue', (_req, res: ServerResponse) => {
+        refused++;
+        res.writeHead(417, { Connection: 'close' }).end();
+      });
   });
-  if (onContinue === 'silent') server.on('checkContinue', (req, res) => server.emit('request', req, res));
-  if (onContinue === 'refuse')
-    server.on('checkContinue', (_req, res: ServerResponse) => {
-      refused++;
-      res.writeHead(417, { Connection: 'close' }).end();
-    });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    seen,
-    refused: () => refused,
-  };
+  return { ...srv, refused: () => refused };
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

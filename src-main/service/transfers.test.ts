@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { createMemoryLogger } from '../logging/memory-logger.test-support.js';
+import { closeRecordingServers, recordingServer, type Seen } from './recording-server.test-support.js';
 import { ServiceClient } from './service-client.js';
 import { SPIDER_STL } from './test-engine.test-support.js';
 
@@ -13,51 +14,19 @@ import { SPIDER_STL } from './test-engine.test-support.js';
  * poll result's `size` may and may not decide (its unit is not stated), how many tries a download
  * that keeps failing gets, and redirects (S3 answers 307 for a bucket in another region).
  */
-interface Seen {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
 interface Storage {
   origin: string;
   seen: Seen[];
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(
-    servers.splice(0).map(
-      (s) =>
-        new Promise<void>((r) => {
-          s.close(() => r());
-          s.closeAllConnections();
-        }),
-    ),
-  );
-});
+afterEach(closeRecordingServers);
 
 /** A storage stand-in on loopback that records every request (with its body) before `script` answers. */
 async function storage(script: (req: Seen, res: ServerResponse, self: Storage) => void): Promise<Storage> {
   const self: Storage = { origin: '', seen: [] };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const s = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks),
-      };
-      self.seen.push(s);
-      script(s, res, self);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  self.origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const srv = await recordingServer((req, res) => script(req, res, self));
+  self.origin = srv.origin;
+  self.seen = srv.seen;
   return self;
 }
 

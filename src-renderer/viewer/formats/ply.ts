@@ -4,25 +4,7 @@ import { AppError } from '../../../src-shared/errors.js';
 import type { HeaderFacts } from '../mesh-format.js';
 import { ascii, corrupt, trianglesOf } from './format-reader.js';
 import type { MeshFormatReader } from './format-reader.js';
-
-const PLY_TYPE_BYTES: Record<string, number> = {
-  char: 1,
-  uchar: 1,
-  int8: 1,
-  uint8: 1,
-  short: 2,
-  ushort: 2,
-  int16: 2,
-  uint16: 2,
-  int: 4,
-  uint: 4,
-  int32: 4,
-  uint32: 4,
-  float: 4,
-  float32: 4,
-  double: 8,
-  float64: 8,
-};
+import { PLY_TYPE_BYTES } from '../../../src-shared/ply-types.js';
 
 interface PlyElement {
   name: string;
