@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { lstat, mkdir, readdir, rm, utimes } from 'node:fs/promises';
+import { lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
+import { mkdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE } from './private-files.js';
@@ -133,12 +133,19 @@ function isStale(path: string, name: string, mtimeMs: number, now: number): bool
  * that cannot be removed now is tried again by the next process.
  */
 export async function sweepStaleTempFolders(parent: string = tmpdir(), now = Date.now()): Promise<string[]> {
-  const names = await readdir(parent).catch(() => [] as string[]);
+  // Listed and looked at with direct system calls, not through the thread pool: a temporary folder
+  // may hold hundreds of folders, and a round trip each made every command start tens of ms later.
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    names = [];
+  }
   const uid = process.getuid?.();
   const removed: string[] = [];
   for (const name of names.filter(isOurs)) {
     const path = join(parent, name);
-    const s = await lstat(path).catch(() => undefined);
+    const s = lstatOrNone(path);
     if (!s?.isDirectory() || (uid !== undefined && s.uid !== uid)) continue;
     if (!isStale(path, name, s.mtimeMs, now)) continue;
     try {
@@ -149,6 +156,14 @@ export async function sweepStaleTempFolders(parent: string = tmpdir(), now = Dat
     }
   }
   return removed;
+}
+
+function lstatOrNone(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 const FATAL_SIGNALS: NodeJS.Signals[] =
