@@ -4,6 +4,7 @@ import { isTerminal } from '../../src-shared/jobs.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import { removeFile, stagingPath } from './output-place.js';
 import type { JobRecord } from './job-record.js';
+import { PRIVATE_DIR_MODE, privateDir } from '../platform/private-files.js';
 
 /**
  * What a job leaves on disk besides its meshes: the package of its scan (a copy of patient data, under
@@ -20,13 +21,8 @@ export interface Leftover {
   jobId: string;
 }
 
-const PRIVATE_DIR = 0o700;
-
-/** Creates the folder (and its parents) private to the user, and makes it private if it existed. */
-export async function privateDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
-  await chmod(path, PRIVATE_DIR);
-}
+// One way to make a folder private (platform/private-files.ts); its callers here import it from here.
+export { privateDir };
 
 /**
  * A new, empty folder private to the user, inside `parent` (made private when missing). One mkdir in
@@ -34,7 +30,7 @@ export async function privateDir(path: string): Promise<void> {
  */
 export async function freshPrivateDir(parent: string, dir: string): Promise<void> {
   try {
-    await mkdir(dir, { mode: PRIVATE_DIR });
+    await mkdir(dir, { mode: PRIVATE_DIR_MODE });
     return;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -42,13 +38,13 @@ export async function freshPrivateDir(parent: string, dir: string): Promise<void
     else if (code === 'ENOENT') await privateDir(parent);
     else throw e;
   }
-  await mkdir(dir, { mode: PRIVATE_DIR });
+  await mkdir(dir, { mode: PRIVATE_DIR_MODE });
 }
 
 /** Makes a folder that exists private again; nothing when it does not exist. */
 export async function keepPrivate(dir: string): Promise<void> {
   try {
-    await chmod(dir, PRIVATE_DIR);
+    await chmod(dir, PRIVATE_DIR_MODE);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
