@@ -14,6 +14,12 @@ export const ConnectionProfileSchema = z.object({
 });
 export type ConnectionProfile = z.infer<typeof ConnectionProfileSchema>;
 
+/**
+ * What decides where a remote connection's client secret (and the token signed in with it) is sent: a
+ * stored secret belongs to these values as they were when it was typed, and to no others.
+ */
+export const SECRET_BOUND_FIELDS = ['baseUrl', 'authUrl', 'audience', 'clientId'] as const;
+
 /** The embedded local engine: its addresses and credentials are made when it starts, so they are blank here. */
 export const LOCAL_ENGINE_PROFILE: ConnectionProfile = {
   id: 'local-engine',

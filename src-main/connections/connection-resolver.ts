@@ -2,6 +2,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { LOCAL_ENGINE_PROFILE, type ConnectionProfile } from '../../src-shared/profiles.js';
 import { engineCredentials, type RunningEngine } from '../engine/local-engine.js';
 import type { Logger } from '../logging/logger.js';
+import { secretFor } from '../secrets/secret-binding.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { ServiceClient, type ServiceClientOptions } from '../service/service-client.js';
 import type { TokenCache } from '../service/token-manager.js';
@@ -69,7 +70,8 @@ export async function resolveConnection(
       ...engineCredentials(await sources.localEngine()),
     };
   }
-  const secret = await sources.secrets.get(profile.id);
+  // Only a secret typed for this profile's addresses as they are now (secret-binding.ts).
+  const secret = secretFor(profile, await sources.secrets.get(profile.id));
   if (!secret)
     throw new AppError('auth-failed', `No client secret is stored for the connection "${profile.name}".`, {
       action: sources.missingSecretAction ?? MISSING_SECRET_ACTION,

@@ -7,6 +7,7 @@ import { testCore } from '../app/core.test-support.js';
 import type { Core } from '../app/core.js';
 import { invoke } from './web-request.test-support.js';
 import { AppSettingsStore } from '../settings/app-settings.js';
+import { secretFor } from '../secrets/secret-binding.js';
 import {
   ensureKeyring,
   keyringAvailable,
@@ -131,7 +132,8 @@ describe.skipIf(!keyringAvailable())(
 
       const renamed = await invoke(s, 'profiles.save', { profile: { ...profile, id, name: 'Relu EU' } });
       expect(renamed.envelope.value).toMatchObject({ secretStored: true });
-      expect(await core.platform.secrets.get(id)).toBe('typed-for-auth0');
+      // Kept with the addresses it was typed for (secret-binding.ts).
+      expect(secretFor(profile, await core.platform.secrets.get(id))).toBe('typed-for-auth0');
 
       // A compromised page pointing the sign-in at its own host gets a profile without a secret.
       const moved = await invoke(s, 'profiles.save', {
@@ -150,7 +152,7 @@ describe.skipIf(!keyringAvailable())(
         clientSecret: 'typed-again',
       });
       expect(back.envelope.value).toMatchObject({ secretStored: true });
-      expect(await core.platform.secrets.get(id)).toBe('typed-again');
+      expect(secretFor(profile, await core.platform.secrets.get(id))).toBe('typed-again');
 
       for (const change of [
         { baseUrl: 'https://us.virtualpatientengine.com/24.06' },

@@ -1,6 +1,7 @@
 import {
   RELU_EU_TEMPLATE,
   RemoteProfileInputSchema,
+  SECRET_BOUND_FIELDS,
   type RemoteProfileInput,
 } from '../../src-shared/profiles';
 import type { ProfileView } from '../../src-shared/contract';
@@ -44,7 +45,6 @@ export function fromProfile(p: ProfileView): FormValues {
   };
 }
 
-const SECRET_BOUND: readonly FieldName[] = ['baseUrl', 'authUrl', 'audience', 'clientId'];
 /** As the main process stores them: trimmed, addresses without a trailing slash. */
 const normalised = (f: FieldName, value: string): string =>
   f === 'baseUrl' || f === 'authUrl' ? value.trim().replace(/\/+$/, '') : value.trim();
@@ -55,9 +55,7 @@ const normalised = (f: FieldName, value: string): string =>
  */
 export function secretBindingChanged(v: FormValues, existing: ProfileView | undefined): boolean {
   if (!existing) return false;
-  return SECRET_BOUND.some(
-    (f) => normalised(f, v[f]) !== normalised(f, existing[f as keyof ProfileView] as string),
-  );
+  return SECRET_BOUND_FIELDS.some((f) => normalised(f, v[f]) !== normalised(f, existing[f]));
 }
 
 export const SECRET_AGAIN =

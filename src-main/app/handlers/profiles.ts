@@ -3,16 +3,9 @@ import type { ConnectionProfile, RemoteProfileInput } from '../../../src-shared/
 import type { Handlers } from '../dispatch.js';
 import type { EventSink } from '../services.js';
 import { tokenAccount } from '../../connections/connection-resolver.js';
+import { boundSecret, secretBindingChanged, secretFor } from '../../secrets/secret-binding.js';
 import type { SecretStore } from '../../secrets/secret-store.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
-
-/** What decides where the client secret is sent: a change to any of them makes the stored secret stale. */
-const SECRET_BOUND_FIELDS = ['baseUrl', 'authUrl', 'audience', 'clientId'] as const;
-
-/** True when a saved profile would send its secret somewhere (or for something) it was not typed for. */
-export function secretBindingChanged(before: ConnectionProfile, after: ConnectionProfile): boolean {
-  return SECRET_BOUND_FIELDS.some((f) => before[f] !== after[f]);
-}
 
 const inputOf = (p: ConnectionProfile): RemoteProfileInput => {
   const { id, name, baseUrl, authUrl, audience, clientId } = p;
@@ -26,7 +19,7 @@ type ProfileHandlers = Pick<
 
 interface ProfileHandlerDeps {
   profiles: Pick<ProfileStore, 'list' | 'activeId' | 'save' | 'delete' | 'setActive'>;
-  secrets: Pick<SecretStore, 'has' | 'set' | 'delete'>;
+  secrets: Pick<SecretStore, 'get' | 'set' | 'delete'>;
   events: EventSink;
 }
 
@@ -34,7 +27,8 @@ export function profileHandlers({ profiles, secrets, events }: ProfileHandlerDep
   const view = async (p: ConnectionProfile, activeId: string): Promise<ProfileView> => ({
     ...p,
     // The local engine makes its own credentials each time it starts; it never needs a stored secret.
-    secretStored: p.kind === 'local-engine' ? true : await secrets.has(p.id),
+    // Stored for this connection as it is now: a secret typed for other addresses is as good as none.
+    secretStored: p.kind === 'local-engine' ? true : secretFor(p, await secrets.get(p.id)) !== null,
     active: p.id === activeId,
   });
   return {
@@ -46,13 +40,15 @@ export function profileHandlers({ profiles, secrets, events }: ProfileHandlerDep
       const before = profile.id ? profiles.list().find((p) => p.id === profile.id) : undefined;
       const saved = profiles.save(profile);
       try {
-        // A secret typed for one sign-in address is never sent to another: a changed address (or audience,
-        // or client id) drops the stored secret, and the form asks for it again unless it came with this save.
+        // A secret typed for one sign-in address is never sent to another. The stored secret carries the
+        // addresses it was typed for (secret-binding.ts), so a job or test that reads the edited profile
+        // before this line cannot use it; a changed address also drops it (and its token), and the form
+        // asks for it again unless it came with this save.
         if (before && secretBindingChanged(before, saved)) {
           await secrets.delete(saved.id);
           await secrets.delete(tokenAccount(saved.id));
         }
-        if (clientSecret) await secrets.set(saved.id, clientSecret);
+        if (clientSecret) await secrets.set(saved.id, boundSecret(saved, clientSecret));
       } catch (e) {
         // A new connection whose secret could not be kept would only fail later: take it back. An edit
         // goes back to what it was, so an old secret never stays behind a new address.
