@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import dicomParser from 'dicom-parser';
 import type { DataSet } from 'dicom-parser';
@@ -10,7 +10,7 @@ import {
   MAX_HEADER_ELEMENTS,
   tooManyElements,
 } from './header-bounds.js';
-import { openScanFile } from './scan-file-open.js';
+import { fileIdentity, openScanFile } from './scan-file-open.js';
 import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 export { SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
@@ -178,6 +178,8 @@ export interface HeaderRead {
   fileSize: number;
   /** True when the whole file was read (small files, deflated ones, files without pixel data). */
   wholeFile: boolean;
+  /** Which file was read (ByteSource.identity). */
+  fileId: string;
 }
 
 /** A file whose content is not DICOM, with its first bytes for telling what it is instead. */
@@ -200,6 +202,11 @@ export interface ByteSource {
    * with four dates in it.
    */
   size(end?: number): number;
+  /**
+   * Which file this is, as the system knows it (fileIdentity): '' for bytes in memory. Asked once per
+   * file read at intake, and checked again when the file is read to be sent (scan-file-open.ts).
+   */
+  identity(): string;
 }
 
 export function bufferSource(bytes: Uint8Array): ByteSource {
@@ -207,6 +214,7 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
   return {
     size: () => b.length,
     read: (into, at, length, position) => b.copy(into, at, position, Math.min(b.length, position + length)),
+    identity: () => '',
   };
 }
 
@@ -218,6 +226,7 @@ export function bufferSource(bytes: Uint8Array): ByteSource {
 export function windowSource(src: ByteSource, offset: number, size: number, short: () => Error): ByteSource {
   return {
     size: () => size,
+    identity: () => '',
     read: (into, at, length, position) => {
       const n = Math.max(0, Math.min(length, size - position));
       for (let done = 0; done < n;) {
@@ -236,20 +245,30 @@ const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
 
 /** An open file as a ByteSource. */
 class FileSource implements ByteSource {
+  /** The file's stat, once identity() asked for it: it then gives the size too. */
+  private stat: Stats | undefined;
+
   constructor(private readonly fd: number) {}
+
+  identity(): string {
+    this.stat ??= fstatSync(this.fd);
+    return fileIdentity(this.stat);
+  }
 
   read(into: Buffer, at: number, length: number, position: number): number {
     return readSync(this.fd, into, at, length, position);
   }
 
   size(end?: number): number {
+    if (this.stat) return this.stat.size;
     if (end !== undefined && end > 0) {
       // A read that starts before the expected end and stops short of the probe's length has
       // found the end of the file (reads of a regular file stop short only there).
       const n = readSync(this.fd, probe, 0, PROBE_BYTES, end - 1);
       if (n > 0 && n < PROBE_BYTES) return end - 1 + n;
     }
-    return fstatSync(this.fd).size;
+    this.stat = fstatSync(this.fd);
+    return this.stat.size;
   }
 }
 
@@ -321,7 +340,7 @@ export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
       if (whole) throw parseFailure(e);
     }
     if (parsed && (whole || parsed.dataSet.elements[PIXEL_DATA]))
-      return { parsed, fileSize, wholeFile: whole };
+      return { parsed, fileSize, wholeFile: whole, fileId: src.identity() };
     if (filled >= MAX_HEADER_BYTES) throw new DicomParseError(headerTooLong());
     fill(Math.min(fileSize, MAX_HEADER_BYTES, Math.max(filled * 4, FIRST_CHUNK)));
     view = buf.subarray(0, filled);
@@ -329,8 +348,12 @@ export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
 }
 
 /** Reads and parses a whole file (pixel data included). Throws DicomParseError when not DICOM or unreadable. */
-export async function readDicomFile(path: string): Promise<ParsedDicom & { buffer: Buffer }> {
-  const fh = await openScanFile(path);
+/** `expected`: which file intake read there (openScanFile); it must still be that one. */
+export async function readDicomFile(
+  path: string,
+  expected?: string,
+): Promise<ParsedDicom & { buffer: Buffer }> {
+  const fh = await openScanFile(path, expected);
   let buffer: Buffer;
   try {
     buffer = await fh.readFile();

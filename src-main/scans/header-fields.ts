@@ -112,10 +112,16 @@ function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameI
  * The fields of a header whose tags are in a table; `ds`, the data set dicom-parser read (the
  * tag-only reader has none), gives the Enhanced functional groups.
  */
-export function tableFields(path: string, fileSize: number, t: TagTable, ds?: DataSet): DicomHeader {
+export function tableFields(
+  path: string,
+  fileSize: number,
+  fileId: string,
+  t: TagTable,
+  ds?: DataSet,
+): DicomHeader {
   if (!ds) {
     // Another file of the series the reader's template came from: made from that file's header.
-    const like = fromModel(path, fileSize, t);
+    const like = fromModel(path, fileSize, fileId, t);
     if (like) return like;
   }
   const shared = item(ds, SHARED_GROUPS);
@@ -123,6 +129,7 @@ export function tableFields(path: string, fileSize: number, t: TagTable, ds?: Da
   const header = fieldsOf(
     path,
     fileSize,
+    fileId,
     t,
     shared || perFrame.length > 0 ? { shared, perFrame } : undefined,
   );
@@ -164,6 +171,7 @@ export function tableOf(parsed: ParsedDicom): TagTable {
 function fieldsOf(
   path: string,
   fileSize: number,
+  fileId: string,
   t: TagTable,
   groups: FunctionalGroups | undefined,
 ): DicomHeader {
@@ -208,6 +216,7 @@ function fieldsOf(
   const header: DicomHeader = {
     path,
     fileSize,
+    fileId,
     transferSyntaxUid: t.transferSyntaxUid,
     sopClassUid: uid(t, TAG.sopClass, utf8),
     sopInstanceUid: uid(t, TAG.sopInstance, utf8),

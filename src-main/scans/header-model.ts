@@ -42,7 +42,12 @@ export function keepModel(t: TagTable, header: DicomHeader): void {
  * when the file differs from it in more than its own tags (it is then read field by field). Reads
  * that can fail run in the order header-fields' would run them.
  */
-export function fromModel(path: string, fileSize: number, t: TagTable): DicomHeader | undefined {
+export function fromModel(
+  path: string,
+  fileSize: number,
+  fileId: string,
+  t: TagTable,
+): DicomHeader | undefined {
   const m = model;
   if (!m || t.generation !== modelGeneration) return undefined;
   for (let k = 0; k < need.length; k++) {
@@ -66,6 +71,7 @@ export function fromModel(path: string, fileSize: number, t: TagTable): DicomHea
     ...m,
     path,
     fileSize,
+    fileId,
     transferSyntaxUid: t.transferSyntaxUid,
     sopInstanceUid: uid(t, TAG.sopInstance, utf8),
     frames: [top],

@@ -45,6 +45,8 @@ function learnHeaderLength(bytes: number): void {
 export interface TagHeader {
   tags: TagTable;
   fileSize: number;
+  /** Which file was read (ByteSource.identity). */
+  fileId: string;
 }
 
 const isPart10 = (b: Buffer): boolean =>
@@ -97,7 +99,9 @@ export function readHeaderPrefix(src: ByteSource, limit: number): TagHeader | No
         table.pixelOffset >= 0 && !table.pixelEncapsulated
           ? table.pixelOffset + table.pixelLength
           : undefined;
-      return { tags: table, fileSize: whole ? size : src.size(end) };
+      // The stat that says which file this is gives its size too (no read at its end then).
+      const fileId = src.identity();
+      return { tags: table, fileSize: whole ? size : src.size(end), fileId };
     }
     if (whole || filled >= limit) return 'defer';
     want = Math.min(limit, filled * 4);

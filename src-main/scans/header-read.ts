@@ -24,7 +24,7 @@ export function readAnyHeader(src: ByteSource): AnyHeader | NotDicom {
  * file is read: the tag-only reader's table is reused for it.
  */
 export function fieldsOfRead(path: string, r: AnyHeader): { header: DicomHeader; tags: TagTable } {
-  if ('tags' in r) return { header: tableFields(path, r.fileSize, r.tags), tags: r.tags };
+  if ('tags' in r) return { header: tableFields(path, r.fileSize, r.fileId, r.tags), tags: r.tags };
   const tags = tableOf(r.parsed);
-  return { header: tableFields(path, r.fileSize, tags, r.parsed.dataSet), tags };
+  return { header: tableFields(path, r.fileSize, r.fileId, tags, r.parsed.dataSet), tags };
 }

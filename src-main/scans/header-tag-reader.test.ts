@@ -50,6 +50,7 @@ function watchedSource(bytes: Buffer, seen: (asked: number, got: number) => void
   const inner = bufferSource(bytes);
   return {
     size: (end) => inner.size(end),
+    identity: () => inner.identity(),
     read: (into, at, length, position) => {
       const n = inner.read(into, at, length, position);
       seen(length, n);

@@ -22,6 +22,11 @@ export interface FrameInfo {
 export interface DicomHeader {
   path: string;
   fileSize: number;
+  /**
+   * Which file was read, and in which state (scan-file-open.ts fileIdentity): it must be the same
+   * when the file is read again to be sent. '' for bytes read from memory.
+   */
+  fileId: string;
   transferSyntaxUid: string;
   sopClassUid: string;
   sopInstanceUid: string;

@@ -49,8 +49,18 @@ export interface PackagedScan {
  * so from its first byte, a copy right after it is made: `outDir` should be private) and appears
  * under its final name only when complete.
  */
+/**
+ * A file to send: where it is, its size and, from intake, which file it was (fileIdentity): a file
+ * that is no longer that one is refused, not sent (scan-file-open.ts).
+ */
+export interface PackageFile {
+  path: string;
+  size: number;
+  id?: string;
+}
+
 export async function packageSeries(
-  files: { path: string; size: number }[],
+  files: PackageFile[],
   multiFrame: boolean,
   baseName: string,
   opts: PackageOptions,
@@ -67,8 +77,8 @@ export async function packageSeries(
     opts.onProgress?.(Math.min(done, total), total);
   };
   const uids = new UidMapper();
-  const deidentified = async (path: string): Promise<Buffer> => {
-    const parsed = await readDicomFile(path);
+  const deidentified = async (file: PackageFile): Promise<Buffer> => {
+    const parsed = await readDicomFile(file.path, file.id);
     // Removing attributes cannot clean text burned into the pixels: the user has to accept that.
     const burnedIn = opts.acceptBurnedIn ? undefined : burnedInReason(burnedInFactsOf(parsed.dataSet));
     if (burnedIn) {
@@ -90,16 +100,16 @@ export async function packageSeries(
   const scratch: (Buffer | undefined)[] = [undefined, undefined];
   let turn = 0;
   /** One file as it goes into the package: as it is (in a scratch buffer), or de-identified (its own). */
-  const bytesOf = async (file: { path: string; size: number }): Promise<Buffer> => {
+  const bytesOf = async (file: PackageFile): Promise<Buffer> => {
     opts.signal?.throwIfAborted();
-    if (opts.deidentify) return deidentified(file.path);
+    if (opts.deidentify) return deidentified(file);
     turn ^= 1;
     let into = scratch[turn];
     if (!into || into.length <= file.size) {
       if (into) spareScratch.give(into);
       into = scratch[turn] = spareScratch.take(file.size + 1);
     }
-    const data = await readWhole(file.path, file.size, into);
+    const data = await readWhole(file, into);
     progress(data.length);
     return data;
   };
@@ -120,12 +130,12 @@ export async function packageSeries(
       await writeWhole(partPath, data);
       bytes = data.length;
     } else if (!opts.gzip && multiFrame) {
-      bytes = await copyPrivate(files[0]!.path, partPath, opts.signal);
+      bytes = await copyPrivate(files[0]!, partPath, opts.signal);
       progress(bytes);
     } else {
-      const source = async (path: string): Promise<Readable> => {
-        if (opts.deidentify) return Readable.from([await deidentified(path)]);
-        const file = (await openScanFile(path)).createReadStream();
+      const source = async (sent: PackageFile): Promise<Readable> => {
+        if (opts.deidentify) return Readable.from([await deidentified(sent)]);
+        const file = (await openScanFile(sent.path, sent.id)).createReadStream();
         const counted = counter(progress);
         file.on('error', (e) => counted.destroy(e)); // pipe() does not pass errors on
         return file.pipe(counted);
@@ -155,9 +165,9 @@ const spareScratch = new SpareBuffers(4, 1 << 20, 8 << 20);
 const entryName = (k: number): string => `slice-${String(k + 1).padStart(5, '0')}.dcm`;
 
 async function writeZip(
-  files: { path: string; size: number }[],
+  files: PackageFile[],
   partPath: string,
-  bytesOf: (file: { path: string; size: number }) => Promise<Buffer>,
+  bytesOf: (file: PackageFile) => Promise<Buffer>,
   compress: boolean,
   /**
    * bytesOf fills the same two buffers in turn: each entry is written before the one after the next
@@ -200,9 +210,9 @@ async function writeZip(
  * a multi-frame scan of a gigabyte is not read into memory, nor left for the garbage collector).
  * The folder it is made in is private already; the copy gets the source's mode first, then its own.
  */
-async function copyPrivate(from: string, to: string, signal: AbortSignal | undefined): Promise<number> {
+async function copyPrivate(from: PackageFile, to: string, signal: AbortSignal | undefined): Promise<number> {
   signal?.throwIfAborted();
-  const source = await openScanFile(from);
+  const source = await openScanFile(from.path, from.id);
   try {
     await pipeline(source.createReadStream({ autoClose: false }), createWriteStream(to, { mode: 0o600 }));
   } finally {
@@ -218,8 +228,8 @@ async function copyPrivate(from: string, to: string, signal: AbortSignal | undef
  * see that it has not grown); read again the usual way when it has. Read into `into` (at least a
  * byte longer than `size`) when given.
  */
-async function readWhole(path: string, size: number, into?: Buffer): Promise<Buffer> {
-  const file = await openScanFile(path);
+async function readWhole({ path, size, id }: PackageFile, into?: Buffer): Promise<Buffer> {
+  const file = await openScanFile(path, id);
   try {
     const buf = into ?? Buffer.allocUnsafe(size + 1);
     const { bytesRead } = await file.read(buf, 0, size + 1, 0);
@@ -241,10 +251,10 @@ async function writeWhole(path: string, data: Buffer): Promise<void> {
 
 /** The streaming way: yazl (zip64 when needed) and zlib's gzip, one slice in memory at a time. */
 async function streamPackage(
-  files: { path: string }[],
+  files: PackageFile[],
   multiFrame: boolean,
   partPath: string,
-  source: (path: string) => Promise<Readable>,
+  source: (file: PackageFile) => Promise<Readable>,
   opts: PackageOptions,
 ): Promise<void> {
   const pipeOpts = opts.signal ? { signal: opts.signal } : {};
@@ -252,7 +262,7 @@ async function streamPackage(
     opts.gzip
       ? pipeline(src, createGzip({ level: 6 }), createWriteStream(partPath, { mode: 0o600 }), pipeOpts)
       : pipeline(src, createWriteStream(partPath, { mode: 0o600 }), pipeOpts);
-  if (multiFrame) return writeOut(await source(files[0]!.path));
+  if (multiFrame) return writeOut(await source(files[0]!));
   const zip = new yazl.ZipFile();
   const output = zip.outputStream as unknown as Readable;
   // A slice that fails to read or de-identify fails the package: the output is torn down,
@@ -269,7 +279,7 @@ async function streamPackage(
   };
   files.forEach((f, k) => {
     zip.addReadStreamLazy(entryName(k), entryOptions, (cb) => {
-      source(f.path).then((stream) => {
+      source(f).then((stream) => {
         // yazl does not watch its input streams for errors: a vanished file would hang it.
         stream.on('error', fail);
         cb(null, stream);

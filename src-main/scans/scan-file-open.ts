@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
@@ -20,6 +20,30 @@ function notAFile(path: string): AppError {
   );
 }
 
+/**
+ * Which file a stat is of, and in which state: the device and inode say which file it is (a file
+ * swapped for a link, or replaced, is another), the size and the modification and change times
+ * whether it was written to since. Intake keeps it for each file it looked at (ByteSource.identity);
+ * the file is checked against it when read to be sent.
+ */
+export function fileIdentity(s: Stats): string {
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+}
+
+/**
+ * Refused in words when the file open at `path` is not the one intake looked at (`expected`, its
+ * fileIdentity). What is sent must be what was checked: a slice rewritten since could hold other
+ * geometry or another patient, and one swapped for a link could be any file the user can read.
+ */
+function checkSameFile(path: string, s: Stats, expected: string | undefined): void {
+  if (expected === undefined || expected === '' || fileIdentity(s) === expected) return;
+  throw new AppError(
+    'bad-input',
+    `${basename(path)} changed after the scan was looked at (it was written to, replaced or swapped for a link), so it is not sent: what is sent must be what was checked.`,
+    { action: 'Drop the scan again, once nothing is writing to its folder.' },
+  );
+}
+
 export function openScanFileSync(path: string): number {
   const fd = openSync(path, READ);
   if (!fstatSync(fd).isFile()) {
@@ -29,11 +53,16 @@ export function openScanFileSync(path: string): number {
   return fd;
 }
 
-export async function openScanFile(path: string): Promise<FileHandle> {
+/** `expected`: the file's fileIdentity when intake looked at it; the file must still be that one. */
+export async function openScanFile(path: string, expected?: string): Promise<FileHandle> {
   const file = await open(path, READ);
-  if (!(await file.stat()).isFile()) {
+  try {
+    const s = await file.stat();
+    if (!s.isFile()) throw notAFile(path);
+    checkSameFile(path, s, expected);
+  } catch (e) {
     await file.close();
-    throw notAFile(path);
+    throw e;
   }
   return file;
 }

@@ -110,10 +110,12 @@ export class ScanService {
         action: 'Choose another series, or export the scan again.',
       });
     }
-    const files = this.filesOf(id).map((path) => ({
-      path,
-      size: s.headers.find((h) => h.path === path)?.fileSize ?? 0,
-    }));
+    // Each file with which file intake read there: one changed since is refused (scan-file-open.ts).
+    const byPath = new Map(s.headers.map((h) => [h.path, h]));
+    const files = this.filesOf(id).map((path) => {
+      const h = byPath.get(path);
+      return { path, size: h?.fileSize ?? 0, ...(h ? { id: h.fileId } : {}) };
+    });
     const started = performance.now();
     const result: PackagedScan = await packageSeries(
       files,
