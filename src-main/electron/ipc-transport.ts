@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import { existsSync } from 'node:fs';
 import { CHANNEL_NAMES } from '../../src-shared/channels.js';
 import { checkEvent } from '../app/dispatch.js';
+import { droppedPathRefusal } from '../app/drop-places.js';
 import type { Core } from '../app/core.js';
 import { isTrustedSender } from './security.js';
 
@@ -39,6 +40,14 @@ export function attachIpc(
     if (!Array.isArray(paths) || paths.length > 10_000)
       return { ok: false, error: { code: 'bad-request', message: 'Expected the paths of dropped files.' } };
     const usable = paths.filter((p): p is string => typeof p === 'string' && isAbsolute(p) && existsSync(p));
+    // Checked here, where the paths arrive: a page taken over could send any (drop-places.ts).
+    for (const p of usable) {
+      const refusal = droppedPathRefusal(p);
+      if (refusal) {
+        core.logger.warn('a dropped path was not granted', { channel: GRANT_DROPPED_CHANNEL });
+        return { ok: false, error: { code: 'bad-request', message: refusal } };
+      }
+    }
     return { ok: true, value: usable.map((p) => core.scanGrants.grant(p)) };
   });
   const unsubscribe = core.bus.subscribe((event, payload) => {

@@ -1,3 +1,6 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { CHANNEL_NAMES, EVENT_NAMES } from '../../src-shared/channels.js';
 import type { RendererBridge } from '../../src-shared/contract.js';
@@ -34,7 +37,8 @@ vi.mock('electron', () => ({
 }));
 
 const { attachIpc } = await import('./ipc-transport.js');
-const { IPC_EVENT_CHANNEL: EVENT_CHANNEL } = await import('../../src-shared/channels.js');
+const { IPC_EVENT_CHANNEL: EVENT_CHANNEL, IPC_GRANT_DROPPED_CHANNEL: GRANT_DROPPED_CHANNEL } =
+  await import('../../src-shared/channels.js');
 const { APP_ORIGIN } = await import('./security.js');
 await import('./preload.entry.js');
 const bridge = fake.exposed.get('scan2mesh') as RendererBridge<{ path?: string }>;
@@ -142,6 +146,28 @@ describe('the IPC transport', () => {
     expect(dispatched).toEqual([]);
     expect(warnings).toHaveLength(4);
     detach();
+  });
+
+  it('grants dropped paths, but never a system folder, a hidden folder of the home folder or the whole disk', async () => {
+    const win = fakeWindow();
+    const { core } = fakeCore();
+    const detach = attachIpc(core, () => win as never);
+    const grant = (paths: string[]) =>
+      fake.handlers.get(GRANT_DROPPED_CHANNEL)?.({ sender: win.webContents, senderFrame: appFrame }, paths);
+    expect(await grant([tmpdir()])).toMatchObject({ ok: true, value: [{ name: tmpdir() }] });
+    // What a taken-over page would ask for: the preload never sends such paths from a real drop.
+    const hidden = join(homedir(), `.scan2mesh-test-${process.pid}`);
+    mkdirSync(hidden, { recursive: true });
+    try {
+      for (const path of ['/etc', hidden, homedir(), '/'])
+        expect(await grant([tmpdir(), path]), path).toMatchObject({
+          ok: false,
+          error: { code: 'bad-request', message: expect.stringContaining('not read') as unknown },
+        });
+    } finally {
+      rmSync(hidden, { recursive: true, force: true });
+      detach();
+    }
   });
 
   it("sends the core's events to the window, checked against the contract", () => {
