@@ -68,6 +68,9 @@ describe('the app:// scheme', () => {
     fake.fetched.length = 0;
     expect((await get('/..%2f..%2fmain%2fcli.cjs')).status).toBe(404);
     expect(fake.fetched).toEqual([]);
+    expect((await get('/assets/%E0%A4%A.js')).status).toBe(400);
+    expect((await get('/%')).status).toBe(400);
+    expect(fake.fetched).toEqual([]);
   });
 
   it('serves granted meshes by id only', async () => {

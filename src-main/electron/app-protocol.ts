@@ -28,7 +28,13 @@ export function serveRenderer(rendererDir: string, grants: Pick<FileGrants, 'res
       const path = grants.resolve(granted[1] as string);
       return path ? net.fetch(pathToFileURL(path).toString()) : new Response('Not found', { status: 404 });
     }
-    let rel = decodeURIComponent(url.pathname);
+    let rel: string;
+    try {
+      rel = decodeURIComponent(url.pathname);
+    } catch {
+      // A malformed escape (a lone %) names no file of ours: answered, not thrown into Electron.
+      return new Response('Bad request', { status: 400 });
+    }
     if (rel === '/' || rel === '') rel = '/index.html';
     const file = normalize(join(root, rel));
     if (!file.startsWith(root + sep)) return new Response('Not found', { status: 404 });
