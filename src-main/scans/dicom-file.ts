@@ -197,15 +197,11 @@ export interface ByteSource {
   /** Copies up to `length` bytes from `position` into `into` at `at`; returns how many (0 at the end). */
   read(into: Buffer, at: number, length: number, position: number): number;
   /**
-   * The size in bytes. A file asks the system (a stat), unless `end`, where the caller expects the
-   * file to end, is confirmed by one small read there: cheaper than a stat, which builds an object
-   * with four dates in it.
+   * The size in bytes: from the file's stat when identity() was asked; else, when `end` (where the
+   * caller expects the file to end) is confirmed by one small read there, from that read.
    */
   size(end?: number): number;
-  /**
-   * Which file this is, as the system knows it (fileIdentity): '' for bytes in memory. Asked once per
-   * file read at intake, and checked again when the file is read to be sent (scan-file-open.ts).
-   */
+  /** Which file this is (fileIdentity; '' in memory): intake keeps it, packaging checks it. */
   identity(): string;
 }
 
@@ -247,7 +243,6 @@ const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
 class FileSource implements ByteSource {
   /** The file's stat, once identity() asked for it: it then gives the size too. */
   private stat: Stats | undefined;
-
   constructor(private readonly fd: number) {}
 
   identity(): string {
