@@ -49,7 +49,7 @@ async function startWeb(dataDir: string): Promise<{ url: string; stop: () => voi
   const url = await new Promise<string>((ok, fail) => {
     child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(out);
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(out);
       if (m) ok(m[1] as string);
     });
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));

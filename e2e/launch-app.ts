@@ -41,7 +41,7 @@ export async function startWebServerProcess(
     const timer = setTimeout(() => fail(new Error(`web mode did not start: ${out}`)), 20_000);
     const onData = (b: Buffer): void => {
       out += b.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(out);
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         ok(m[1] as string);

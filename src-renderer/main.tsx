@@ -1,5 +1,7 @@
 import { startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
+// First of the app's own modules: it takes web mode's session token out of the address bar.
+import { webSessionMessage, webSessionProblem } from './bridge/web-session';
 // The base first (tokens and reset), then the shared controls and the window's layout, in this
 // order; each feature's own stylesheet (imported by its component) builds on them.
 import './styles/app.css';
@@ -24,8 +26,12 @@ async function boot(root: HTMLElement): Promise<void> {
 }
 
 const root = document.getElementById('root') as HTMLElement;
-boot(root).catch((e: unknown) => {
-  // Without its code the window would stay blank: say so, in words a user can act on.
-  root.textContent = `scan2mesh could not start: ${e instanceof Error ? e.message : String(e)}. Restart the app.`;
-  throw e;
-});
+const problem = webSessionProblem();
+// Web mode without its session token: every call would be refused, so say what to do instead.
+if (problem) root.textContent = webSessionMessage(problem);
+else
+  boot(root).catch((e: unknown) => {
+    // Without its code the window would stay blank: say so, in words a user can act on.
+    root.textContent = `scan2mesh could not start: ${e instanceof Error ? e.message : String(e)}. Restart the app.`;
+    throw e;
+  });

@@ -19,38 +19,90 @@ describe('web mode server', () => {
     return server;
   }
 
-  it('listens on loopback only and serves the page with the CSP once the token is presented', async () => {
+  it('listens on loopback only and serves the page (no patient data) with the CSP, without the token', async () => {
     const s = await start();
     expect(s.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const host = `127.0.0.1:${s.port}`;
-    expect((await raw(s.port, '/', { headers: { Host: host } })).status).toBe(401);
-    const first = await raw(s.port, `/?token=${s.token}`, { headers: { Host: host } });
-    expect(first.status).toBe(303);
-    const cookie = String((first.headers['set-cookie'] as string[])[0]).split(';')[0] as string;
-    expect(first.headers['set-cookie']?.toString()).toMatch(/HttpOnly; SameSite=Strict/);
-    const page = await raw(s.port, '/', { headers: { Host: host, Cookie: cookie } });
+    // The token is in the fragment, which a browser never sends to any server.
+    expect(s.url).toBe(`${s.origin}/#token=${s.token}`);
+    const page = await raw(s.port, '/', { headers: { Host: `127.0.0.1:${s.port}` } });
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>scan2mesh</title>');
     expect(String(page.headers['content-security-policy'])).toContain("default-src 'self'");
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
   });
 
-  it('refuses foreign Host (DNS rebinding) and foreign Origin, and a POST without Origin', async () => {
+  it('refuses foreign Host (DNS rebinding) and foreign Origin, even with the token', async () => {
     const s = await start();
     const auth = { 'X-Scan2mesh-Token': s.token };
     expect((await raw(s.port, '/', { headers: { ...auth, Host: 'attacker.example' } })).status).toBe(403);
-    const body = '{}';
+    expect(
+      (await raw(s.port, '/', { headers: { Host: `127.0.0.1:${s.port}`, Origin: 'null' } })).status,
+    ).toBe(403);
     const post = (headers: Record<string, string>) =>
       raw(s.port, '/api/invoke/profiles.list', {
         method: 'POST',
-        body,
+        body: '{}',
         headers: { Host: `127.0.0.1:${s.port}`, 'Content-Type': 'application/json', ...headers },
       });
     expect((await post({ ...auth, Origin: 'http://attacker.example' })).status).toBe(403);
-    const cookieOnly = { Cookie: `scan2mesh_session=${s.token}` };
-    expect((await post(cookieOnly)).status).toBe(403);
-    const ok = await post({ ...cookieOnly, Origin: s.origin });
+    expect((await post({ ...auth, Origin: 'http://127.0.0.1:1' })).status).toBe(403);
+    expect((await post({ Origin: s.origin })).status).toBe(401);
+    expect((await post({ Origin: s.origin, 'X-Scan2mesh-Token': `${s.token}x` })).status).toBe(401);
+    const ok = await post({ ...auth, Origin: s.origin });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { profiles: [{ id: 'local-engine' }] } });
+  });
+
+  it('takes the token from the header only: a cookie or a ?token= opens nothing under /api', async () => {
+    const s = await start();
+    const host = { Host: `127.0.0.1:${s.port}`, Origin: s.origin };
+    // What a browser would send on its own to any port of 127.0.0.1, had the token ever been a cookie.
+    const cookie = { ...host, Cookie: `scan2mesh_session=${s.token}` };
+    const refused = [
+      raw(s.port, '/api/invoke/profiles.list', {
+        method: 'POST',
+        body: '{}',
+        headers: { ...cookie, 'Content-Type': 'application/json' },
+      }),
+      raw(s.port, '/api/events', { headers: cookie }),
+      raw(s.port, '/api/stage', { headers: cookie }),
+      raw(s.port, '/api/file/0123456789abcdef0123', { headers: cookie }),
+      raw(s.port, `/api/stage?token=${s.token}`, { headers: host }),
+      raw(s.port, `/api/events?token=${s.token}`, { headers: host }),
+    ];
+    for (const r of await Promise.all(refused)) {
+      expect(r.status).toBe(401);
+      expect(r.body).not.toContain('local-engine');
+    }
+  });
+
+  it('sets no cookie and redirects nowhere, an old ?token= address included', async () => {
+    const s = await start();
+    const host = { Host: `127.0.0.1:${s.port}` };
+    const paths = [
+      '/',
+      `/?token=${s.token}`,
+      '/?token=wrong',
+      `/.//evil.example/x?token=${s.token}`,
+      `//evil.example/x?token=${s.token}`,
+      '//evil.example/x',
+      `/%2F%2Fevil.example/x?token=${s.token}`,
+      `/\\evil.example/x?token=${s.token}`,
+      '/api/stage',
+    ];
+    const answers = await Promise.all([
+      ...paths.map((p) => raw(s.port, p, { headers: host })),
+      ...paths.map((p) => raw(s.port, p, { headers: { ...host, 'X-Scan2mesh-Token': s.token } })),
+    ]);
+    for (const r of answers) {
+      expect(r.headers['set-cookie']).toBeUndefined();
+      expect(r.headers.location).toBeUndefined();
+      expect(r.status).not.toBe(303);
+    }
+    // The old address still shows the page (which says it is outdated), never a credential exchange.
+    const old = await raw(s.port, `/?token=${s.token}`, { headers: host });
+    expect(old.status).toBe(200);
+    expect(old.body).toContain('<title>scan2mesh</title>');
   });
 
   it('stages dropped files inside their drop folder and refuses escapes', async () => {

@@ -9,7 +9,8 @@ import { SECURITY_HEADERS } from './security-headers.js';
 import { checkEvent } from '../app/dispatch.js';
 import { createStage, DEFAULT_STAGE_LIMITS, formatBytes, type StageLimits } from './web-stage.js';
 
-const COOKIE = 'scan2mesh_session';
+/** The only credential the server accepts; it is never put in a cookie or in an address the page fetches. */
+const TOKEN_HEADER = 'x-scan2mesh-token';
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 
 const MIME: Record<string, string> = {
@@ -44,7 +45,10 @@ interface WebServerOptions {
 }
 
 export interface RunningWebServer {
-  /** The address to open: carries the session token once, then a cookie does. */
+  /**
+   * The address to open. The token is in its fragment, which a browser never sends to any server; the
+   * page moves it to its own sessionStorage and sends it back only as the X-Scan2mesh-Token header.
+   */
   url: string;
   origin: string;
   port: number;
@@ -57,15 +61,6 @@ function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function cookieToken(req: IncomingMessage): string | undefined {
-  const header = req.headers.cookie ?? '';
-  for (const part of header.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return v.join('=');
-  }
-  return undefined;
 }
 
 function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
@@ -94,9 +89,12 @@ async function readJson(req: IncomingMessage): Promise<{ value: unknown } | null
 }
 
 /**
- * Web mode: the built renderer and the contract on 127.0.0.1 only. A random session token guards every
- * request (given once in the printed address, then held in an HttpOnly SameSite cookie); Host and Origin
- * must be this server's own, which stops DNS rebinding and cross-site requests from other pages.
+ * Web mode: the built renderer and the contract on 127.0.0.1 only. Host and Origin must be this
+ * server's own on every request, which stops DNS rebinding and cross-site requests from other pages.
+ * A random session token guards everything under /api (calls, events, the stage, granted files), and
+ * only as a request header: a browser keeps cookies per host, not per port, and would hand a cookie
+ * to every other server on 127.0.0.1 it visits. The page's static files hold no patient data and are
+ * served without the token, so that the page can load and say what to do when it has none.
  */
 export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
   const token = opts.token ?? randomBytes(32).toString('base64url');
@@ -134,34 +132,25 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins().includes(origin))
       return send(res, 403, 'Forbidden: requests from other sites are refused.');
-    const url = new URL(req.url ?? '/', `http://${host}`);
+    // Only origin-form targets ("/path?query"). The base is fixed and the target appended as text, so
+    // that "//other.host/x" stays a path here instead of naming another host.
+    const target = req.url ?? '';
+    if (!target.startsWith('/')) return send(res, 400, 'Bad request target');
+    const url = new URL(`http://127.0.0.1${target}`);
 
-    // First visit: take the token from the address, keep it in a cookie, and drop it from the address bar.
-    const given = url.searchParams.get('token');
-    if (given !== null) {
-      if (!safeEqual(given, token)) return send(res, 401, 'Unauthorized: this session token is not valid.');
-      res.writeHead(303, {
-        ...SECURITY_HEADERS,
-        'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-        Location: url.pathname,
-      });
-      res.end();
-      return;
-    }
-    const presented = cookieToken(req) ?? req.headers['x-scan2mesh-token'];
-    if (typeof presented !== 'string' || !safeEqual(presented, token))
-      return send(
-        res,
-        401,
-        "Unauthorized: open the address that `scan2mesh web` printed; it carries this session's token.",
-      );
-
-    if (url.pathname.startsWith('/api/')) {
-      // State-changing calls must come from our own page: browsers always send Origin on POST.
-      if (req.method !== 'GET' && origin === undefined && req.headers['x-scan2mesh-token'] === undefined)
-        return send(res, 403, 'Forbidden: missing Origin.');
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
+      // Only the header counts: a cookie, a ?token= or anything else a browser adds on its own does not.
+      const presented = req.headers[TOKEN_HEADER];
+      if (typeof presented !== 'string' || !safeEqual(presented, token))
+        return send(
+          res,
+          401,
+          "Unauthorized: open the address that `scan2mesh web` printed; it carries this session's token.",
+        );
       return api(req, res, url);
     }
+    // A ?token= (an address from an older version) is not a credential: the page is served as it is
+    // for any visitor, and the page itself says that the address is outdated. No redirect either.
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed');
     return staticFile(res, url.pathname);
   }
@@ -238,7 +227,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
   port = (server.address() as AddressInfo).port;
   const originUrl = `http://127.0.0.1:${port}`;
   return {
-    url: `${originUrl}/?token=${token}`,
+    url: `${originUrl}/#token=${token}`,
     origin: originUrl,
     port,
     token,

@@ -10,6 +10,7 @@ import type {
 import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
 import { createWebBridge, stageFiles, type StagingProgress } from './web-bridge';
+import { webFetch } from './web-session';
 
 export type { StagingProgress } from './web-bridge';
 
@@ -57,6 +58,14 @@ export function grantsForFiles(
 ): Promise<ScanGrant[]> {
   if (electronBridge) return electronBridge.grantsForFiles(items.map((i) => i.file));
   return stageFiles(items, onProgress);
+}
+
+/**
+ * The bytes of a file the core handed out by URL (a finished mesh). In web mode that URL is under /api
+ * and needs the session token as a header, which a bare fetch (or an <img>, a link) would not send.
+ */
+export function fetchAppFile(url: string): Promise<Response> {
+  return electronBridge ? fetch(url, { credentials: 'same-origin' }) : webFetch(url);
 }
 
 export interface ErrorText {

@@ -2,6 +2,8 @@ import { buildApi, eventListeners } from '../../src-shared/channels';
 import type { RendererBridge, ScanGrant } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
 import type { DroppedItem } from './dropped-item';
+import { streamWebEvents } from './web-events';
+import { forgetWebSession, webFetch } from './web-session';
 
 /** Files copied to the app at once: enough to keep the loopback busy, few enough not to starve the calls. */
 const STAGING_PARALLEL = 4;
@@ -24,7 +26,7 @@ const size = (n: number): string =>
 
 /** The server's caps, so that an oversized drop is refused at once instead of after gigabytes of copying. */
 async function checkAgainstLimits(items: readonly DroppedItem[], total: number): Promise<void> {
-  const res = await fetch('/api/stage', { credentials: 'same-origin' });
+  const res = await webFetch('/api/stage');
   // The server has the last word (413); without its limits the copy simply starts.
   if (!res.ok) return;
   const limits = (await res.json()) as StageLimits;
@@ -70,11 +72,10 @@ export async function stageFiles(
     while (next < items.length) {
       const item = items[next++] as DroppedItem;
       const rel = item.relativePath || item.file.name;
-      const res = await fetch(`/api/stage?drop=${drop}&path=${encodeURIComponent(rel)}`, {
+      const res = await webFetch(`/api/stage?drop=${drop}&path=${encodeURIComponent(rel)}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/octet-stream' },
         body: item.file,
-        credentials: 'same-origin',
       });
       if (res.status === 413) throw new AppError('bad-input', await res.text());
       if (!res.ok) throw new Error(`Could not copy ${rel} into the app: ${await res.text()}`);
@@ -94,19 +95,19 @@ export async function stageFiles(
 
 /**
  * The bridge in web mode: the same contract over fetch to the loopback server that served this page.
- * The session cookie set when the page was first opened authenticates every call.
+ * Every request carries the session token as a header (web-session.ts); the events come over fetch too.
  */
 export function createWebBridge(): RendererBridge<DroppedItem> {
   const events = eventListeners();
-  let source: EventSource | null = null;
+  let connected = false;
 
   const connect = (): void => {
-    if (source) return;
-    source = new EventSource('/api/events');
-    source.onmessage = (m: MessageEvent<string>) => {
-      const { event, payload } = JSON.parse(m.data) as { event: string; payload: unknown };
+    if (connected) return;
+    connected = true;
+    streamWebEvents((data) => {
+      const { event, payload } = JSON.parse(data) as { event: string; payload: unknown };
       events.emit(event, payload);
-    };
+    });
   };
 
   return {
@@ -114,11 +115,10 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
     api: buildApi(async (channel, req) => {
       let res: Response;
       try {
-        res = await fetch(`/api/invoke/${channel}`, {
+        res = await webFetch(`/api/invoke/${channel}`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify(req),
-          credentials: 'same-origin',
         });
       } catch {
         return {
@@ -130,7 +130,8 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
           },
         };
       }
-      if (res.status === 401)
+      if (res.status === 401) {
+        forgetWebSession();
         return {
           ok: false as const,
           error: {
@@ -139,6 +140,7 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
             action: 'Open the address that `scan2mesh web` printed again.',
           },
         };
+      }
       if (res.status === 413)
         return { ok: false as const, error: { code: 'bad-request' as const, message: await res.text() } };
       if (!res.ok)

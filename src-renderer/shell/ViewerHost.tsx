@@ -1,5 +1,5 @@
 import { useEffect, useId, useState } from 'react';
-import { api, errorText, type ErrorText } from '../bridge/api';
+import { api, errorText, fetchAppFile, type ErrorText } from '../bridge/api';
 import { ErrorNote } from '../common/ui';
 import { describeMeshes } from '../jobs/job-format';
 import { useJobs } from '../jobs/jobs-store';
@@ -20,7 +20,7 @@ async function sourcesFor(jobId: string, count: number): Promise<ViewerMeshSourc
     structures: f.structures,
     format: f.format,
     load: async () => {
-      const res = await fetch(f.url, { credentials: 'same-origin' });
+      const res = await fetchAppFile(f.url);
       if (!res.ok) throw new Error(`${f.name} could not be read from the app (${res.status}).`);
       return res.arrayBuffer();
     },
