@@ -71,6 +71,32 @@ describe('what a connection can make', () => {
       }),
     );
   });
+
+  it('judges each mesh as the engine would: names it makes alone but refuses merged are refused before any job', () => {
+    for (const pair of [
+      ['skull', 'all_teeth'],
+      ['soft_tissue', 'all_teeth'],
+    ]) {
+      const verdict = checkMeshes([{ structures: pair }], local, 'the local engine');
+      const name = pair.join(' + ');
+      expect(verdict.refused, name).toEqual([
+        { name, reason: expect.stringMatching(/^in one mesh would be just the outermost surface/) },
+      ]);
+      expect(verdict.accepted).toEqual(pair);
+      expect(() => refuseUnmakeable([{ structures: pair }], local, 'the local engine')).toThrow(
+        expect.objectContaining({
+          code: 'bad-request',
+          message: expect.stringContaining(`cannot make ${name}.`),
+        }),
+      );
+    }
+    // What the engine takes together stays accepted: airway joins any surface, and so do separate meshes.
+    expect(checkMeshes([{ structures: ['skull', 'airway'] }], local, 'the local engine').refused).toEqual([]);
+    expect(
+      checkMeshes([{ structures: ['skull'] }, { structures: ['all_teeth'] }], local, 'the local engine')
+        .refused,
+    ).toEqual([]);
+  });
 });
 
 /** Reads a folder as the renderer would: through a grant the transport issued for it. */
@@ -92,6 +118,14 @@ describe('jobs.submit, the last line of defence', () => {
       });
       expect(femur).toMatchObject({ ok: false, error: { code: 'bad-request' } });
       if (!femur.ok) expect(femur.error.message).toMatch(/cannot make femur\. femur: Not a name/);
+      // Two names the engine makes, merged in one mesh it refuses: refused here, not after packing.
+      const merged = await core.dispatch('jobs.submit', {
+        seriesIds: [series[0]!.id],
+        meshes: [{ structures: ['skull', 'all_teeth'], extension: '.stl' }],
+        deidentify: false,
+      });
+      expect(merged).toMatchObject({ ok: false, error: { code: 'bad-request' } });
+      if (!merged.ok) expect(merged.error.message).toMatch(/cannot make skull \+ all_teeth\. /);
 
       const slab = join(work, 'two-slices');
       mkdirSync(slab);

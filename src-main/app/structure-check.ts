@@ -8,6 +8,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { ConnectionProfile } from '../../src-shared/profiles.js';
 import {
   checkStructures,
+  respell,
   structuresOf,
   type SpellName,
   type StructureVerdict,
@@ -15,6 +16,13 @@ import {
 import { STRUCTURES, structureInfo } from '../../src-shared/structures.js';
 import type { Processor } from '../engine/processor.js';
 import { LOCAL_STRUCTURES } from '../engine/segmentation/index.js';
+
+/**
+ * The engine whose capabilities these are: names it makes one at a time it may still refuse together
+ * (skull and all_teeth merged in one mesh would be the skull's surface), so checkMeshes asks it about
+ * each mesh as the job would have it. Held beside the capabilities, which travel as plain data.
+ */
+const engines = new WeakMap<Capabilities, Pick<Processor, 'validate'>>();
 
 /**
  * A remote service is the authority on its names, so it accepts any; the local engine says itself
@@ -25,6 +33,12 @@ export function connectionCapabilities(
   engine: Pick<Processor, 'validate' | 'describe'>,
 ): Capabilities {
   if (kind === 'remote') return { anyStructure: true, refused: [], notes: [] };
+  const caps = localCapabilities(engine);
+  engines.set(caps, engine);
+  return caps;
+}
+
+function localCapabilities(engine: Pick<Processor, 'validate' | 'describe'>): Capabilities {
   const refused: Capabilities['refused'] = [];
   const notes: Capabilities['notes'] = [];
   for (const s of STRUCTURES) {
@@ -46,14 +60,41 @@ export function connectionCapabilities(
   return { anyStructure: false, refused, notes, extra };
 }
 
-/** The verdict on every structure of a job's meshes. */
+/**
+ * The verdict on every structure of a job's meshes, and on each mesh as a whole: a mesh whose names
+ * the engine makes one by one but refuses together is refused under its names joined by " + ".
+ */
 export function checkMeshes(
-  meshes: readonly { structures: readonly string[] }[],
+  meshes: readonly { structures: readonly string[]; extension?: string }[],
   caps: Capabilities,
   connectionName: string,
   spell?: SpellName,
 ): StructureVerdict {
-  return checkStructures(structuresOf(meshes), caps, { connectionName, ...(spell ? { spell } : {}) });
+  const verdict = checkStructures(structuresOf(meshes), caps, {
+    connectionName,
+    ...(spell ? { spell } : {}),
+  });
+  const engine = engines.get(caps);
+  if (!engine) return verdict;
+  const refusedNames = new Set(verdict.refused.map((r) => r.name));
+  for (const m of meshes) {
+    const names = [...new Set(m.structures)];
+    // A name refused on its own has its reason already; one name alone was judged above.
+    if (names.length < 2 || names.some((n) => refusedNames.has(n))) continue;
+    const name = names.join(' + ');
+    if (refusedNames.has(name)) continue;
+    const why = engine.validate({
+      inputs: [{ name: 'cbct', extension: '.zip' }],
+      meshes: [{ extension: m.extension ?? '.stl', structures: names }],
+    });
+    if (why === null) continue;
+    // The engine words it for a job ("Mesh 1: skull + all_teeth in one mesh ..."); beside the name that is noise.
+    let reason = why.replace(/^Mesh 1: /, '');
+    if (reason.startsWith(`${name} `)) reason = reason.slice(name.length + 1);
+    verdict.refused.push({ name, reason: spell ? respell(reason, spell) : reason });
+    refusedNames.add(name);
+  }
+  return verdict;
 }
 
 /** The refusal in words: each name it cannot make with its reason, then the names it can. */
@@ -65,11 +106,11 @@ function refusalMessage(verdict: StructureVerdict, connectionName: string): stri
 }
 
 /**
- * Throws a bad-request AppError naming every structure the connection refuses and why; nothing was
- * packed or sent when it does.
+ * Throws a bad-request AppError naming every structure (or mesh of structures) the connection
+ * refuses and why; nothing was packed or sent when it does.
  */
 export function refuseUnmakeable(
-  meshes: readonly { structures: readonly string[] }[],
+  meshes: readonly { structures: readonly string[]; extension?: string }[],
   caps: Capabilities,
   connectionName: string,
 ): void {

@@ -90,7 +90,18 @@ export function dentitionLevel(scale: GreyScale): number {
   return scale.soft + (DENTITION_MIN_HU / 1000) * (scale.soft - scale.air);
 }
 
-interface BandGeometry {
+/** Hounsfield units of a grey value: as they are, or with soft tissue for 0 HU and air for -1000 HU. */
+export function huOf(scale: GreyScale): (value: number) => number {
+  if (scale.hounsfield) return (v) => v;
+  return (v) => (1000 * (v - scale.soft)) / (scale.soft - scale.air);
+}
+
+/** The dentition class in words, for refusals: its level and the scale it is on. */
+export function dentitionWords(level: number, scale: GreyScale): string {
+  return `grey value above ${level}${scale.hounsfield ? ' HU' : ', scaled from its air and soft-tissue values'}`;
+}
+
+export interface BandGeometry {
   dims: [number, number, number];
   spacing: [number, number, number];
   rowDir?: [number, number, number];
@@ -156,7 +167,7 @@ export function checkDentitionBand(
 ): BandProfile {
   const band = bandProfile(mask, g);
   if (band.inBand >= DENTITION_MIN_BAND_SHARE) return band;
-  const how = `grey value above ${level}${scale.hounsfield ? ' HU' : ', scaled from its air and soft-tissue values'}`;
+  const how = dentitionWords(level, scale);
   throw new AppError(
     'bad-input',
     `The densest tissue of this scan (${how}) is not where teeth are: only ${Math.floor(band.inBand * 100)} % of it lies in one ${DENTITION_BAND_MM} mm band, ` +

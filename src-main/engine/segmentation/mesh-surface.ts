@@ -82,6 +82,31 @@ export function stageClock(): { ms: Record<string, number>; lap: (stage: string)
   return { ms, lap };
 }
 
+/**
+ * One tissue's voxels into `c.regions` (unless there already), refused in words when none are found
+ * or when its checks (tissue.ts) show it is not what its name says. `label` names the mesh asking.
+ */
+export async function segmentRegion(
+  t: Tissue,
+  label: string,
+  c: Pick<MeshContext, 'volume' | 'thresholds' | 'regions' | 'pool'>,
+): Promise<TissueRegion> {
+  const { volume, regions } = c;
+  let region = regions.get(t);
+  if (!region) {
+    const mask = new Uint8Array(new SharedArrayBuffer(volume.data.length));
+    const found = isPlainAbove(t) ? await runsOnWorkers(volume, levelOf(t, c.thresholds), c.pool) : undefined;
+    region = segmentTissue(volume, t, c.thresholds, mask, found);
+    regions.set(t, region);
+  }
+  if (region.components.kept === 0) {
+    throw new AppError('bad-input', `${NONE_FOUND[t]} (for ${label}).`, {
+      action: `Check that the scan shows what ${label} asks for, or leave it out.`,
+    });
+  }
+  return region;
+}
+
 /** A mesh's surface in patient coordinates: its tissues segmented, extracted, smoothed, simplified. */
 export async function surfaceOf(
   plan: MeshPlan,
@@ -92,20 +117,7 @@ export async function surfaceOf(
   const [nx, ny, nz] = volume.dims;
   const { ms, lap } = stageClock();
   c.at(0)(`segmenting ${label}`);
-  for (const t of plan.tissues) {
-    if (!regions.has(t)) {
-      const mask = new Uint8Array(new SharedArrayBuffer(volume.data.length));
-      const found = isPlainAbove(t)
-        ? await runsOnWorkers(volume, levelOf(t, c.thresholds), c.pool)
-        : undefined;
-      regions.set(t, segmentTissue(volume, t, c.thresholds, mask, found));
-    }
-    if ((regions.get(t) as TissueRegion).components.kept === 0) {
-      throw new AppError('bad-input', `${NONE_FOUND[t]} (for ${label}).`, {
-        action: `Check that the scan shows what ${label} asks for, or leave it out.`,
-      });
-    }
-  }
+  for (const t of plan.tissues) await segmentRegion(t, label, c);
   lap('segment');
   c.at(0.3)(`extracting the surface of ${label}`);
   const mesh = await extractRegions(volume, plan.tissues, regions, c.pool, c.signal);

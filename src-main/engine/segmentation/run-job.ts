@@ -5,11 +5,20 @@ import { silentLogger } from '../../logging/logger.js';
 import { privateDir } from '../../platform/private-files.js';
 import type { ProcessedMesh, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
-import { DENTITION_BAND_MM, DENTITION_MIN_HU } from './dentition.js';
+import { DENTITION_BAND_MM, DENTITION_MIN_HU, type BandProfile } from './dentition.js';
+import { METAL_MIN_HU, type DentitionPlace } from './dentition-place.js';
 import { countSurfaces } from './mesh-checks.js';
 import { writeMesh } from './mesh-writers.js';
 import { structureNote, validateSpec } from './plan.js';
-import { planMesh, stageClock, surfaceOf, type MeshContext, type MeshPlan } from './mesh-surface.js';
+import { resolutionRefusal } from './class-evidence.js';
+import {
+  planMesh,
+  segmentRegion,
+  stageClock,
+  surfaceOf,
+  type MeshContext,
+  type MeshPlan,
+} from './mesh-surface.js';
 import { deriveThresholds, type Thresholds, type Tissue, type TissueRegion } from './tissue.js';
 import { unpackInput } from './unpack.js';
 import { countOnWorkers, readJobVolume } from './job-volume.js';
@@ -66,7 +75,20 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     );
     lap('thresholds');
     log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing, ms });
+    // A class the histogram or the voxel size shows is not there is refused before any surface.
+    for (const t of new Set(plans.flatMap((p) => p.tissues))) {
+      const absent = thresholds.absent[t] ?? resolutionRefusal(t, volume.spacing);
+      if (absent) throw new AppError('bad-input', absent.message, { action: absent.action });
+    }
     const regions = new Map<Tissue, TissueRegion>();
+    // Classes whose voxels must show what they are (teeth on bone, skin that is not bone, an airway
+    // of an airway's size) are segmented and checked before the first mesh is made, so a refusal
+    // comes before minutes of work on the others; they are kept for their meshes.
+    progress(0.38, 'checking what the scan shows');
+    for (const plan of plans)
+      for (const t of plan.tissues)
+        if (t !== 'bone') await segmentRegion(t, plan.label, { volume, thresholds, regions, pool });
+    lap('checks');
     for (const [m, plan] of plans.entries()) {
       checkAbort();
       // Keep only the regions this or a later mesh needs: each costs a byte per voxel.
@@ -144,19 +166,38 @@ function regionNote(r: TissueRegion, t: Thresholds): string {
   const s = t.scale;
   let source = "from the scan's histogram";
   if (r.tissue === 'teeth' && s) {
-    const band = r.band;
-    const where = !band
-      ? ''
-      : band.scanHeight <= DENTITION_BAND_MM
-        ? `; the scan is no higher than a dentition (${DENTITION_BAND_MM} mm), so where it lies was not checked`
-        : `; ${Math.floor(band.inBand * 1000) / 10} % of it within one ${DENTITION_BAND_MM} mm band, as teeth are`;
+    const where = r.band && r.place ? dentitionNote(r.band, r.place) : '';
     source = s.hounsfield
       ? `Hounsfield units: enamel and dentine, above compact bone${where}`
       : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values${where}`;
   }
-  const small = r.components.components - r.components.kept;
+  const small = r.components.components - r.components.kept - (r.place?.loose ?? 0);
   const dropped = small > 0 ? `, ${small} small loose piece${small === 1 ? '' : 's'} left out` : '';
   return `${r.tissue}: grey value ${side} ${formatValue(r.iso)} (${source})${dropped}`;
+}
+
+/** Where the teeth were found to lie and what they hold, as checked (dentition.ts, dentition-place.ts). */
+function dentitionNote(band: BandProfile, place: DentitionPlace): string {
+  const parts: string[] = [];
+  if (band.scanHeight > DENTITION_BAND_MM)
+    parts.push(
+      `${Math.floor(band.inBand * 1000) / 10} % of it within one ${DENTITION_BAND_MM} mm band, as teeth are`,
+    );
+  parts.push(
+    place.loose === 0
+      ? 'every piece joined to bone'
+      : `every piece kept joined to bone (${place.loose} dense piece${place.loose === 1 ? '' : 's'} lying free of bone left out: metal or a foreign body, not teeth)`,
+  );
+  parts.push(
+    place.heightInBone === null
+      ? `the bone spans ${Math.round(place.boneSpan)} mm, too little to tell the skull from the jaws, so its height in the head was not checked`
+      : `its centre ${Math.round(place.heightInBone * 100)} % of the way up the bone's ${Math.round(place.boneSpan)} mm, in the jaws`,
+  );
+  if (place.metalShare >= 0.01)
+    parts.push(
+      `${Math.round(place.metalShare * 100)} % of it at ${METAL_MIN_HU} HU or above: metal (fillings, crowns) or the scanner's ceiling, kept as part of the dentition`,
+    );
+  return `; ${parts.join('; ')}`;
 }
 
 const formatValue = (v: number): string => (Number.isInteger(v * 2) ? String(v) : v.toFixed(1));

@@ -12,14 +12,18 @@ import {
 import {
   checkDentitionBand,
   dentitionLevel,
+  dentitionWords,
   findGreyScale,
+  huOf,
   type BandProfile,
   type GreyScale,
 } from './dentition.js';
+import { placeDentition, type DentitionPlace } from './dentition-place.js';
+import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
+import { absentClasses, airApartFromTissue, type Absent, type Tissue } from './class-evidence.js';
 
-/** What a grey-value threshold can honestly find in a CBCT scan. */
-export type Tissue = 'bone' | 'teeth' | 'soft-tissue' | 'airway';
+export type { Tissue } from './class-evidence.js';
 
 export interface Thresholds {
   /** Air versus everything denser: Otsu over the whole scan (without out-of-view padding). */
@@ -31,8 +35,13 @@ export interface Thresholds {
    * the air and soft-tissue peaks elsewhere (dentition.ts); null when the histogram shows no such peaks.
    */
   teeth: number | null;
-  /** The scale `teeth` was placed on; null with it. */
+  /**
+   * The scale `teeth` was placed on: Hounsfield units, or air and soft-tissue peaks shown to be two
+   * populations (class-evidence.ts); null when neither.
+   */
   scale: GreyScale | null;
+  /** The classes the histogram shows are not in the scan, each with the refusal in words. */
+  absent: Absent;
 }
 
 /**
@@ -61,11 +70,16 @@ export function deriveThresholds(
       },
     );
   }
-  const scale = findGreyScale(h, { air, bone, padding }, modality);
+  const found = findGreyScale(h, { air, bone, padding }, modality);
+  // Peaks that are not air and soft tissue (brain's grey and white matter) give no scale at all.
+  const scale = found && (found.hounsfield || airApartFromTissue(h, found, air, padding)) ? found : null;
   const level = scale ? dentitionLevel(scale) : null;
   // Integer data: keep the level halfway between values, so no voxel sits exactly on the surface.
   const teeth = level === null ? null : h.integer ? Math.floor(level) + 0.5 : level;
-  return { air, bone, teeth: teeth !== null && teeth > bone ? teeth : null, scale };
+  const absent = absentClasses(h, { air, bone, padding }, scale, modality);
+  const teethAbove = teeth !== null && teeth > bone ? teeth : null;
+  if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
+  return { air, bone, teeth: teethAbove, scale, absent };
 }
 
 export interface TissueRegion {
@@ -80,6 +94,8 @@ export interface TissueRegion {
   runs?: InsideRuns;
   /** Teeth only: where the class lies along the head-foot axis (it passed the band check). */
   band?: BandProfile;
+  /** Teeth only: its pieces joined to bone, and its height in the bone. */
+  place?: DentitionPlace;
 }
 
 /** Smallest piece of each tissue worth a surface, in mm³: below that it is noise or a speck of metal. */
@@ -110,6 +126,7 @@ export function segmentTissue(
     mask.fill(0);
     enclosedInSlices(body, dims, mask);
     const components = filterComponents(mask, dims, keep);
+    checkAirway(components.keptVoxels, spacing);
     return { tissue, mask, iso: t.air, polarity: 'below', components };
   }
   const level = levelOf(tissue, t);
@@ -120,12 +137,35 @@ export function segmentTissue(
     // The skin surface: air spaces inside the head would otherwise become inner surfaces.
     enclosedInSlices(mask, dims);
     components = filterComponents(mask, dims, keep);
+    if (components.kept > 0) checkSkin(mask, volume, t.absent.bone ? null : t.bone);
   } else {
     ({ runs, ...components } = componentsAbove(data, level, dims, keep, mask, found));
   }
   if (tissue === 'teeth' && components.kept > 0) {
-    const band = checkDentitionBand(mask, volume, level, t.scale as GreyScale);
-    return { tissue, mask, iso: level, polarity: 'above', components, band, ...(runs ? { runs } : {}) };
+    const scale = t.scale as GreyScale;
+    // Spread over the head first: a class that is bone is refused as such, not piece by piece.
+    checkDentitionBand(mask, volume, level, scale);
+    const place = placeDentition(mask, volume, t.bone, huOf(scale), dentitionWords(level, scale));
+    if (place.loose > 0) {
+      // The mask lost pieces its runs still hold: extraction reads the mask.
+      runs = undefined;
+      components = {
+        ...components,
+        kept: components.kept - place.loose,
+        keptVoxels: components.keptVoxels - place.looseVoxels,
+      };
+    }
+    const band = checkDentitionBand(mask, volume, level, scale);
+    return {
+      tissue,
+      mask,
+      iso: level,
+      polarity: 'above',
+      components,
+      band,
+      place,
+      ...(runs ? { runs } : {}),
+    };
   }
   return { tissue, mask, iso: level, polarity: 'above', components, ...(runs ? { runs } : {}) };
 }
@@ -140,13 +180,13 @@ export function isPlainAbove(tissue: Tissue): boolean {
   return tissue === 'bone' || tissue === 'teeth';
 }
 
+const NO_TEETH_LEVEL = {
+  message:
+    "The scan's grey values give no level that tells teeth from bone (its histogram shows no clear air and soft-tissue peaks to scale one), so no teeth mesh was made.",
+  action: 'Check that the scan shows the head with air around it, or use a remote segmentation service.',
+};
+
 function teethLevel(t: Thresholds): number {
   if (t.teeth !== null && t.scale) return t.teeth;
-  throw new AppError(
-    'bad-input',
-    "The scan's grey values give no level that tells teeth from bone (its histogram shows no clear air and soft-tissue peaks to scale one), so no teeth mesh was made.",
-    {
-      action: 'Check that the scan shows the head with air around it, or use a remote segmentation service.',
-    },
-  );
+  throw new AppError('bad-input', NO_TEETH_LEVEL.message, { action: NO_TEETH_LEVEL.action });
 }

@@ -1,0 +1,236 @@
+/**
+ * Teeth are shown to be teeth by where they are, not only by being dense and compact: a 3000 HU
+ * block of metal placed in the cranial cavity of the real head CT passed the band check (it is
+ * compact) and came out as "all_teeth", and with the slice positions negated the real teeth sat at
+ * the top of the skull without a word. So each piece of the class must be joined to bone (teeth
+ * sit in the jaw; a piece lying free in soft tissue or air is metal or a foreign body), and on a
+ * scan tall enough to tell the skull from the jaws the class must lie in the lower part of the bone,
+ * in patient coordinates (DICOM LPS: +z is towards the head).
+ */
+import { AppError } from '../../../src-shared/errors.js';
+import { DENTITION_BAND_MM, type BandGeometry } from './dentition.js';
+
+/**
+ * Bone that a piece of the class must be joined to (voxels above the bone level, reached through
+ * such voxels): five times the piece, at least 1 cm³ and at most 5 cm³ (a whole dental arch as one
+ * piece needs no more of the jaw than that). On the real head CT every one of the six pieces of the
+ * teeth reaches that (it grows into dentine, the alveolar bone and the maxilla), also on the 80 x 80
+ * voxel crop on the teeth and with slices 7.5 mm apart; the metal block reaches no bone voxel at
+ * all. Partial volume around real metal in soft tissue gives a shell of a voxel or two, well below
+ * five times the piece.
+ */
+const JOINED_BONE_FACTOR = 5;
+const JOINED_BONE_MIN_MM3 = 1000;
+const JOINED_BONE_MAX_MM3 = 5000;
+
+/**
+ * The bone must span this much along the head-foot axis before the class's height in it says
+ * anything: the jaws with their teeth alone are about as high, and on a scan of the mandible alone
+ * the teeth are its top. Twice the dentition band.
+ */
+export const PLACE_MIN_BONE_SPAN_MM = 2 * DENTITION_BAND_MM;
+
+/**
+ * Highest place of the class's centre in the bone's height (0 its foot end, 1 its head end). On the
+ * real head CT 0.01, upside down 0.99; on a scan from the chin to the orbits the teeth lie near 0.4
+ * (the lower face is shorter than the upper), so the limit leaves room above the middle.
+ */
+const PLACE_MAX_HEIGHT = 0.6;
+
+/** Enamel reaches about 3000 HU at most; values at or above it in the class are metal or the scanner's ceiling. */
+export const METAL_MIN_HU = 3000;
+
+export interface DentitionPlace {
+  /** Pieces of the class not joined to bone, taken out of its mask, and their voxels. */
+  loose: number;
+  looseVoxels: number;
+  /** Share of the kept class at METAL_MIN_HU or above (fillings, crowns, implants, saturated values). */
+  metalShare: number;
+  /** Height of the bone along the head-foot axis (its 0.5th to 99.5th percentile), mm. */
+  boneSpan: number;
+  /** Where the class's centre lies in that height, 0 at the foot end; null when the bone is too short to tell. */
+  heightInBone: number | null;
+}
+
+interface PlaceVolume extends BandGeometry {
+  data: Int16Array | Float32Array;
+}
+
+/** The 6-neighbours of voxel p inside the volume. */
+function neighbours(p: number, dims: [number, number, number], out: number[]): number {
+  const [nx, ny, nz] = dims;
+  const plane = nx * ny;
+  const i = p % nx;
+  const j = Math.floor(p / nx) % ny;
+  const k = Math.floor(p / plane);
+  let n = 0;
+  if (i > 0) out[n++] = p - 1;
+  if (i < nx - 1) out[n++] = p + 1;
+  if (j > 0) out[n++] = p - nx;
+  if (j < ny - 1) out[n++] = p + nx;
+  if (k > 0) out[n++] = p - plane;
+  if (k < nz - 1) out[n++] = p + plane;
+  return n;
+}
+
+/** The 6-connected pieces of a mask, as voxel lists (the class is small: a few thousand voxels). */
+function pieces(mask: Uint8Array, dims: [number, number, number]): number[][] {
+  const seen = new Set<number>();
+  const out: number[][] = [];
+  const nb: number[] = [];
+  // Four voxels at a time where the mask's bytes allow: the class is a thousandth of the volume.
+  const words =
+    mask.byteOffset % 4 === 0 ? new Uint32Array(mask.buffer, mask.byteOffset, mask.length >> 2) : null;
+  for (let p = 0; p < mask.length; p++) {
+    if (words && (p & 3) === 0 && p >> 2 < words.length && words[p >> 2] === 0) {
+      p += 3;
+      continue;
+    }
+    if (mask[p] === 0 || seen.has(p)) continue;
+    const piece = [p];
+    seen.add(p);
+    for (let q = 0; q < piece.length; q++) {
+      const c = neighbours(piece[q] as number, dims, nb);
+      for (let x = 0; x < c; x++) {
+        const r = nb[x] as number;
+        if (mask[r] !== 0 && !seen.has(r)) {
+          seen.add(r);
+          piece.push(r);
+        }
+      }
+    }
+    out.push(piece);
+  }
+  return out;
+}
+
+/** Whether at least `need` voxels above `boneLevel`, outside the piece, are reached from it through such voxels. */
+function joinedToBone(v: PlaceVolume, piece: number[], boneLevel: number, need: number): boolean {
+  const seen = new Set(piece);
+  const front = [...piece];
+  const nb: number[] = [];
+  let bone = 0;
+  while (front.length > 0) {
+    const c = neighbours(front.pop() as number, v.dims, nb);
+    for (let x = 0; x < c; x++) {
+      const r = nb[x] as number;
+      if (seen.has(r) || !((v.data[r] as number) > boneLevel)) continue;
+      seen.add(r);
+      if (++bone >= need) return true;
+      front.push(r);
+    }
+  }
+  return false;
+}
+
+/** Head-foot offset (mm) of one step along each voxel axis, and the lowest offset in the volume. */
+function axis(g: BandGeometry): { di: number; dj: number; dk: number; lo: number; height: number } {
+  const [nx, ny, nz] = g.dims;
+  const di = g.spacing[0] * (g.rowDir?.[2] ?? 0);
+  const dj = g.spacing[1] * (g.colDir?.[2] ?? 0);
+  const dk = g.spacing[2] * (g.sliceDir?.[2] ?? 1);
+  const height = Math.abs(di) * nx + Math.abs(dj) * ny + Math.abs(dk) * nz;
+  const lo = Math.min(0, di * nx) + Math.min(0, dj * ny) + Math.min(0, dk * nz);
+  return { di, dj, dk, lo, height };
+}
+
+/**
+ * The bone's extent along the head-foot axis (mm above the volume's lowest point): the 0.5th and
+ * 99.5th percentile of the voxels above `level`, counted on every second row and column (a quarter
+ * of the volume: the extent of a skull does not need every voxel).
+ */
+function boneExtent(v: PlaceVolume, level: number): [number, number] {
+  const [nx, ny, nz] = v.dims;
+  const { di, dj, dk, lo, height } = axis(v);
+  const bins = new Float64Array(Math.ceil(height) + 2);
+  let total = 0;
+  const data = v.data;
+  for (let k = 0; k < nz; k++)
+    for (let j = 0; j < ny; j += 2) {
+      const row = (k * ny + j) * nx;
+      const base = j * dj + k * dk - lo;
+      for (let i = 0; i < nx; i += 2) {
+        if (!((data[row + i] as number) > level)) continue;
+        const b = Math.floor(base + i * di);
+        bins[b] = (bins[b] as number) + 1;
+        total++;
+      }
+    }
+  let sum = 0;
+  let from = -1;
+  let to = 0;
+  for (let b = 0; b < bins.length; b++) {
+    sum += bins[b] as number;
+    if (from < 0 && sum > 0.005 * total) from = b;
+    if (sum <= 0.995 * total) to = b + 1;
+  }
+  return [Math.max(0, from), Math.max(from, to) + 1];
+}
+
+/**
+ * Takes the pieces not joined to bone out of `mask` and refuses the class when none is left or when
+ * it lies high in the bone; returns what was found, for the job's note. `hu` maps a grey value to
+ * Hounsfield units (or their equivalent on the scan's scale).
+ */
+export function placeDentition(
+  mask: Uint8Array,
+  v: PlaceVolume,
+  boneLevel: number,
+  hu: (value: number) => number,
+  /** The class in words, for the refusals. */
+  how: string,
+): DentitionPlace {
+  const voxelMm3 = v.spacing[0] * v.spacing[1] * v.spacing[2];
+  const all = pieces(mask, v.dims);
+  let loose = 0;
+  let looseVoxels = 0;
+  for (const piece of all) {
+    const need = Math.min(
+      Math.max(JOINED_BONE_FACTOR * piece.length, Math.ceil(JOINED_BONE_MIN_MM3 / voxelMm3)),
+      Math.ceil(JOINED_BONE_MAX_MM3 / voxelMm3),
+    );
+    if (joinedToBone(v, piece, boneLevel, need)) continue;
+    for (const p of piece) mask[p] = 0;
+    loose++;
+    looseVoxels += piece.length;
+  }
+  if (loose === all.length) {
+    throw new AppError(
+      'bad-input',
+      `The densest tissue of this scan (${how}) is not teeth: ${loose === 1 ? 'it lies' : `its ${loose} pieces lie`} free in soft tissue or air, joined to no bone, as metal or a foreign body does, while teeth sit in the jaw; so no teeth mesh was made.`,
+      { action: 'Ask for skull (all bone) instead, or use a remote segmentation service for the teeth.' },
+    );
+  }
+  const { di, dj, dk, lo } = axis(v);
+  const [nx, ny] = v.dims;
+  let count = 0;
+  let zSum = 0;
+  let metal = 0;
+  // From the pieces' voxel lists, not another pass over the mask.
+  for (const piece of all) {
+    if (mask[piece[0] as number] === 0) continue;
+    for (const p of piece) {
+      const i = p % nx;
+      const j = Math.floor(p / nx) % ny;
+      const k = Math.floor(p / (nx * ny));
+      zSum += i * di + j * dj + k * dk - lo + 0.5;
+      count++;
+      if (hu(v.data[p] as number) >= METAL_MIN_HU) metal++;
+    }
+  }
+  const [from, to] = boneExtent(v, boneLevel);
+  const boneSpan = to - from;
+  const heightInBone = boneSpan >= PLACE_MIN_BONE_SPAN_MM ? (zSum / count - from) / boneSpan : null;
+  if (heightInBone !== null && heightInBone > PLACE_MAX_HEIGHT) {
+    throw new AppError(
+      'bad-input',
+      `The densest tissue of this scan (${how}) lies ${Math.round(heightInBone * 100)} % of the way up its bone (${Math.round(boneSpan)} mm from the lowest to the highest bone), where no teeth are: teeth sit in the jaws, below the skull. ` +
+        'Either the slice positions of the scan run the wrong way (the head end where the feet should be), or this is not a dentition; so no teeth mesh was made.',
+      {
+        action:
+          "Check the scan's orientation in the scanner's software; ask for skull instead, or use a remote segmentation service for the teeth.",
+      },
+    );
+  }
+  return { loose, looseVoxels, metalShare: metal / count, boneSpan, heightInBone };
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import yazl from 'yazl';
+import { PHANTOM_DIR, phantomFiles } from '../../scans/scans.test-support.js';
+import type { ProcessorProgress } from '../processor.js';
+import { createSegmentationProcessor } from './index.js';
+
+/** A real human head CT in Hounsfield units, slices 1.5 mm apart (MANIFEST.md); the skull phantom is the other fixture. */
+const SERIES = resolve('../shared/fixtures/dicom/ct-human-cranium-teeth');
+
+let dir: string;
+const processor = createSegmentationProcessor({ workers: 2 });
+
+async function zipOf(files: string[], path: string, root = SERIES): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const f of files) zip.addFile(f, f.slice(root.length + 1));
+  zip.end();
+  const out = createWriteStream(path);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'scan2mesh-refusals-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a job refused in words after the volume is read, before any surface', () => {
+  it('refuses all_teeth on every fifth slice of the real head CT (7.5 mm apart), and makes nothing', async () => {
+    const files = (await readdir(SERIES)).sort().map((f) => join(SERIES, f));
+    const zipPath = await zipOf(
+      files.filter((_, i) => i % 5 === 0),
+      join(dir, 'thick.zip'),
+    );
+    const stages: string[] = [];
+    const workDir = join(dir, 'job');
+    const job = processor.process(
+      {
+        jobId: 'thick',
+        inputs: [{ name: 'cbct', extension: '.zip', path: zipPath }],
+        meshes: [
+          { extension: '.stl', structures: ['skull'] },
+          { extension: '.stl', structures: ['all_teeth'] },
+        ],
+        options: {},
+        workDir,
+      },
+      (p: ProcessorProgress) => stages.push(p.stage),
+      new AbortController().signal,
+    );
+    await expect(job).rejects.toThrow(
+      /The voxels of this scan are 7\.5 mm apart \(slices or pixels\); teeth, .* need 2\.5 mm or less/,
+    );
+    // Refused before the skull of the first mesh was made: nothing was segmented or written.
+    expect(stages.some((s) => /segmenting|extracting|writing/.test(s))).toBe(false);
+    expect(existsSync(join(workDir, 'mesh-1-skull.stl'))).toBe(false);
+  }, 120_000);
+
+  it('refuses soft_tissue on the skull phantom before making the skull asked for first', async () => {
+    const zipPath = await zipOf(phantomFiles(), join(dir, 'phantom.zip'), PHANTOM_DIR);
+    const stages: string[] = [];
+    const workDir = join(dir, 'phantom-job');
+    const job = processor.process(
+      {
+        jobId: 'phantom',
+        inputs: [{ name: 'cbct', extension: '.zip', path: zipPath }],
+        meshes: [
+          { extension: '.stl', structures: ['skull'] },
+          { extension: '.stl', structures: ['soft_tissue'] },
+        ],
+        options: {},
+        workDir,
+      },
+      (p: ProcessorProgress) => stages.push(p.stage),
+      new AbortController().signal,
+    );
+    await expect(job).rejects.toThrow(/is bone over \d+ % of it: there is no soft tissue over the bone/);
+    expect(stages.some((s) => /extracting|writing/.test(s))).toBe(false);
+    expect(existsSync(join(workDir, 'mesh-1-skull.stl'))).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,122 @@
+/**
+ * Checks that the skin and the airway a threshold found are what their names say. Two names must
+ * never be one surface: on the plastic skull phantom (no skin) "soft_tissue" was the skull's surface
+ * again (87 % of its points within 1 mm of it) and "airway" the empty cranial cavity (593 cm³).
+ */
+import { AppError } from '../../../src-shared/errors.js';
+
+/**
+ * Largest share of the skin's outer voxels that may be bone (the voxel or a neighbour inside above
+ * the bone level). Real head CT 0 %, with 250 HU of noise added 14 %, with slices 7.5 mm apart 17 %;
+ * the skull phantom 39 % (its outer voxels are partly air, so not all read as bone): there the
+ * "skin" is the skull.
+ */
+const SKIN_MAX_BONE_SHARE = 0.3;
+
+/**
+ * Largest share of the tissue's outer voxels that may lie on the scan's cut faces rather than against
+ * air. Real head CT (cut below the teeth) 24 %, its 80 x 80 voxel crop on the teeth 73 % (the lips
+ * are skin), a crop of brain alone 62 % and no air at all: beyond this the surface is mostly the box
+ * of the field of view, not skin.
+ */
+const SKIN_MAX_CUT_SHARE = 0.75;
+
+/**
+ * Largest air space an airway can be: nasal cavity, sinuses and pharynx of an adult are 100-150 cm³
+ * together (49 cm³ on the real head CT); the cranial cavity is 1200-1500 cm³.
+ */
+export const AIRWAY_MAX_CM3 = 250;
+
+interface Grid {
+  data: Int16Array | Float32Array;
+  dims: [number, number, number];
+  spacing: [number, number, number];
+}
+
+/**
+ * Slices further apart than this are not "the voxel inside next to" the skin: at 7.5 mm (every 5th
+ * slice of the real head CT) the slice above the scalp's edge is the skull, and 49 % of the real
+ * skin counted as bone. Then only neighbours within the slice are looked at.
+ */
+const SKIN_NEAR_MM = 1.5;
+
+/**
+ * Refuses a skin surface that is bone or the scan's box. `boneLevel` is null when the scan shows no
+ * bone (then nothing can coincide with the skull).
+ */
+export function checkSkin(mask: Uint8Array, g: Grid, boneLevel: number | null): void {
+  const [nx, ny, nz] = g.dims;
+  const plane = nx * ny;
+  const data = g.data;
+  const bone = boneLevel ?? Infinity;
+  const across = g.spacing[2] <= SKIN_NEAR_MM;
+  let skin = 0;
+  let cut = 0;
+  let onBone = 0;
+  // Every second slice (and the last) is enough for shares, at half the cost; each interior slice
+  // counted stands for two, the first and last slices (cut faces where tissue reaches them) for one.
+  const slices: number[] = [];
+  for (let k = 0; k < nz - 1; k += 2) slices.push(k);
+  slices.push(nz - 1);
+  for (const k of slices) {
+    const w = k === 0 || k === nz - 1 ? 1 : 2;
+    for (let j = 0; j < ny; j++) {
+      const row = k * plane + j * nx;
+      const edge = k === 0 || k === nz - 1 || j === 0 || j === ny - 1;
+      for (let i = 0; i < nx; i++) {
+        const p = row + i;
+        if (mask[p] === 0) continue;
+        if (edge || i === 0 || i === nx - 1) {
+          cut += w;
+          continue;
+        }
+        const a = mask[p - 1] as number;
+        const b = mask[p + 1] as number;
+        const c = mask[p - nx] as number;
+        const d = mask[p + nx] as number;
+        const e = mask[p - plane] as number;
+        const f = mask[p + plane] as number;
+        if ((a & b & c & d & e & f) !== 0) continue;
+        skin += w;
+        // The outer voxel is partly air; the bone shows in it or in the voxel inside next to it.
+        if (
+          (data[p] as number) > bone ||
+          (a !== 0 && (data[p - 1] as number) > bone) ||
+          (b !== 0 && (data[p + 1] as number) > bone) ||
+          (c !== 0 && (data[p - nx] as number) > bone) ||
+          (d !== 0 && (data[p + nx] as number) > bone) ||
+          (across && e !== 0 && (data[p - plane] as number) > bone) ||
+          (across && f !== 0 && (data[p + plane] as number) > bone)
+        )
+          onBone += w;
+      }
+    }
+  }
+  const action =
+    'Ask for skull for the bone surface; soft_tissue needs a scan of a head with skin and air around it.';
+  if (skin > 0 && onBone / skin > SKIN_MAX_BONE_SHARE) {
+    throw new AppError(
+      'bad-input',
+      `The outer surface of this scan's tissue is bone over ${Math.round((100 * onBone) / skin)} % of it: there is no soft tissue over the bone (as on a skull phantom), so soft_tissue would be the skull's surface under another name; no soft-tissue mesh was made.`,
+      { action },
+    );
+  }
+  if (cut / (cut + skin) > SKIN_MAX_CUT_SHARE) {
+    throw new AppError(
+      'bad-input',
+      `Only ${Math.round((100 * skin) / (cut + skin))} % of the surface soft_tissue would have lies against air; the rest is where the scan's field of view cuts through tissue, so it would be the box of the scan rather than skin; no soft-tissue mesh was made.`,
+      { action },
+    );
+  }
+}
+
+/** Refuses an enclosed air space too large to be an airway. */
+export function checkAirway(keptVoxels: number, spacing: readonly number[]): void {
+  const cm3 = (keptVoxels * (spacing[0] as number) * (spacing[1] as number) * (spacing[2] as number)) / 1000;
+  if (cm3 <= AIRWAY_MAX_CM3) return;
+  throw new AppError(
+    'bad-input',
+    `The largest air space enclosed in this scan is ${Math.round(cm3)} cm³, more than an airway with the nasal cavity and sinuses holds (at most about ${AIRWAY_MAX_CM3} cm³): it is another cavity (on a skull phantom, the empty cranial cavity), so no airway mesh was made.`,
+    { action: 'Ask for airway only on scans of a patient, or use a remote segmentation service.' },
+  );
+}
