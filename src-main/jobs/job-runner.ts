@@ -2,6 +2,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { PollResult } from '../../src-shared/job-spec.js';
 import { isTerminal, type JobState } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
+import { loggableError } from '../logging/redact.js';
 import { sleep, WaitRequested } from '../service/retry.js';
 import { asAppError, errorOf, isTransient, troubleStage } from './job-errors.js';
 import type { JobPatch, JobRecord, TransitionExtras } from './job-record.js';
@@ -176,7 +177,8 @@ export class JobRunner implements JobRun {
       jobId: this.jobId,
       state: job.state,
       waitMs: wait,
-      error: err.message,
+      code: err.code,
+      error: loggableError(err),
     });
     this.d.store.note(this.jobId, 'trouble', {
       state: job.state,
@@ -199,7 +201,13 @@ export class JobRunner implements JobRun {
   }
 
   private async fail(job: JobRecord, err: AppError): Promise<void> {
-    this.log.warn('job failed', { jobId: job.id, state: job.state, code: err.code, error: err.message });
+    // The message of an input error names the user's files: the log keeps its code (redact.ts).
+    this.log.warn('job failed', {
+      jobId: job.id,
+      state: job.state,
+      code: err.code,
+      error: loggableError(err),
+    });
     try {
       await this.transition(job, 'failed', { error: errorOf(err), resumeState: job.state });
     } catch (e) {

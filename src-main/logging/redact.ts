@@ -1,19 +1,46 @@
 /**
- * Redaction applied to every log line: bearer tokens, client secrets and the signatures of
- * pre-signed addresses must never reach a log file or a terminal.
+ * Redaction applied to every log line: credentials (any Authorization header, tokens, client
+ * secrets, passwords), the signatures of pre-signed addresses, and local file paths (a scan's
+ * folders and file names may be a patient's name) must never reach a log file or a terminal.
  */
+
+/** Names whose value is a credential, as a JSON key, a form field or a query parameter. */
+const SECRET_KEYS = 'client_secret|access_token|refresh_token|id_token|secret|password|passwd|token|api_?key';
+/** What joins a key to its value: ":" or "=", also url-encoded (%3A, %3D). */
+const JOIN = String.raw`\s*(?::|=|%3[aAdD])\s*`;
+
 const PATTERNS: [RegExp, string][] = [
-  [/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1[redacted]'],
+  // Any Authorization scheme (Bearer, Basic, Digest...): the scheme stays, the credential goes.
+  [/("?(?:proxy-)?authorization"?\s*[:=]\s*"?(?:[A-Za-z-]+\s+)?)(?:[^"\n\\]|\\.)+/gi, '$1[redacted]'],
+  [/(\b(?:Bearer|Basic|Digest)\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1[redacted]'],
+  // A quoted secret is redacted up to its closing quote, spaces and all.
+  [new RegExp(`("(?:${SECRET_KEYS})"${JOIN}")(?:[^"\\\\]|\\\\.)*`, 'gi'), '$1[redacted]'],
+  [new RegExp(`((?:${SECRET_KEYS})${JOIN}'?)[^"'\\s,&}]+`, 'gi'), '$1[redacted]'],
+  // Query strings carry the signature of pre-signed addresses, with a scheme, protocol-relative
+  // (//host/x?) or bare (host.tld/x?): keep the path for diagnosis.
+  [/((?:[a-z][a-z0-9+.-]*:)?\/\/[^\s?"']+|\b[\w-]+(?:\.[\w-]+)+\/[^\s?"']*)\?[^\s"']*/gi, '$1?[redacted]'],
+  // Signature parameters wherever else they appear.
   [
-    /("?(?:client_secret|access_token|refresh_token|secret|password|token)"?\s*[:=]\s*"?)[^"\s,&}]+/gi,
+    /((?:X-Amz-|X-Goog-)[A-Za-z-]+=|[?&](?:sig|signature|se|sp|Policy|Key-Pair-Id)=)[^\s&"']+/gi,
     '$1[redacted]',
   ],
-  // Query strings carry the signature of pre-signed addresses; keep the path for diagnosis.
-  [/(https?:\/\/[^\s?"']+)\?[^\s"']*/gi, '$1?[redacted]'],
+  // Local paths: quoted ones whole (they may hold spaces), others up to a space or quote.
+  [/(['"])(?:file:\/\/|\/|~\/|[A-Za-z]:(?:\\\\|\\|\/)|\\\\\\\\)[^'"\n]*\1/g, '$1[path]$1'],
+  [/(^|[\s(=[,])(?:file:\/\/|~\/|\/(?=[^\s/]+\/)|[A-Za-z]:(?:\\\\|\\|\/))[^\s"'()[\],]*/g, '$1[path]'],
 ];
 
 export function redact(text: string): string {
   let out = text;
   for (const [re, rep] of PATTERNS) out = out.replace(re, rep);
   return out;
+}
+
+/**
+ * What a log may say of a job's error. An input error (code bad-input) is about the user's own
+ * files, and its message names them (which file changed, which one is damaged) for the user, who
+ * sees it; a file name may be a patient's name, so the log keeps its code only. Other errors
+ * (network, service, disk) keep their message, redacted as every line is.
+ */
+export function loggableError(err: { code: string; message: string }): string {
+  return err.code === 'bad-input' ? '[about the scan files: shown to the user, not logged]' : err.message;
 }

@@ -14,7 +14,7 @@ const SECONDARY_CAPTURE = new Set([
   '1.2.840.10008.5.1.4.1.1.7.4',
 ]);
 
-/** Modalities whose images are usually screens or photographs with text on them. */
+/** Modalities whose images are usually screens, photographs or prints with text on them. */
 const RISKY_MODALITIES: Record<string, string> = {
   OT: 'an image of "other" modality',
   SC: 'a secondary capture',
@@ -22,6 +22,11 @@ const RISKY_MODALITIES: Record<string, string> = {
   XC: 'a photograph',
   ES: 'an endoscopy image',
   DOC: 'a scanned document',
+  PX: 'a panoramic X-ray',
+  IO: 'an intra-oral X-ray',
+  OP: 'an ophthalmic photograph',
+  GM: 'a general microscopy image',
+  SM: 'a slide microscopy image',
 };
 
 interface BurnedInFacts {
@@ -29,30 +34,56 @@ interface BurnedInFacts {
   burnedInAnnotation: string;
   modality: string;
   sopClassUid: string;
+  /** Recognizable Visual Features (0028,0302): YES when a face or the like can be recognised. */
+  recognizableVisualFeatures?: string;
+  /** Image Type (0008,0008), its values as they are. */
+  imageType?: string[];
+  /** YES found for either flag inside a functional group item (shared or per frame). */
+  yesInFunctionalGroups?: boolean;
 }
 
 /**
- * Why the pixels may show patient data, in words, or undefined when nothing says so. An explicit
- * YES always counts; a secondary capture or a risky modality counts unless the file says NO.
+ * Why the pixels may show patient data, in words, or undefined when nothing says so. A YES anywhere
+ * (the top level or a functional group) for burned-in text or recognisable features always
+ * counts; a secondary capture class, an image made from other images (Image Type SECONDARY or
+ * SCREEN SAVE: screenshots) or a risky modality counts unless the file says NO.
  */
 export function burnedInReason(f: BurnedInFacts): string | undefined {
   const flag = f.burnedInAnnotation.trim().toUpperCase();
-  if (flag === 'YES')
+  if (flag === 'YES' || f.yesInFunctionalGroups)
     return 'its images are marked as showing patient data in the pixels (Burned In Annotation)';
+  if ((f.recognizableVisualFeatures ?? '').trim().toUpperCase() === 'YES')
+    return 'its images are marked as showing the patient recognisably, such as a face (Recognizable Visual Features)';
   if (flag === 'NO') return undefined;
   if (SECONDARY_CAPTURE.has(f.sopClassUid.trim()))
     return 'it is a secondary capture (a screenshot or scanned picture), which often shows patient data in the pixels';
+  const type = (f.imageType ?? []).map((v) => v.trim().toUpperCase());
+  if (type.includes('SCREEN SAVE') || type.includes('SECONDARY'))
+    return 'its images are marked as secondary (Image Type: made from other images, such as a screenshot), which often shows patient data in the pixels';
   const kind = RISKY_MODALITIES[f.modality.trim().toUpperCase()];
   if (kind) return `it is ${kind}, which often shows patient data in the pixels`;
   return undefined;
 }
 
-/** The facts above, read from a parsed file's top level. */
+/** The facts above, read from a parsed file: its top level and its functional groups. */
 export function burnedInFactsOf(ds: DataSet): BurnedInFacts {
   const text = (tag: string): string => (ds.string(tag) ?? '').trim();
   return {
     burnedInAnnotation: text('x00280301'),
     modality: text('x00080060'),
     sopClassUid: text('x00080016').replace(/\0/g, ''),
+    recognizableVisualFeatures: text('x00280302'),
+    imageType: text('x00080008').split('\\'),
+    yesInFunctionalGroups: ['x52009229', 'x52009230'].some((g) =>
+      (ds.elements[g]?.items ?? []).some((i) => yesWithin(i.dataSet)),
+    ),
   };
+}
+
+/** A YES for burned-in text or recognisable features at any depth of a functional group item. */
+function yesWithin(ds: DataSet | undefined): boolean {
+  if (!ds) return false;
+  for (const flag of ['x00280301', 'x00280302'])
+    if ((ds.string(flag) ?? '').trim().toUpperCase() === 'YES') return true;
+  return Object.values(ds.elements).some((el) => (el.items ?? []).some((i) => yesWithin(i.dataSet)));
 }

@@ -10,13 +10,18 @@
  * - Private attributes (odd groups, the table's last row), group lengths (stale after editing) and
  *   every attribute the PS3.6 dictionary does not know (deid-dictionary.generated.ts) are removed.
  * - Public attributes the table does not list are kept only when their value cannot carry a name
- *   or free text: numbers (US SS UL SL UV SV FL FD DS IS), tags (AT) and code strings (CS); pixel
- *   data and lookup tables; two named text attributes (Manufacturer, Manufacturer's Model Name).
- *   A UID the table does not list is kept when it is a standard UID (1.2.840.10008...: SOP
- *   classes, transfer syntaxes, coding schemes) and replaced otherwise. Their sequences are kept
+ *   or free text: numbers (US SS UL SL UV SV FL FD DS IS), tags (AT), pixel data and lookup
+ *   tables, and the code strings (CS) an image is read by (KEPT_CODES: a code string is any 16
+ *   characters, so one nobody reads is not worth its risk). Every kept value is checked against
+ *   its VR (deid-values.ts). Overlays and curves (groups 60xx, 50xx) are drawn text and graphics
+ *   and go whole; the patient group (0010) outside the table goes too (patient characteristics
+ *   such as the BMI). A UID the table does not list is replaced; only the attributes that name a
+ *   SOP class, transfer syntax or coding scheme keep a standard one (1.2.840.10008...): anywhere
+ *   else a UID under the DICOM root is as much an instance's as any other. Sequences are kept
  *   with each item filtered the same way (deidentify.ts drops them when nothing is left). Dates,
  *   times, person names and any text the table does not list (LO SH ST LT UT UC UR AE AS PN...)
- *   are removed: a vendor's free text is where identifying values hide.
+ *   are removed: a vendor's free text is where identifying values hide, and that includes
+ *   Manufacturer and Manufacturer's Model Name.
  */
 import {
   BASIC_PROFILE,
@@ -28,7 +33,8 @@ import {
 /**
  * remove: leave out; empty: keep with a zero-length value (an empty sequence for SQ);
  * dummy: a value of the same VR that says nothing (D); uid: replace with a new UID, consistently
- * within one package (standard UIDs stay); keep: copy (a sequence: filter its items).
+ * within one package (class UIDs stay, keepsUid); keep: copy once its value is checked
+ * (deid-values.ts; a sequence: filter its items).
  */
 type DeidDecision = 'remove' | 'empty' | 'dummy' | 'uid' | 'keep';
 
@@ -60,12 +66,34 @@ export function decideAction(action: string): DeidDecision {
   return 'remove';
 }
 
-const NUMERIC_VRS = new Set(['US', 'SS', 'UL', 'SL', 'UV', 'SV', 'FL', 'FD', 'DS', 'IS', 'AT', 'CS']);
+const NUMERIC_VRS = new Set(['US', 'SS', 'UL', 'SL', 'UV', 'SV', 'FL', 'FD', 'DS', 'IS', 'AT']);
 
-/** Public attributes outside the table whose value is not a number or code but is needed or harmless. */
+/** Code strings outside the table that reading the image (or telling what it is) needs. */
+const KEPT_CODES = new Set([
+  0x00080005, // Specific Character Set
+  0x00080008, // Image Type
+  0x00080060, // Modality
+  0x00089007, // Frame Type
+  0x00089205, // Pixel Presentation
+  0x00089206, // Volumetric Properties
+  0x00089207, // Volume Based Calculation Technique
+  0x00185100, // Patient Position
+  0x00189302, // Acquisition Type
+  0x00200020, // Patient Orientation
+  0x00280004, // Photometric Interpretation
+  0x00281040, // Pixel Intensity Relationship
+  0x00281054, // Rescale Type
+  0x00281056, // VOI LUT Function
+  0x00282110, // Lossy Image Compression
+  0x00282114, // Lossy Image Compression Method
+  0x00280301, // Burned In Annotation
+  0x00280302, // Recognizable Visual Features
+  0x00280303, // Longitudinal Temporal Information Modified (deidentify.ts writes it)
+  0x20500020, // Presentation LUT Shape
+]);
+
+/** Public attributes outside the table whose value is not a number but the image needs. */
 const KEPT_OUTSIDE_TABLE = new Set([
-  0x00080070, // Manufacturer: tells the reader which vendor quirks to expect
-  0x00081090, // Manufacturer's Model Name
   0x00283006, // LUT Data
   0x00281201, // Red Palette Color Lookup Table Data
   0x00281202, // Green Palette Color Lookup Table Data
@@ -74,8 +102,6 @@ const KEPT_OUTSIDE_TABLE = new Set([
   0x00281221, // Segmented Red Palette Color Lookup Table Data
   0x00281222, // Segmented Green Palette Color Lookup Table Data
   0x00281223, // Segmented Blue Palette Color Lookup Table Data
-  0x7fe00001, // Extended Offset Table
-  0x7fe00002, // Extended Offset Table Lengths
   0x7fe00008, // Float Pixel Data
   0x7fe00009, // Double Float Pixel Data
   0x7fe00010, // Pixel Data
@@ -86,11 +112,13 @@ export function deidDecision(tag: number): DeidDecision {
   const group = tag >>> 16;
   if (group % 2 === 1) return 'remove'; // private attributes and their creators
   if ((tag & 0xffff) === 0) return 'remove'; // group lengths would be wrong after editing
+  if ((group & 0xff00) === 0x6000 || (group & 0xff00) === 0x5000) return 'remove'; // overlays, curves
   const action = TABLE.get(tag);
   if (action) return decideAction(action);
   const repeating = repeatingRow(tag);
   if (repeating) return decideAction(repeating[2]);
-  if (KEPT_OUTSIDE_TABLE.has(tag)) return 'keep';
+  if (KEPT_OUTSIDE_TABLE.has(tag) || KEPT_CODES.has(tag)) return 'keep';
+  if (group === 0x0010) return 'remove'; // the patient: their characteristics (BMI...) are theirs
   const vr = dictionaryVr(tag);
   if (vr === undefined) return 'remove'; // unknown to the dictionary: cannot tell what it holds
   if (vr === 'SQ') return 'keep';
@@ -98,7 +126,27 @@ export function deidDecision(tag: number): DeidDecision {
   return vr.split('|').every((v) => NUMERIC_VRS.has(v)) ? 'keep' : 'remove';
 }
 
-/** A UID that names a standard thing (SOP class, transfer syntax...), not an instance or a site. */
-export function isStandardUid(uid: string): boolean {
-  return uid.startsWith('1.2.840.10008.');
+/** Attributes whose UID names a kind of thing (SOP class, transfer syntax, coding scheme), not an instance. */
+const CLASS_UID_TAGS = new Set([
+  0x00020002, // Media Storage SOP Class UID
+  0x00020010, // Transfer Syntax UID
+  0x00041510, // Referenced SOP Class UID in File
+  0x00041512, // Referenced Transfer Syntax UID in File
+  0x0004151a, // Referenced Related General SOP Class UID in File
+  0x00080016, // SOP Class UID
+  0x0008001a, // Related General SOP Class UID
+  0x0008001b, // Original Specialized Equivalent SOP Class UID
+  0x00080062, // SOP Classes in Study
+  0x0008010c, // Coding Scheme UID
+  0x00080118, // Mapping Resource UID
+  0x00081150, // Referenced SOP Class UID
+]);
+
+/**
+ * Whether a UID stays as it is: a standard UID (1.2.840.10008...) in an attribute that names a SOP
+ * class, transfer syntax or coding scheme. Anywhere else it is replaced like any UID: the DICOM
+ * root says nothing about whose instance a UID names.
+ */
+export function keepsUid(tag: number, uid: string): boolean {
+  return CLASS_UID_TAGS.has(tag) && uid.startsWith('1.2.840.10008.');
 }

@@ -1,7 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSet, Element } from 'dicom-parser';
+import { AppError } from '../../src-shared/errors.js';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
-import { deidDecision, dictionaryVr, isStandardUid } from './deid-profile.js';
+import {
+  cleanEncapsulated,
+  cleanNativePixels,
+  pixelFacts,
+  PixelsRefused,
+  type PixelFacts,
+} from './deid-pixels.js';
+import { deidDecision, dictionaryVr, keepsUid } from './deid-profile.js';
+import { checkedValue } from './deid-values.js';
 import { DEFLATED_LE, EXPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 /**
@@ -143,11 +152,44 @@ export const DEIDENTIFICATION_METHOD = 'DICOM PS3.15 Basic Application Confident
 const METHOD_CODE = { value: '113100', scheme: 'DCM', meaning: 'Basic Application Confidentiality Profile' };
 
 /** Written by this module at the top level; copies from the input are dropped so none is doubled. */
-const WRITTEN_HERE = new Set(['x00120062', 'x00120063', 'x00120064']);
+const WRITTEN_HERE = new Set(['x00120062', 'x00120063', 'x00120064', 'x00280303']);
+
+/**
+ * Attributes without which the image cannot be read: one whose value fails its check
+ * (deid-values.ts) is not dropped quietly, the file is refused (a broken image is not sent).
+ */
+const NEEDED: Record<string, string> = {
+  x00280002: 'Samples per Pixel',
+  x00280004: 'Photometric Interpretation',
+  x00280008: 'Number of Frames',
+  x00280010: 'Rows',
+  x00280011: 'Columns',
+  x00280030: 'Pixel Spacing',
+  x00280100: 'Bits Allocated',
+  x00280101: 'Bits Stored',
+  x00280102: 'High Bit',
+  x00280103: 'Pixel Representation',
+  x00281052: 'Rescale Intercept',
+  x00281053: 'Rescale Slope',
+  x00200032: 'Image Position (Patient)',
+  x00200037: 'Image Orientation (Patient)',
+  x7fe00010: 'Pixel Data',
+};
 
 interface Context {
   enc: Encoder;
   uids: UidMapper;
+  inputTsUid: string;
+  photometric: string;
+  pixels: PixelFacts | undefined;
+}
+
+/** A file that cannot be de-identified as it is, refused in words before anything is sent. */
+function refused(why: string): AppError {
+  return new AppError('bad-input', `This series was not sent de-identified: one of its files ${why}.`, {
+    action:
+      'Export the series again from the scanner or viewer (uncompressed, if you can), and add it again.',
+  });
 }
 
 interface Written {
@@ -159,8 +201,9 @@ interface Written {
  * Writes a de-identified copy of one parsed DICOM file (PS3.15 basic profile, see deid-profile.ts
  * for what is kept): attributes are removed, emptied, given dummy values or new UIDs per Table
  * E.1-1 at every depth of nested sequences, and whatever the table does not list is kept only
- * when it cannot carry identifying text. Pixel description and pixel data are copied byte for
- * byte. The output has a preamble and a fresh meta header; its transfer syntax is the input's (a
+ * when it cannot carry identifying text, and only when its value fits its VR (deid-values.ts).
+ * Pixel data keeps the image alone (deid-pixels.ts: no bytes past it, no bits outside Bits Stored,
+ * no comments in compressed frames). A file that cannot be cleaned is refused (AppError). The output has a preamble and a fresh meta header; its transfer syntax is the input's (a
  * deflated input is written inflated, as explicit VR little endian).
  */
 export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
@@ -170,7 +213,20 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     parsed.transferSyntaxUid === DEFLATED_LE || !parsed.transferSyntaxUid
       ? EXPLICIT_LE
       : parsed.transferSyntaxUid;
-  const ctx: Context = { enc: new Encoder(inputTs.littleEndian, inputTs.explicitVr), uids };
+  let pixels: PixelFacts | undefined;
+  try {
+    pixels = ds.elements[PIXEL_DATA] ? pixelFacts(ds) : undefined;
+  } catch (e) {
+    if (e instanceof PixelsRefused) throw refused(e.message);
+    throw e;
+  }
+  const ctx: Context = {
+    enc: new Encoder(inputTs.littleEndian, inputTs.explicitVr),
+    uids,
+    inputTsUid: parsed.transferSyntaxUid,
+    photometric: (ds.string('x00280004') ?? '').trim(),
+    pixels,
+  };
   const { enc } = ctx;
   const sopClassEl = ds.elements.x00080016;
   const sopClass = sopClassEl ? stringValue(ds, sopClassEl) : '';
@@ -185,6 +241,8 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     return [enc.header(tag, vr, b.length), b];
   };
   body.push({ tag: 'x00120062', bytes: text('x00120062', 'CS', 'YES') });
+  // Dates are removed or made dummies (deid-profile.ts), so the time line is no longer the original.
+  body.push({ tag: 'x00280303', bytes: text('x00280303', 'CS', 'REMOVED') });
   body.push({ tag: 'x00120063', bytes: text('x00120063', 'LO', DEIDENTIFICATION_METHOD) });
   body.push({
     tag: 'x00120064',
@@ -244,8 +302,9 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
   if (tag.startsWith('x0002') || tag.startsWith('xfffe') || WRITTEN_HERE.has(tag)) return undefined;
   const tagNumber = parseInt(tag.slice(1), 16);
   const dictVr = dictionaryVr(tagNumber);
-  // The VR to write: the file's own (explicit VR), else the dictionary's first choice.
-  const vr = el.vr ?? dictVr?.split('|')[0];
+  // The VR to write: the file's own (explicit VR) when the dictionary allows it, else the
+  // dictionary's first choice.
+  const vr = el.vr && dictVr?.split('|').includes(el.vr) ? el.vr : (dictVr?.split('|')[0] ?? el.vr);
   const isSequence = el.items !== undefined || vr === 'SQ' || dictVr === 'SQ';
   let decision = deidDecision(tagNumber);
   // A sequence stored as UN (or not recognised as one) cannot be filtered item by item.
@@ -267,28 +326,50 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
       const newUids = stringValue(ds, el)
         .split('\\')
         .map((u) => u.replace(/[\0 ]+$/, '').trim())
-        .map((u) => (u === '' || isStandardUid(u) ? u : uids.uid(u)));
+        .map((u) => (u === '' || keepsUid(tagNumber, u) ? u : uids.uid(u)));
       const value = padded(newUids.join('\\'), 'UI');
-      return [enc.header(tag, vr ?? 'UI', value.length), value];
+      return [enc.header(tag, 'UI', value.length), value];
     }
     case 'keep':
       break;
   }
   if (isSequence) return writeSequence(el, ctx);
-  if (el.hadUndefinedLength) {
-    // Encapsulated pixel data: its fragments and closing delimiter are copied as they are.
-    // Nothing else may have an undefined length and not be a sequence.
-    if (tag !== PIXEL_DATA || !topLevel) return undefined;
-    return [
-      enc.header(tag, enc.explicitVr ? (el.vr ?? 'OB') : el.vr, 0xffffffff),
-      Buffer.from(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length)),
-    ];
+  if (tag === PIXEL_DATA) return topLevel ? writePixels(ds, el, ctx) : undefined; // only at the top
+  // Nothing else may have an undefined length and not be a sequence.
+  if (el.hadUndefinedLength || !dictVr) return undefined;
+  const value = checkedValue({
+    tag: tagNumber,
+    dictVr,
+    storedVr: enc.explicitVr ? el.vr : undefined,
+    bytes: ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length),
+    photometric: ctx.photometric,
+  });
+  if (!value) {
+    if (topLevel && NEEDED[tag]) throw refused(`has a ${NEEDED[tag]} that is not a valid value`);
+    return undefined;
   }
-  if (!topLevel && tag === PIXEL_DATA) return undefined; // pixel data only belongs at the top
-  return [
-    enc.header(tag, vr, el.length),
-    Buffer.from(ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length)),
-  ];
+  return [enc.header(tag, vr, value.length), Buffer.from(value.buffer, value.byteOffset, value.byteLength)];
+}
+
+/** Pixel data holding the image alone (deid-pixels.ts), or a refusal in words. */
+function writePixels(ds: DataSet, el: Element, ctx: Context): Buffer[] {
+  const { enc } = ctx;
+  const f = ctx.pixels;
+  if (!f) throw refused('has pixel data without a pixel description');
+  if (enc.explicitVr && el.vr !== 'OB' && el.vr !== 'OW')
+    throw refused('has pixel data of an unexpected kind');
+  try {
+    if (el.hadUndefinedLength) {
+      const items = cleanEncapsulated(ds, el, ctx.inputTsUid, f);
+      return [enc.header(el.tag, enc.explicitVr ? 'OB' : undefined, 0xffffffff), items];
+    }
+    const bytes = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
+    const value = cleanNativePixels(bytes, f, enc.littleEndian);
+    return [enc.header(el.tag, el.vr, value.length), value];
+  } catch (e) {
+    if (e instanceof PixelsRefused) throw refused(e.message);
+    throw e;
+  }
 }
 
 /**

@@ -310,7 +310,9 @@ function packagingError(e: unknown, signal: AbortSignal | undefined): AppError {
       action: 'Free some disk space and try again.',
     });
   }
-  return new AppError('bad-input', `The scan could not be packaged for upload: ${err.message}.`, {
+  // The system's text names the whole path; the user needs the file's name, not where it lies.
+  const said = err.path ? err.message.split(err.path).join(basename(err.path)) : err.message;
+  return new AppError('bad-input', `The scan could not be packaged for upload: ${said}.`, {
     action: 'Check that the scan files are still there and readable, then try again.',
     cause: e,
   });

@@ -1,0 +1,39 @@
+// Redaction by class: any Authorization scheme, signed addresses with or without a scheme,
+// url-encoded and quoted secrets (spaces and all), and local paths, which may name a patient.
+import { describe, expect, it } from 'vitest';
+import { loggableError, redact } from './redact.js';
+
+describe('redact, by class', () => {
+  it.each([
+    ['{"authorization":"Basic dXNlcjpwYXNz"}', 'dXNlcjpwYXNz'],
+    ['Proxy-Authorization: Digest dXNlcjpwYXNz', 'dXNlcjpwYXNz'],
+    ['storage said: bucket.s3.amazonaws.com/k?X-Amz-Signature=deadbeef', 'deadbeef'],
+    ['Location: //cdn.example.com/x?sig=abc123', 'abc123'],
+    ['client_secret%3Dabc123', 'abc123'],
+    ['{"client_secret": "correct horse battery"}', 'horse'],
+    ['x-amz-security-token=FQoGZXIvYXdzE', 'FQoGZXIvYXdzE'],
+    ["ENOENT: no such file or directory, open '/home/u/DOE JANE/LKFN01_DOE_JANE_002.dcm'", 'DOE'],
+    ['open /home/u/scans/DOE_JANE/x.dcm failed', 'DOE'],
+    ['{"p":"C:\\\\Users\\\\doe\\\\scan.dcm"}', 'doe'],
+  ])('%s', (line, secret) => {
+    expect(redact(line)).not.toContain(secret);
+  });
+
+  it('keeps what diagnosis needs', () => {
+    expect(redact('https://svc.example/api/v1/jobs/123 answered 500')).toBe(
+      'https://svc.example/api/v1/jobs/123 answered 500',
+    );
+    expect(redact('{"authorization":"Basic dXNlcjpwYXNz"}')).toContain('Basic');
+  });
+
+  it('logs only the code of an error about the user files', () => {
+    const e = {
+      code: 'bad-input',
+      message: 'A file of the scan is no longer where it was (LKFN01_DOE.dcm).',
+    };
+    expect(loggableError(e)).not.toContain('LKFN01');
+    expect(loggableError({ code: 'network', message: 'The service could not be reached.' })).toContain(
+      'service',
+    );
+  });
+});

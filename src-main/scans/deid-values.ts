@@ -1,0 +1,132 @@
+/**
+ * Whether a value the profile keeps (deid-profile.ts) is what its attribute says it is. Keeping an
+ * attribute by its tag is safe only if its value is a number, a code or an image's bytes: a file
+ * can store any bytes under any tag, so every kept value is checked against the dictionary's VR and
+ * that VR's rules, value by value, and removed when it does not fit (never repaired: a repair would
+ * be a guess). Per family:
+ *
+ * - Stored VR: in an explicit-VR file it must be one the dictionary allows for the tag. UN, a VR
+ *   no standard knows, or a text VR under a number's tag means the value is not what the tag says.
+ * - Binary numbers (US SS UL SL FL FD UV SV AT): a length that is a whole number of values.
+ * - DS and IS: decimal numbers only, each within the VR's length.
+ * - CS: each value at most 16 characters of A-Z 0-9 and _ (PS3.5 6.2), with no space inside: a
+ *   defined term joins words with _, so "DOE JANE" is a name, not a code. The two families whose
+ *   defined terms have spaces (Photometric Interpretation's PALETTE COLOR, character sets) are
+ *   checked against their terms instead. Image Type and Frame Type keep their values only as far
+ *   as they are defined terms (deidentify keeps the leading ones, so each value keeps its place).
+ * - OB OW OF OD OL OV: kept only for pixel data and lookup tables; a palette (Red/Green/Blue/Alpha
+ *   Palette Color Lookup Table Data) only when the image is PALETTE COLOR, the one image that uses it.
+ */
+
+/** Bytes per value of the binary number VRs. */
+const BINARY_SIZE: Record<string, number> = { US: 2, SS: 2, UL: 4, SL: 4, FL: 4, FD: 8, UV: 8, SV: 8, AT: 4 };
+
+const BULK_VRS = new Set(['OB', 'OW', 'OF', 'OD', 'OL', 'OV']);
+
+const DS_VALUE = /^ *[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)? *$/;
+const IS_VALUE = /^ *[+-]?\d+ *$/;
+const CS_VALUE = /^ *[A-Z0-9_]* *$/;
+
+const PALETTE_TAGS = new Set([
+  0x00281201, 0x00281202, 0x00281203, 0x00281204, 0x00281221, 0x00281222, 0x00281223,
+]);
+
+const PHOTOMETRIC = new Set([
+  'MONOCHROME1',
+  'MONOCHROME2',
+  'PALETTE COLOR',
+  'RGB',
+  'YBR_FULL',
+  'YBR_FULL_422',
+  'YBR_PARTIAL_420',
+  'YBR_PARTIAL_422',
+  'YBR_ICT',
+  'YBR_RCT',
+]);
+
+/** Specific Character Set's defined terms (PS3.3 C.12.1.1.2), "" for the default repertoire. */
+const CHARACTER_SET = /^(|ISO_IR \d{1,3}|ISO 2022 IR \d{1,3}|GB18030|GBK)$/;
+
+/** Image Type / Frame Type (PS3.3 C.7.6.1.1.2, C.8.15.3.1.1, C.8.16.1): defined terms by position. */
+const TYPE_TERMS: readonly (readonly string[])[] = [
+  ['ORIGINAL', 'DERIVED', 'MIXED'],
+  ['PRIMARY', 'SECONDARY', 'MIXED'],
+  ['AXIAL', 'LOCALIZER', 'VOLUME', 'REFORMATTED', 'MPR', 'MIP', 'MINIP', 'PROJECTION', 'OTHER', 'MIXED'],
+  [
+    'NONE',
+    'MIXED',
+    'RESAMPLED',
+    'SUBTRACTION',
+    'FILTERED',
+    'MIP',
+    'MINIP',
+    'MPR',
+    'CURVED_MPR',
+    'VOLUME_RENDER',
+  ],
+];
+const TYPE_TAGS = new Set([0x00080008, 0x00089007]);
+
+const PHOTOMETRIC_TAG = 0x00280004;
+const CHARACTER_SET_TAG = 0x00080005;
+
+/** What the checks need to know of the file and the element. */
+export interface KeptValue {
+  tag: number;
+  /** The dictionary's VR ("US|SS" for a choice). */
+  dictVr: string;
+  /** The VR the file states (explicit VR), or undefined (implicit VR). */
+  storedVr: string | undefined;
+  bytes: Uint8Array;
+  /** The image's Photometric Interpretation, for the palette rule. */
+  photometric: string;
+}
+
+/**
+ * The bytes to write for a kept value: the value itself, a shorter prefix of it (Image Type), or
+ * undefined when it has to be removed.
+ */
+export function checkedValue(v: KeptValue): Uint8Array | undefined {
+  const allowed = v.dictVr.split('|');
+  if (v.storedVr !== undefined && !allowed.includes(v.storedVr)) return undefined;
+  const vr = v.storedVr ?? allowed[0]!;
+  if (v.bytes.length === 0) return v.bytes;
+  const size = BINARY_SIZE[vr];
+  if (size !== undefined) return v.bytes.length % size === 0 ? v.bytes : undefined;
+  if (BULK_VRS.has(vr)) {
+    if (PALETTE_TAGS.has(v.tag)) return v.photometric === 'PALETTE COLOR' ? v.bytes : undefined;
+    return v.bytes;
+  }
+  const text = Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength).toString('latin1');
+  const values = text.replace(/[\0 ]+$/, '').split('\\');
+  switch (vr) {
+    case 'DS':
+      return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? v.bytes : undefined;
+    case 'IS':
+      return values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s))) ? v.bytes : undefined;
+    case 'CS':
+      return checkedCodes(v.tag, values);
+    default:
+      return undefined; // text of any other VR is never kept by its tag
+  }
+}
+
+function checkedCodes(tag: number, values: string[]): Uint8Array | undefined {
+  const ok = (s: string): boolean => s.length <= 16 && CS_VALUE.test(s) && !/\S +\S/.test(s);
+  let kept = values;
+  if (tag === PHOTOMETRIC_TAG) {
+    if (values.length !== 1 || !PHOTOMETRIC.has(values[0]!.trim())) return undefined;
+  } else if (tag === CHARACTER_SET_TAG) {
+    if (!values.every((s) => CHARACTER_SET.test(s.trim()))) return undefined;
+  } else if (TYPE_TAGS.has(tag)) {
+    // Values keep their meaning by position: keep the leading ones that are defined terms.
+    const first = values.findIndex((s, i) => !(TYPE_TERMS[i] ?? []).includes(s.trim()));
+    kept = first === -1 ? values : values.slice(0, first);
+    if (kept.length === 0) return undefined;
+  } else if (!values.every(ok)) return undefined;
+  return Buffer.from(padEven(kept.join('\\')), 'latin1');
+}
+
+function padEven(s: string): string {
+  return s.length % 2 === 0 ? s : `${s} `;
+}
