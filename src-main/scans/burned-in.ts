@@ -29,6 +29,9 @@ const RISKY_MODALITIES: Record<string, string> = {
   SM: 'a slide microscopy image',
 };
 
+/** Cross-sectional modalities: their SECONDARY images are reformats of slices, not screenshots. */
+const VOLUME_MODALITIES = new Set(['CT', 'MR', 'PT', 'NM']);
+
 interface BurnedInFacts {
   /** Burned In Annotation (0028,0301): YES, NO, or '' when absent. */
   burnedInAnnotation: string;
@@ -58,9 +61,13 @@ export function burnedInReason(f: BurnedInFacts): string | undefined {
   if (SECONDARY_CAPTURE.has(f.sopClassUid.trim()))
     return 'it is a secondary capture (a screenshot or scanned picture), which often shows patient data in the pixels';
   const type = (f.imageType ?? []).map((v) => v.trim().toUpperCase());
-  if (type.includes('SCREEN SAVE') || type.includes('SECONDARY'))
+  const modality = f.modality.trim().toUpperCase();
+  // SECONDARY alone says only "made from other images": every reformatted CT or MR series and many
+  // CBCT exports are, without a word in their pixels. Flagging those would teach users to accept
+  // the warning unread. A screen save is a picture of a screen, whatever the modality.
+  if (type.includes('SCREEN SAVE') || (type.includes('SECONDARY') && !VOLUME_MODALITIES.has(modality)))
     return 'its images are marked as secondary (Image Type: made from other images, such as a screenshot), which often shows patient data in the pixels';
-  const kind = RISKY_MODALITIES[f.modality.trim().toUpperCase()];
+  const kind = RISKY_MODALITIES[modality];
   if (kind) return `it is ${kind}, which often shows patient data in the pixels`;
   return undefined;
 }

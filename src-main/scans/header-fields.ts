@@ -256,6 +256,8 @@ function fieldsOf(
   if (between !== undefined) header.spacingBetweenSlices = between;
   const burnedIn = text(t, TAG.burnedInAnnotation, utf8, UPPER);
   if (burnedIn) header.burnedInAnnotation = burnedIn;
+  const recognizable = text(t, TAG.recognizableVisualFeatures, utf8, UPPER);
+  if (recognizable) header.recognizableVisualFeatures = recognizable;
   const gridOffsets = numberOfFrames > 1 ? numbers(t, TAG.gridFrameOffsets, numberOfFrames) : undefined;
   if (gridOffsets) header.gridFrameOffsets = gridOffsets;
   if (windowCenter !== undefined && windowWidth !== undefined && windowWidth > 0) {

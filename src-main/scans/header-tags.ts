@@ -43,6 +43,7 @@ const NAMED = {
   bitsStored: 'x00280101',
   pixelRepresentation: 'x00280103',
   burnedInAnnotation: 'x00280301',
+  recognizableVisualFeatures: 'x00280302',
   windowCenter: 'x00281050',
   windowWidth: 'x00281051',
   rescaleIntercept: 'x00281052',

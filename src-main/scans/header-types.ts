@@ -46,6 +46,8 @@ export interface DicomHeader {
   imageType: string;
   /** Burned In Annotation (0028,0301), upper case, when the file has it. */
   burnedInAnnotation?: string;
+  /** Recognizable Visual Features (0028,0302), upper case, when present: YES when a face can be recognised. */
+  recognizableVisualFeatures?: string;
   rows: number;
   columns: number;
   samplesPerPixel: number;

@@ -215,14 +215,20 @@ function firstBurnedIn(headers: DicomHeader[]): string | undefined {
     if (
       last &&
       h.burnedInAnnotation === last.burnedInAnnotation &&
+      h.recognizableVisualFeatures === last.recognizableVisualFeatures &&
+      h.imageType === last.imageType &&
       h.modality === last.modality &&
       h.sopClassUid === last.sopClassUid
     )
       continue;
+    // The same facts packaging checks (burned-in.ts), so that the card says before Submit what
+    // packaging would refuse without acceptance; flags inside functional groups only packaging reads.
     const reason = burnedInReason({
       burnedInAnnotation: h.burnedInAnnotation ?? '',
       modality: h.modality,
       sopClassUid: h.sopClassUid,
+      recognizableVisualFeatures: h.recognizableVisualFeatures ?? '',
+      imageType: h.imageType.split('\\'),
     });
     if (reason !== undefined) return reason;
     last = h;
