@@ -31,7 +31,7 @@ export type JobQueue = Pick<
 export type OpenJobQueue = () => Promise<JobQueue>;
 
 /** What a connection's capabilities are derived from: the local engine's own word on each name. */
-export type StructureJudge = Pick<Processor, 'validate' | 'describe'>;
+export type StructureJudge = Pick<Processor, 'validate' | 'describe' | 'checkScan'>;
 
 /** Tells whichever transports are attached that something changed. */
 export interface EventSink {

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeableNames } from '../../src-shared/structure-check.js';
 import { STRUCTURES } from '../../src-shared/structures.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
-import { PHANTOM_DIR, phantomFiles } from '../scans/scans.test-support.js';
-import { checkMeshes, connectionCapabilities, refuseUnmakeable } from './structure-check.js';
+import { PHANTOM_DIR, phantomBySlice, phantomFiles } from '../scans/scans.test-support.js';
+import { checkMeshes, connectionCapabilities, refuseUnmakeable, scanRefusalFor } from './structure-check.js';
 import { testCore } from './core.test-support.js';
 import type { Core } from './core.js';
 import type { IntakeResult } from '../../src-shared/scans.js';
@@ -157,6 +157,27 @@ describe('jobs.submit, the last line of defence', () => {
       });
       expect(refused).toMatchObject({ ok: false, error: { code: 'bad-input' } });
       if (!refused.ok) expect(refused.error.message).toContain(error!.message);
+
+      // Every fifth slice: 5 mm apart. Teeth cannot be made of that (the engine's rule), and the voxel
+      // size is on the card: refused before packing, not when the engine reads the scan.
+      const thick = join(work, 'every-fifth-slice');
+      mkdirSync(thick);
+      for (const f of phantomBySlice().filter((_, i) => i % 5 === 0))
+        copyFileSync(f, join(thick, basename(f)));
+      const coarse = (await intake(core, thick)).series[0]!;
+      expect(coarse.fitness.fit).toBe(true);
+      expect(scanRefusalFor([{ structures: ['skull'] }], local, coarse)).toBeNull();
+      const teeth = await core.dispatch('jobs.submit', {
+        seriesIds: [coarse.id],
+        meshes: [
+          { structures: ['skull'], extension: '.stl' },
+          { structures: ['all_teeth'], extension: '.stl' },
+        ],
+        deidentify: false,
+      });
+      expect(teeth).toMatchObject({ ok: false, error: { code: 'bad-input' } });
+      if (!teeth.ok)
+        expect(teeth.error.message).toMatch(/all_teeth: The voxels of this scan are 5\.0 mm apart/);
 
       expect(await core.dispatch('jobs.list', {})).toMatchObject({ ok: true, value: { jobs: [] } });
       expect(existsSync(join(core.platform.dataDir, 'packages'))).toBe(false);

@@ -6,6 +6,7 @@
 import type { Capabilities } from '../../src-shared/contract.js';
 import { AppError } from '../../src-shared/errors.js';
 import type { ConnectionProfile } from '../../src-shared/profiles.js';
+import type { SeriesSummary } from '../../src-shared/scans.js';
 import {
   checkStructures,
   respell,
@@ -22,7 +23,7 @@ import { LOCAL_STRUCTURES } from '../engine/segmentation/index.js';
  * (skull and all_teeth merged in one mesh would be the skull's surface), so checkMeshes asks it about
  * each mesh as the job would have it. Held beside the capabilities, which travel as plain data.
  */
-const engines = new WeakMap<Capabilities, Pick<Processor, 'validate'>>();
+const engines = new WeakMap<Capabilities, Pick<Processor, 'validate' | 'checkScan'>>();
 
 /**
  * A remote service is the authority on its names, so it accepts any; the local engine says itself
@@ -30,7 +31,7 @@ const engines = new WeakMap<Capabilities, Pick<Processor, 'validate'>>();
  */
 export function connectionCapabilities(
   kind: ConnectionProfile['kind'],
-  engine: Pick<Processor, 'validate' | 'describe'>,
+  engine: Pick<Processor, 'validate' | 'describe' | 'checkScan'>,
 ): Capabilities {
   if (kind === 'remote') return { anyStructure: true, refused: [], notes: [] };
   const caps = localCapabilities(engine);
@@ -109,6 +110,23 @@ function refusalMessage(verdict: StructureVerdict, connectionName: string): stri
  * Throws a bad-request AppError naming every structure (or mesh of structures) the connection
  * refuses and why; nothing was packed or sent when it does.
  */
+/**
+ * What the local engine refuses to make of this series, from its card's voxel size (teeth from slices
+ * several millimetres apart), or null: said before it is packed, not when the engine reads it. A
+ * remote service judges its own input.
+ */
+export function scanRefusalFor(
+  meshes: readonly { structures: readonly string[] }[],
+  caps: Capabilities,
+  series: Pick<SeriesSummary, 'pixelSpacing' | 'sliceSpacing'>,
+): string | null {
+  const engine = engines.get(caps);
+  if (!engine?.checkScan) return null;
+  // pixelSpacing is in DICOM order (between rows, between columns): x is the column spacing.
+  const [rows, columns] = series.pixelSpacing;
+  return engine.checkScan(structuresOf(meshes), [columns, rows, series.sliceSpacing]);
+}
+
 export function refuseUnmakeable(
   meshes: readonly { structures: readonly string[]; extension?: string }[],
   caps: Capabilities,

@@ -50,6 +50,11 @@ export interface Processor {
    * (unsupported input extension, structures it cannot find, ...).
    */
   validate(spec: { inputs: { name: string; extension: string }[]; meshes: MeshRequest[] }): string | null;
+  /**
+   * What the processor refuses to make of a scan whose voxels are `voxelMm` apart (x, y, z), known
+   * from its headers: checked before anything is packed; null when it can make every structure.
+   */
+  checkScan?(structures: readonly string[], voxelMm: readonly number[]): string | null;
   /** What the processor does for a structure it accepts, in words for the UI (e.g. "bone surface, not separated from the skull"). */
   describe?(structure: string): string | undefined;
   process(

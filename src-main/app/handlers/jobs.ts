@@ -5,7 +5,7 @@ import { AppError } from '../../../src-shared/errors.js';
 import { isUsable } from '../../../src-shared/series-usable.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
-import { connectionCapabilities, refuseUnmakeable } from '../structure-check.js';
+import { connectionCapabilities, refuseUnmakeable, scanRefusalFor } from '../structure-check.js';
 
 type JobHandlers = Pick<
   Handlers,
@@ -51,7 +51,8 @@ export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobH
       // The panel disables what the connection refuses; this is the last line of defence for any
       // other caller, before a package is made.
       const profile = profiles.get(req.profileId ?? profiles.activeId());
-      if (profile) refuseUnmakeable(req.meshes, connectionCapabilities(profile.kind, engine), profile.name);
+      const caps = profile ? connectionCapabilities(profile.kind, engine) : undefined;
+      if (profile && caps) refuseUnmakeable(req.meshes, caps, profile.name);
       // Likewise a series that is not usable (a damaged file, or a 2-slice slab or a scout that no
       // model can honestly be made of) is never packed.
       for (const id of req.seriesIds) {
@@ -65,6 +66,8 @@ export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobH
               action: 'Untick it, and send a CT or CBCT scan of the whole jaw.',
             },
           );
+        const coarse = series && caps ? scanRefusalFor(req.meshes, caps, series) : null;
+        if (coarse) throw new AppError('bad-input', `Nothing was sent. ${coarse}`);
       }
       return { jobs: await (await open()).submit(req) };
     },

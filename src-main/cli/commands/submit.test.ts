@@ -18,7 +18,7 @@ import { checkStructures, makeableNames } from '../../../src-shared/structure-ch
 import { connectionCapabilities } from '../../app/structure-check.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import { ScanService } from '../../scans/scan-service.js';
-import { FIXTURES, PHANTOM_DIR, phantomFiles } from '../../scans/scans.test-support.js';
+import { FIXTURES, PHANTOM_DIR, phantomBySlice, phantomFiles } from '../../scans/scans.test-support.js';
 import { runStatus } from './status.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -129,6 +129,25 @@ describe('scan2mesh submit refuses what the connection cannot make, before any w
     expect(r.stderr).toMatch(/Nothing was submitted/);
     expect(queued(data)).toEqual([]);
     expect(filesUnder(data).filter((f) => !f.startsWith('jobs.sqlite'))).toEqual([]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('exits 2 for teeth asked of slices too far apart for them, before packing', () => {
+    // Every fifth slice of the real cranium: 7.5 mm apart, fit for a skull but not for teeth.
+    const scan = join(work, 'cranium-every-fifth');
+    mkdirSync(scan);
+    const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
+    for (const f of phantomBySlice(readdirSync(cranium).map((n) => join(cranium, n))).filter(
+      (_, i) => i % 5 === 0,
+    ))
+      copyFileSync(f, join(scan, basename(f)));
+    const data = join(work, 'cranium-every-fifth-data');
+    const out = join(work, 'cranium-every-fifth-out');
+    const r = cli(data, 'submit', scan, '--mesh', 'skull', '--mesh', 'all_teeth', '--out', out);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/all_teeth: The voxels of this scan are 7\.5 mm apart/);
+    expect(r.stderr).toMatch(/Nothing was submitted/);
+    expect(queued(data)).toEqual([]);
     expect(existsSync(out)).toBe(false);
   });
 });

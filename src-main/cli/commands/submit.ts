@@ -10,7 +10,7 @@ import {
 import type { IntakeResult, SeriesSummary } from '../../../src-shared/scans.js';
 import { parseStructureList, STRUCTURE_NAME_PATTERN } from '../../../src-shared/structures.js';
 import type { StructureVerdict } from '../../../src-shared/structure-check.js';
-import { checkMeshes, connectionCapabilities } from '../../app/structure-check.js';
+import { checkMeshes, connectionCapabilities, scanRefusalFor } from '../../app/structure-check.js';
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import type { ScanService } from '../../scans/scan-service.js';
@@ -91,6 +91,23 @@ export async function runSubmit(
     }
     const units = await findSeries(scans, deps.scans, io);
     if (units.length === 0) return EXIT.usage;
+    // What the engine cannot make of a series' voxel size is said now, not after packing it.
+    const coarse = units.flatMap((u) => {
+      const why = scanRefusalFor(
+        meshes.map((structures) => ({ structures })),
+        caps,
+        u.series,
+      );
+      return why ? [{ name: u.scan, reason: why }] : [];
+    });
+    if (coarse.length > 0) {
+      if (opts.json)
+        io.out(`${JSON.stringify({ connection: queue.label, refused: coarse, jobs: [] }, null, 2)}\n`);
+      io.err(
+        `${coarse.map((c) => `scan2mesh: ${oneLine(c.name)}: ${oneLine(c.reason)}`).join('\n')}\nNothing was submitted.\n`,
+      );
+      return EXIT.usage;
+    }
     await prepareOutDir(outRoot);
 
     const deidentify = opts.deidentify ?? queue.kind === 'remote';

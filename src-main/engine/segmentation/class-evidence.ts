@@ -169,7 +169,7 @@ export function resolutionRefusal(tissue: Tissue, spacing: readonly number[]): A
   const coarsest = Math.max(...spacing);
   if (coarsest <= TEETH_MAX_SPACING_MM) return null;
   return {
-    message: `The voxels of this scan are ${coarsest.toFixed(1)} mm apart (slices or pixels); teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh was made.`,
+    message: `The voxels of this scan are ${coarsest.toFixed(1)} mm apart (slices or pixels); teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh is made.`,
     action: 'Ask for all_teeth on a scan with thinner slices (dental CBCT: 0.1-0.4 mm), or leave it out.',
   };
 }

@@ -9,7 +9,8 @@ import { silentLogger, type Logger } from '../../logging/logger.js';
 import type { Processor, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
 import type { JobWorkerMessage, JobWorkerStart } from './job-protocol.js';
 import { hasExited, startJobWorker, takeEarlyJobWorker } from './job-worker-start.js';
-import { describeStructure, validateSpec } from './plan.js';
+import { describeStructure, tissueOf, validateSpec } from './plan.js';
+import { resolutionRefusal } from './class-evidence.js';
 import { defaultWorkerCount } from './worker-pool.js';
 
 export { LOCAL_STRUCTURES } from './plan.js';
@@ -19,6 +20,7 @@ export function createSegmentationProcessor(opts: { logger?: Logger; workers?: n
   const ready = new ReadyJobWorker(opts.workers ?? defaultWorkerCount());
   return {
     validate: (spec) => validateSpec(spec),
+    checkScan: (structures, voxelMm) => scanRefusal(structures, voxelMm),
     describe: (structure) => describeStructure(structure),
     prepare: () => ready.prepare(),
     dispose: () => ready.dispose(),
@@ -142,4 +144,17 @@ async function runInWorker(
     const start: JobWorkerStart = { job };
     worker.postMessage(start);
   });
+}
+
+/**
+ * What the engine refuses to make of a scan with voxels `spacing` mm apart (x, y, z), known from
+ * its headers before anything is packed: the first structure refused, with why; null when none is.
+ */
+function scanRefusal(structures: readonly string[], spacing: readonly number[]): string | null {
+  for (const s of structures) {
+    const t = tissueOf(s);
+    const refusal = t ? resolutionRefusal(t, spacing) : null;
+    if (refusal) return `${s}: ${refusal.message} ${refusal.action}`;
+  }
+  return null;
 }
