@@ -3,8 +3,8 @@ import type { DataSet, Element } from 'dicom-parser';
 import { AppError } from '../../src-shared/errors.js';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import {
-  cleanEncapsulated,
   cleanNativePixels,
+  nativeFromEncapsulated,
   pixelFacts,
   PixelsRefused,
   type PixelFacts,
@@ -180,6 +180,7 @@ interface Context {
   enc: Encoder;
   uids: UidMapper;
   inputTsUid: string;
+  parsed: ParsedDicom;
   photometric: string;
   pixels: PixelFacts | undefined;
 }
@@ -202,15 +203,18 @@ interface Written {
  * for what is kept): attributes are removed, emptied, given dummy values or new UIDs per Table
  * E.1-1 at every depth of nested sequences, and whatever the table does not list is kept only
  * when it cannot carry identifying text, and only when its value fits its VR (deid-values.ts).
- * Pixel data keeps the image alone (deid-pixels.ts: no bytes past it, no bits outside Bits Stored,
- * no comments in compressed frames). A file that cannot be cleaned is refused (AppError). The output has a preamble and a fresh meta header; its transfer syntax is the input's (a
- * deflated input is written inflated, as explicit VR little endian).
+ * Pixel data keeps the image alone (deid-pixels.ts: no bytes past it, no bits outside Bits Stored;
+ * compressed frames decoded and written as plain pixels). A file that cannot be cleaned is refused
+ * (AppError). The output has a preamble and a fresh meta header; its transfer syntax is the
+ * input's, except that deflated and compressed input is written as explicit VR little endian.
  */
 export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
   const ds = parsed.dataSet;
   const inputTs = transferSyntax(parsed.transferSyntaxUid);
+  // Compressed pixels are written again as plain pixels (deid-pixels.ts), and the data set around
+  // them is explicit VR little endian already (every compressed transfer syntax is).
   const outTsUid =
-    parsed.transferSyntaxUid === DEFLATED_LE || !parsed.transferSyntaxUid
+    parsed.transferSyntaxUid === DEFLATED_LE || !parsed.transferSyntaxUid || inputTs.compressed
       ? EXPLICIT_LE
       : parsed.transferSyntaxUid;
   let pixels: PixelFacts | undefined;
@@ -224,6 +228,7 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     enc: new Encoder(inputTs.littleEndian, inputTs.explicitVr),
     uids,
     inputTsUid: parsed.transferSyntaxUid,
+    parsed,
     photometric: (ds.string('x00280004') ?? '').trim(),
     pixels,
   };
@@ -360,8 +365,8 @@ function writePixels(ds: DataSet, el: Element, ctx: Context): Buffer[] {
     throw refused('has pixel data of an unexpected kind');
   try {
     if (el.hadUndefinedLength) {
-      const items = cleanEncapsulated(ds, el, ctx.inputTsUid, f);
-      return [enc.header(el.tag, enc.explicitVr ? 'OB' : undefined, 0xffffffff), items];
+      const value = nativeFromEncapsulated(ctx.parsed, f);
+      return [enc.header(el.tag, f.bitsAllocated > 8 ? 'OW' : 'OB', value.length), value];
     }
     const bytes = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
     const value = cleanNativePixels(bytes, f, enc.littleEndian);

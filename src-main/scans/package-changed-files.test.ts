@@ -1,7 +1,16 @@
 // What is sent is what was checked: a slice that changed between the drop and the upload (written
 // to, replaced, or swapped for a link to some other file) is refused in words, in every way a
 // series is packaged, instead of being sent with the checks of the file that was there before.
-import { copyFileSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  linkSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PackageOptions } from './package-series.js';
@@ -48,6 +57,15 @@ describe('a slice that changed after the drop', () => {
       const pkg = await service.packageForUpload(id, { ...opts, outDir: fresh('ok') });
       expect(pkg.bytes).toBeGreaterThan(0);
     }
+  });
+
+  it('is sent when only its metadata changed (a hard link made to it, its permissions)', async () => {
+    // A backup tool linking the folder, or a virus scanner marking files, changes no byte.
+    const { names, id } = await droppedSeries();
+    linkSync(names[2]!, join(fresh('backup'), 'linked.dcm'));
+    chmodSync(names[4]!, 0o600);
+    const pkg = await service.packageForUpload(id, { deidentify: false, outDir: fresh('meta') });
+    expect(pkg.bytes).toBeGreaterThan(0);
   });
 
   it('is refused when it was swapped for a link to another file', async () => {

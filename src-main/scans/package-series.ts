@@ -7,6 +7,7 @@ import { createGzip } from 'node:zlib';
 import yazl from 'yazl';
 import { AppError } from '../../src-shared/errors.js';
 import { readDicomFile } from './dicom-file.js';
+import { prepareCodec } from './codecs.js';
 import { openScanFile } from './scan-file-open.js';
 import { burnedInFactsOf, burnedInReason } from './burned-in.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
@@ -79,6 +80,8 @@ export async function packageSeries(
   const uids = new UidMapper();
   const deidentified = async (file: PackageFile): Promise<Buffer> => {
     const parsed = await readDicomFile(file.path, file.id);
+    // Compressed frames are decoded to be written again (deid-pixels.ts): their codec loaded first.
+    await prepareCodec(parsed.transferSyntaxUid);
     // Removing attributes cannot clean text burned into the pixels: the user has to accept that.
     const burnedIn = opts.acceptBurnedIn ? undefined : burnedInReason(burnedInFactsOf(parsed.dataSet));
     if (burnedIn) {

@@ -75,6 +75,23 @@ export function frameStoredValues(parsed: ParsedDicom, h: DicomHeader, frameInde
   return typed(bytes, h.bitsAllocated, h.pixelRepresentation === 1);
 }
 
+/**
+ * One frame of encapsulated (compressed) pixel data decoded to its samples, rows x columns of
+ * `bytesPerSample` bytes in the machine's (little-endian) order, by the same frame finding and
+ * decoders as frameStoredValues, with their bounds (the codestream's size must be the header's).
+ * PixelDecodeError, in words, otherwise. The wasm codecs must have been prepared (prepareCodec).
+ */
+export function decodeEncapsulatedFrame(
+  parsed: ParsedDicom,
+  frameIndex: number,
+  frames: number,
+  size: { rows: number; columns: number },
+  bytesPerSample: number,
+): Uint8Array {
+  const encoded = encapsulatedFrame(parsed, frameIndex, frames);
+  return decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, size);
+}
+
 function encapsulatedFrame(parsed: ParsedDicom, frameIndex: number, frames: number): Uint8Array {
   const ds = parsed.dataSet;
   const el = ds.elements[PIXEL_DATA]!;

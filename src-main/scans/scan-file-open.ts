@@ -22,12 +22,14 @@ function notAFile(path: string): AppError {
 
 /**
  * Which file a stat is of, and in which state: the device and inode say which file it is (a file
- * swapped for a link, or replaced, is another), the size and the modification and change times
- * whether it was written to since. Intake keeps it for each file it looked at (ByteSource.identity);
- * the file is checked against it when read to be sent.
+ * swapped for a link, or replaced, is another), the size and the modification time whether it was
+ * written to since. Intake keeps it for each file it looked at (ByteSource.identity); the file is
+ * checked against it when read to be sent. Not the change time: a hard link made to the file (a
+ * backup tool), a permission or an extended attribute (a virus scanner's mark) changes it, not the
+ * bytes.
  */
 export function fileIdentity(s: Stats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
 }
 
 /**
