@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, posix, win32 } from 'node:path';
+import { POSIX_SYSTEM_FOLDERS, WINDOWS_SYSTEM_FOLDERS, within } from '../platform/system-folders.js';
 
 /**
  * Where a dropped path may not come from. The Electron preload learns a drop's paths from the File
@@ -11,37 +12,19 @@ import { basename, posix, win32 } from 'node:path';
  * once. A user who meets this has dropped the wrong folder, and is told which to drop instead.
  */
 
-/** Kernel, device, configuration and program folders (POSIX, macOS): never where scans are kept. */
-const POSIX_SYSTEM = [
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
-  '/proc',
-  '/root',
-  '/sbin',
-  '/sys',
-  '/usr',
+/** Beyond the system's own folders: where services keep their data, logs and spools. */
+const POSIX_SERVICE_DATA = [
   '/var/lib',
   '/var/log',
   '/var/run',
   '/var/spool',
-  '/System',
-  '/Library',
   '/private/etc',
   '/private/var/db',
 ];
+const POSIX_NEVER = [...POSIX_SYSTEM_FOLDERS, ...POSIX_SERVICE_DATA];
 /** Under /run only removable drives hold the user's files. */
 const RUN = '/run';
 const RUN_MEDIA = '/run/media';
-const WINDOWS_SYSTEM = ['\\windows', '\\program files', '\\program files (x86)', '\\programdata'];
-
-const within = (child: string, parent: string, sep: string): boolean =>
-  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
 function realOrSelf(path: string): string {
   try {
@@ -71,11 +54,11 @@ export function droppedPathRefusal(dropped: string, env: DropPlaceEnv = {}): str
   if (isRoot || path === home)
     return `${name} is ${isRoot ? 'a whole drive' : 'your whole home folder'}: everything in it would be read for a scan, so it is not read. Drop the folder of the scan itself.`;
   const system = windows
-    ? WINDOWS_SYSTEM.some((s) =>
+    ? WINDOWS_SYSTEM_FOLDERS.some((s) =>
         within(`\\${win32.relative(p.parse(path).root, path)}`.toLowerCase(), s, '\\'),
       )
     : (within(path, RUN, '/') && !within(path, RUN_MEDIA, '/')) ||
-      POSIX_SYSTEM.some((s) => within(path, s, '/') && !within(path, home, '/'));
+      POSIX_NEVER.some((s) => within(path, s, '/') && !within(path, home, '/'));
   if (system)
     return `${name} lies in a folder of the system (${path}), where no scan is kept: it is not read. Copy the scan into a folder of yours and drop it from there.`;
   if (within(path, home, sep)) {

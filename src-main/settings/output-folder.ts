@@ -2,6 +2,7 @@ import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:f
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, win32 } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
+import { POSIX_SYSTEM_FOLDERS, WINDOWS_SYSTEM_FOLDERS, within } from '../platform/system-folders.js';
 
 /**
  * Checks a folder the user wants finished meshes written to. A folder typed in web mode is the one
@@ -27,37 +28,22 @@ interface OutputFolderEnv {
   picked?: boolean;
 }
 
-/** Folders of the operating system and of installed programs; nothing of the user's is kept there. */
+/**
+ * Where meshes are never written: the system's folders, and wherever else programs and services
+ * keep their own files (a mesh belongs in the home folder, a temporary folder or a mounted drive).
+ */
 const POSIX_SYSTEM = [
-  '/bin',
-  '/boot',
-  '/dev',
-  '/etc',
-  '/lib',
-  '/lib32',
-  '/lib64',
-  '/libx32',
+  ...POSIX_SYSTEM_FOLDERS,
   '/opt',
-  '/proc',
-  '/root',
   '/run',
-  '/sbin',
   '/snap',
   '/srv',
-  '/sys',
-  '/usr',
   '/var',
   '/Applications',
-  '/Library',
-  '/System',
   '/private',
 ];
-const WINDOWS_SYSTEM = ['\\Windows', '\\Program Files', '\\Program Files (x86)', '\\ProgramData'];
 /** Places for user files outside the home folder: temporary folders and mounted drives. */
 const POSIX_USER_PLACES = ['/tmp', '/var/tmp', '/mnt', '/media', '/run/media', '/Volumes', '/private/tmp'];
-
-const within = (child: string, parent: string, sepChar: string): boolean =>
-  child === parent || child.startsWith(parent.endsWith(sepChar) ? parent : parent + sepChar);
 
 function realOrSelf(path: string): string {
   try {
@@ -95,7 +81,7 @@ function isWindowsSystemFolder(path: string): boolean {
   const root = win32.parse(path).root;
   if (path === root) return true;
   const rest = ('\\' + win32.relative(root, path)).toLowerCase();
-  return WINDOWS_SYSTEM.some((s) => within(rest, s.toLowerCase(), '\\'));
+  return WINDOWS_SYSTEM_FOLDERS.some((s) => within(rest, s, '\\'));
 }
 
 /** Why a folder is refused, or null when the user may keep meshes there. */
