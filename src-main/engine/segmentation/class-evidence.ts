@@ -45,6 +45,17 @@ export const BONE_MIN_HU = 150;
 /** A value that bone clearly reaches (most cancellous and all cortical bone lie above it). */
 const BONE_CLEAR_HU = 300;
 
+/**
+ * Share of the scan (padding left out) above BONE_CLEAR_HU that is bone however the histogram's
+ * peaks place the scale: a CT whose air sits near -1000 is in Hounsfield units, and a slab of the
+ * skull phantom (plastic in air, no soft-tissue peak) splits low on a scale read from other peaks
+ * (80 "HU") while 5 % of it lies above 300 HU (the four 35-slice slabs: 5-10 %). Brain alone has none there. 0.5 %.
+ */
+const BONE_CLEAR_MIN_SHARE = 0.005;
+
+/** Lowest value of a CT whose air reads as air in Hounsfield units (-1000, give or take noise). */
+const HU_AIR_MAX = -900;
+
 /** Voxels of the histogram, without the padding bin (the lowest value, when it is padding). */
 function voxels(h: Histogram, padding: boolean): number {
   let n = 0;
@@ -145,7 +156,13 @@ export function absentClasses(
       action: askAir,
     };
   }
-  if (hu(t.bone) < BONE_MIN_HU) {
+  // Bone is also there when the values are plainly Hounsfield units (air at -1000) and a real share
+  // of the scan lies above where bone clearly is.
+  const clearBone =
+    modality === 'CT' &&
+    lo <= HU_AIR_MAX &&
+    1 - shareBelow(h, BONE_CLEAR_HU, t.padding) >= BONE_CLEAR_MIN_SHARE;
+  if (hu(t.bone) < BONE_MIN_HU && !clearBone) {
     const why = `No bone was found in this scan: its denser voxels split from soft tissue at ${num(hu(t.bone))}${unit}, below bone (about ${BONE_MIN_HU} HU and above), and ${range}`;
     absent.bone = { message: `${why}.`, action: askBone };
     absent.teeth = {
