@@ -21,3 +21,31 @@ export const PLY_TYPE_BYTES: Readonly<Record<string, number>> = {
   double: 8,
   float64: 8,
 };
+
+/**
+ * The bytes of a type the header names, or undefined for a type no reader knows ("float128"):
+ * such a file is unreadable. Own keys only, so "__proto__" or "toString" is no type.
+ */
+export function plyTypeBytes(type: string | undefined): number | undefined {
+  return type !== undefined && Object.hasOwn(PLY_TYPE_BYTES, type) ? PLY_TYPE_BYTES[type] : undefined;
+}
+
+/** Reads one binary value of each type at a byte offset (littleEndian as the header's format says). */
+export const PLY_GETTERS: Readonly<Record<string, (v: DataView, at: number, le: boolean) => number>> = {
+  char: (v, at) => v.getInt8(at),
+  int8: (v, at) => v.getInt8(at),
+  uchar: (v, at) => v.getUint8(at),
+  uint8: (v, at) => v.getUint8(at),
+  short: (v, at, le) => v.getInt16(at, le),
+  int16: (v, at, le) => v.getInt16(at, le),
+  ushort: (v, at, le) => v.getUint16(at, le),
+  uint16: (v, at, le) => v.getUint16(at, le),
+  int: (v, at, le) => v.getInt32(at, le),
+  int32: (v, at, le) => v.getInt32(at, le),
+  uint: (v, at, le) => v.getUint32(at, le),
+  uint32: (v, at, le) => v.getUint32(at, le),
+  float: (v, at, le) => v.getFloat32(at, le),
+  float32: (v, at, le) => v.getFloat32(at, le),
+  double: (v, at, le) => v.getFloat64(at, le),
+  float64: (v, at, le) => v.getFloat64(at, le),
+};

@@ -130,7 +130,7 @@ describe('placing downloads', () => {
       [
         await cut('spider-binary.stl', (b) => Buffer.concat([b, Buffer.alloc(50)])),
         '.stl',
-        /but it has 68534 bytes/,
+        /neither a binary STL \(its size, 68,534 bytes/,
       ],
       [
         await cut('spider-ascii.stl', (b) => b.subarray(0, b.length >> 1)),
@@ -140,7 +140,7 @@ describe('placing downloads', () => {
       [
         await cut('turbineblade-binary.ply', (b) => b.subarray(0, -100)),
         '.ply',
-        /header announces at least \d+ bytes but it has/,
+        /header announces at least [\d,]+ bytes but the file has/,
       ],
       [join(mesh, 'bad', 'truncated-binary-pointcloud.ply'), '.ply', /header announces at least/],
       [await cut('bunny-ascii.ply', (b) => b.subarray(0, 200)), '.ply', /"end_header" is missing/],
@@ -153,7 +153,7 @@ describe('placing downloads', () => {
         (err: unknown) => err as AppError,
       );
       expect(e?.message).toMatch(why);
-      expect(e?.message).toContain(`mesh mandible${ext} is not a whole`);
+      expect(e?.message).toContain(`mesh mandible${ext} is not a usable`);
       // The transfer has tried again already: the job is not waited out for the same broken file.
       expect(e?.retryable).toBeFalsy();
     }

@@ -60,7 +60,7 @@ describe('mesh format', () => {
     expect(failure(() => inspect('bad/empty.ply', 'ply')).message).toContain('empty');
     const truncated = failure(() => inspect('bad/truncated-binary-pointcloud.ply', 'ply'));
     expect(truncated.message).toContain(
-      '2,171,857 bytes of data but the file has 2,171,788, so it is truncated',
+      'at least 2,171,857 bytes but the file has 2,171,788, so it is truncated',
     );
     expect(truncated.action).toBeTruthy();
     expect(failure(() => inspect('bunny-binary.stl', 'ply')).message).toContain('not a PLY file');

@@ -3,6 +3,7 @@ import type { MeshBudget } from './mesh-budget.js';
 import type { MeshFormat } from './mesh-format.js';
 import type { LoadStage, LoadTimings, LoadRequest, WorkerMessage } from './mesh-loader-protocol.js';
 import type { ChunkedMesh } from './mesh-chunks.js';
+import { silenceLimitMs, startWatchdog } from './parse-watchdog.js';
 
 interface LoadedMesh extends ChunkedMesh {
   timings: LoadTimings;
@@ -85,13 +86,26 @@ export function loadMeshInWorker(
   const promise = new Promise<LoadedMesh>((resolve, reject) => {
     settle = { resolve, reject };
   });
+  const size = source instanceof Blob ? source.size : source.byteLength;
+  const watchdog = startWatchdog(silenceLimitMs(size), (silentMs) => {
+    settle?.reject(
+      new AppError(
+        'bad-input',
+        `${name} could not be loaded: reading it made no progress for ${Math.round(silentMs / 1000)} seconds, so it was stopped. The file is probably damaged or built to stall a reader.`,
+        { action: 'Export or download the mesh again; if it happens again, report the file.' },
+      ),
+    );
+    finish();
+  });
   const finish = (): void => {
+    watchdog.stop();
     worker.terminate();
     settle = null;
     if (keepSpare) spare ??= startWorker();
   };
   worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
     const m = event.data;
+    watchdog.heard();
     if (m.type === 'progress') {
       const [start, share] = STAGES[m.stage];
       onProgress({ stage: m.stage, overall: start + share * m.fraction });

@@ -74,7 +74,11 @@ async function load(req: LoadRequest): Promise<void> {
   let welded: IndexedMesh;
   if (req.format === 'stl' && facts.exact && req.source instanceof Blob) {
     // A binary STL (its size fits its triangle count) is welded as it is read.
-    const stl = await weldBinaryStl(req.source.stream(), facts.triangles, (n) => progress('read', n / size));
+    // Up to the last triangle: some exporters pad the file with a few bytes after it.
+    const bytes = 84 + 50 * facts.triangles;
+    const stl = await weldBinaryStl(req.source.slice(0, bytes).stream(), facts.triangles, (n) =>
+      progress('read', n / bytes),
+    );
     t3 = performance.now();
     timings = { readMs: t3 - t0, parseMs: 0, weldMs: stl.weldMs };
     welded = indexedMeshOf(stl, (f) => progress('normals', f));
@@ -82,7 +86,11 @@ async function load(req: LoadRequest): Promise<void> {
     const buffer = req.source instanceof Blob ? await readBlob(req.source) : req.source;
     const t1 = performance.now();
     progress('parse', 0);
-    const parsed = await parseMesh(req.name, req.format, buffer);
+    const parsed = await parseMesh(req.name, req.format, buffer, {
+      onProgress: (f) => progress('parse', f),
+      // Before a reader takes memory for triangles it has counted (an OBJ's polygons, a PLY's fans).
+      checkTriangles: (triangles) => checkTriangleBudget(req.name, { triangles, exact: true }, req.budget),
+    });
     const corners = parsed.index ? parsed.index.length : parsed.positions.length / 3;
     if (corners === 0) throw noTriangles(req.name);
     checkTriangleBudget(req.name, { triangles: Math.floor(corners / 3), exact: true }, req.budget);

@@ -49,7 +49,7 @@ describe('parseMesh with three loaders', () => {
     );
     expect(e).toBeInstanceOf(AppError);
     expect((e as AppError).message).toBe(
-      'blade.ply ends before the data its header announces: it is truncated or corrupt.',
+      'blade.ply cannot be read: its header announces at least 3,781,928 bytes but the file has 3,776,928, so it is truncated.',
     );
   });
 

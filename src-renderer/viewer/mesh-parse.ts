@@ -5,7 +5,7 @@
  */
 import { AppError, isAppError } from '../../src-shared/errors.js';
 import { dracoReader } from './formats/draco.js';
-import type { MeshFormatReader, ParsedTriangles } from './formats/format-reader.js';
+import type { MeshFormatReader, ParsedTriangles, ParseOptions } from './formats/format-reader.js';
 import { objReader } from './formats/obj.js';
 import { plyReader } from './formats/ply.js';
 import { stlReader } from './formats/stl.js';
@@ -37,14 +37,15 @@ export function inspectMeshHeader(
   return READERS[format].inspect(name, head, size);
 }
 
-/** Parses with the format's reader (three's loaders). */
+/** Parses with the format's reader (three's loaders for STL and Draco, our own for PLY and OBJ). */
 export async function parseMesh(
   name: string,
   format: MeshFormat,
   buffer: ArrayBuffer,
+  opts: Omit<ParseOptions, 'name'> = {},
 ): Promise<ParsedTriangles> {
   try {
-    return await READERS[format].parse(buffer);
+    return await READERS[format].parse(buffer, { ...opts, name });
   } catch (e) {
     throw describeParseFailure(name, format, e);
   }

@@ -1,5 +1,5 @@
 import { AppError, isAppError } from '../../src-shared/errors.js';
-import { formatCount, loadedStatus } from './format-units.js';
+import { formatCount, formatMm, loadedStatus } from './format-units.js';
 import { checkFileSize, meshBudget } from './mesh-budget.js';
 import { requireFormat } from './mesh-format.js';
 import type { MeshFormat } from './mesh-format.js';
@@ -116,6 +116,12 @@ async function runLoad(job: LoadJob): Promise<void> {
       timings: mesh.timings,
     });
     s.setStatus(loadedStatus(job.name, mesh.triangles, mesh.bounds));
+    if (mesh.outliers) {
+      const { count, farthest } = mesh.outliers;
+      s.addNotice({
+        message: `${job.name}: ${formatCount(count)} ${count === 1 ? 'vertex lies' : 'vertices lie'} far outside the rest of the mesh (up to ${formatMm(farthest)} mm away); the view and the size shown leave ${count === 1 ? 'it' : 'them'} out.`,
+      });
+    }
     if (mesh.degenerate > 0) {
       s.addNotice({
         message: `${job.name}: ${formatCount(mesh.degenerate)} of ${formatCount(mesh.triangles)} triangles are degenerate (zero area) and draw nothing.`,

@@ -1,17 +1,24 @@
 import { AppError } from '../../src-shared/errors.js';
 import { areaWeightedNormals } from '../../src-shared/mesh-geometry.js';
+import { robustBounds } from './robust-extent.js';
+import type { Outliers } from './robust-extent.js';
 
 /** An indexed triangle mesh whose arrays can be transferred between threads as they are. */
 export interface IndexedMesh {
   positions: Float32Array;
   normals: Float32Array;
   index: Uint16Array | Uint32Array;
-  /** [minX, minY, minZ, maxX, maxY, maxZ] in the mesh's units (mm). */
+  /**
+   * [minX, minY, minZ, maxX, maxY, maxZ] in the mesh's units (mm) of the bulk of its vertices: what
+   * the camera frames and the size stated (robust-extent.ts).
+   */
   bounds: [number, number, number, number, number, number];
+  /** Vertices far outside `bounds`, to be told in words; null when there are none. */
+  outliers: Outliers | null;
   /** Bounding sphere [cx, cy, cz, r], so the main thread never walks the vertices. */
   sphere: [number, number, number, number];
   triangles: number;
-  /** Triangles with two corners on the same welded vertex: they draw nothing. */
+  /** Triangles with no area (corners on one point or one line): they draw nothing. */
   degenerate: number;
 }
 
@@ -142,21 +149,41 @@ export class VertexWelder {
 }
 
 /**
- * The index in its smallest type, and how many triangles have two corners on one vertex (they
- * draw nothing). `corners` is reused when it already has the right type.
+ * Below this sine of a corner's angle a triangle is taken as flat: float32 corners on one line
+ * come out of the cross product at about 1e-7 of the edges' product, not at 0.
+ */
+const FLAT_SINE = 1e-6;
+
+/** Whether the triangle of these corners (vertex numbers into `p`) has no area. */
+function noArea(p: Float32Array, a: number, b: number, c: number): boolean {
+  if (a === b || b === c || a === c) return true;
+  const ux = p[b * 3]! - p[a * 3]!,
+    uy = p[b * 3 + 1]! - p[a * 3 + 1]!,
+    uz = p[b * 3 + 2]! - p[a * 3 + 2]!;
+  const vx = p[c * 3]! - p[a * 3]!,
+    vy = p[c * 3 + 1]! - p[a * 3 + 1]!,
+    vz = p[c * 3 + 2]! - p[a * 3 + 2]!;
+  const cx = uy * vz - uz * vy,
+    cy = uz * vx - ux * vz,
+    cz = ux * vy - uy * vx;
+  const cross2 = cx * cx + cy * cy + cz * cz;
+  return cross2 <= FLAT_SINE * FLAT_SINE * (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz);
+}
+
+/**
+ * The index in its smallest type, and how many triangles have no area: two corners on one welded
+ * vertex, or three distinct corners on one line (they draw nothing either). `corners` is reused
+ * when it already has the right type.
  */
 export function finishIndex(
   corners: Uint32Array,
-  unique: number,
+  positions: Float32Array,
 ): { index: Uint16Array | Uint32Array; degenerate: number } {
   let degenerate = 0;
   for (let c = 0; c < corners.length; c += 3) {
-    const a = corners[c]!;
-    const b = corners[c + 1]!;
-    const d = corners[c + 2]!;
-    if (a === b || b === d || a === d) degenerate++;
+    if (noArea(positions, corners[c]!, corners[c + 1]!, corners[c + 2]!)) degenerate++;
   }
-  return { index: unique <= 0xffff ? new Uint16Array(corners) : corners, degenerate };
+  return { index: positions.length / 3 <= 0xffff ? new Uint16Array(corners) : corners, degenerate };
 }
 
 /**
@@ -212,8 +239,9 @@ export function weldVertices(
     }
   }
   onProgress?.(1);
-  const { index, degenerate } = finishIndex(corners, welder.unique);
-  return { positions: welder.positions(), index, degenerate };
+  const positions = welder.positions();
+  const { index, degenerate } = finishIndex(corners, positions);
+  return { positions, index, degenerate };
 }
 
 export function boundsOf(positions: Float32Array): IndexedMesh['bounds'] {
@@ -277,14 +305,30 @@ export function indexedMeshOf(welded: WeldResult, onProgress?: (fraction: number
       triangles === 1
         ? 'The only triangle of the mesh is'
         : `All ${triangles.toLocaleString('en-US')} triangles of the mesh are`;
-    throw new AppError('bad-input', `${what} degenerate (zero area): there is no surface to show.`, {
-      action: 'Export the mesh again.',
-    });
+    throw new AppError(
+      'bad-input',
+      `${what} degenerate (zero area): there is no surface to show, its corners lying on one point or one line.`,
+      {
+        action: 'Export the mesh again.',
+      },
+    );
   }
   onProgress?.(0);
   const normals = areaWeightedNormals(positions, index);
-  const bounds = boundsOf(positions);
-  const sphere = boundingSphere(positions, bounds);
+  const { bounds, outliers } = robustBounds(positions, boundsOf(positions));
+  // With strays left out, the sphere is the bulk's box's: one around every vertex would hold them.
+  const sphere: IndexedMesh['sphere'] = outliers
+    ? [
+        (bounds[0] + bounds[3]) / 2,
+        (bounds[1] + bounds[4]) / 2,
+        (bounds[2] + bounds[5]) / 2,
+        diagonal(bounds) / 2,
+      ]
+    : boundingSphere(positions, bounds);
   onProgress?.(1);
-  return { positions, normals, index, bounds, sphere, triangles, degenerate };
+  return { positions, normals, index, bounds, outliers, sphere, triangles, degenerate };
+}
+
+function diagonal(b: IndexedMesh['bounds']): number {
+  return Math.hypot(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
 }

@@ -1,17 +1,26 @@
 /** Draco (.drc), decoded by three's DRACOLoader. */
 import type { BufferGeometry } from 'three';
 import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js';
+import { dracoHeaderFault } from '../../../src-shared/mesh-content.js';
 import type { HeaderFacts } from '../mesh-format.js';
-import { ascii, corrupt, trianglesOf } from './format-reader.js';
+import { corrupt, trianglesOf } from './format-reader.js';
 import type { MeshFormatReader } from './format-reader.js';
 
 /** Draco stores well under a byte per triangle only for trivial meshes; 1 B/triangle errs high. */
 const DRACO_BYTES_PER_TRIANGLE = 1;
 
 function inspect(name: string, head: Uint8Array, size: number): HeaderFacts {
-  if (ascii(head, 0, 5) !== 'DRACO')
-    throw corrupt(name, 'it does not start with "DRACO", so it is not a Draco file');
+  const fault = dracoHeaderFault(head, size);
+  if (fault) throw corrupt(name, fault);
   return { triangles: Math.ceil(size / DRACO_BYTES_PER_TRIANGLE), exact: false };
+}
+
+/** DRACOLoader rejects with its worker's message ({ type: 'error', error: '...' }), not an Error. */
+export function errorOf(e: unknown): Error {
+  if (e instanceof Error) return e;
+  if (typeof e === 'object' && e !== null && 'error' in e)
+    return new Error(String((e as { error: unknown }).error));
+  return new Error(String(e));
 }
 
 /**
@@ -22,7 +31,7 @@ function inspect(name: string, head: Uint8Array, size: number): HeaderFacts {
 function decode(buffer: ArrayBuffer): Promise<BufferGeometry> {
   const loader = new DRACOLoader().setWorkerLimit(1);
   return new Promise<BufferGeometry>((resolve, reject) => {
-    loader.parse(buffer, resolve, (e: unknown) => reject(e instanceof Error ? e : new Error(String(e))));
+    loader.parse(buffer, resolve, (e: unknown) => reject(errorOf(e)));
   }).finally(() => loader.dispose());
 }
 

@@ -21,21 +21,21 @@ export interface MeshFormatReader {
    * and mislabelled files are refused with a reason, and the triangle count feeds the budget.
    */
   inspect(name: string, head: Uint8Array, size: number): HeaderFacts;
-  parse(buffer: ArrayBuffer): ParsedTriangles | Promise<ParsedTriangles>;
+  parse(buffer: ArrayBuffer, opts?: ParseOptions): ParsedTriangles | Promise<ParsedTriangles>;
+}
+
+/** What a reader that walks the body itself (PLY, OBJ) reports while it does. */
+export interface ParseOptions {
+  /** The file as the user knows it, for messages. */
+  name?: string;
+  /** 0..1 through the body: the worker passes it on, and the watchdog hears the parse is alive. */
+  onProgress?: (fraction: number) => void;
+  /** Hears the triangle count as it becomes known, before memory is taken for it; throws to refuse. */
+  checkTriangles?: (triangles: number) => void;
 }
 
 export function corrupt(name: string, what: string, action = 'Export or download the mesh again.'): AppError {
   return new AppError('bad-input', `${name} cannot be read: ${what}.`, { action });
-}
-
-export function isMostlyText(head: Uint8Array): boolean {
-  let printable = 0;
-  const n = Math.min(head.length, 1024);
-  for (let i = 0; i < n; i++) {
-    const b = head[i]!;
-    if (b === 9 || b === 10 || b === 13 || (b >= 32 && b < 127)) printable++;
-  }
-  return n > 0 && printable / n > 0.98;
 }
 
 export function ascii(bytes: Uint8Array, from = 0, to = bytes.length): string {

@@ -1,37 +1,22 @@
-/** Wavefront OBJ, read by three's OBJLoader. */
-import type { Mesh, Object3D } from 'three';
-import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
-import { trianglesOf } from './format-reader.js';
-import type { MeshFormatReader, ParsedTriangles } from './format-reader.js';
+/** Wavefront OBJ: vertices and faces, read by obj-body.ts. */
+import { foreignContent, otherMeshFormat } from '../../../src-shared/mesh-content.js';
+import { corrupt } from './format-reader.js';
+import type { MeshFormatReader } from './format-reader.js';
+import { readObjBody } from './obj-body.js';
 
-/** An OBJ triangle is an "f a b c" line plus about half a "v x y z" line: 30 to 60 bytes. */
+/**
+ * An OBJ triangle is an "f a b c" line plus about half a "v x y z" line: 30 to 60 bytes. Only a
+ * first guess, before the file is read: the body's first pass counts the corners of every face.
+ */
 const OBJ_BYTES_PER_TRIANGLE = 30;
-
-/** Every triangle mesh of an OBJ (it may hold several objects and groups) as one soup. */
-function soupOf(root: Object3D): ParsedTriangles {
-  const parts: Float32Array[] = [];
-  root.traverse((o) => {
-    const mesh = o as Mesh;
-    if (mesh.isMesh) {
-      // OBJLoader yields non-indexed geometry; toNonIndexed keeps this true if that ever changes.
-      const g = mesh.geometry.index ? mesh.geometry.toNonIndexed() : mesh.geometry;
-      const p = trianglesOf(g).positions;
-      if (p.length > 0) parts.push(p);
-    }
-  });
-  if (parts.length === 1) return { positions: parts[0]!, index: null };
-  const positions = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    positions.set(p, at);
-    at += p.length;
-  }
-  return { positions, index: null };
-}
 
 export const objReader: MeshFormatReader = {
   label: 'OBJ',
-  // Plain text with no header to check: only the size, for the budget.
-  inspect: (_name, _head, size) => ({ triangles: Math.ceil(size / OBJ_BYTES_PER_TRIANGLE), exact: false }),
-  parse: (buffer) => soupOf(new OBJLoader().parse(new TextDecoder().decode(buffer))),
+  inspect: (name, head, size) => {
+    // Plain text with no header: what it plainly is instead (a server's error page) is named.
+    const other = foreignContent(head) ?? otherMeshFormat(head, size);
+    if (other) throw corrupt(name, `it is ${other}, not an OBJ mesh`);
+    return { triangles: Math.ceil(size / OBJ_BYTES_PER_TRIANGLE), exact: false };
+  },
+  parse: (buffer, opts) => readObjBody(opts?.name ?? 'The OBJ file', buffer, opts),
 };

@@ -86,6 +86,7 @@ export async function weldBinaryStl(
     onBytes?.(bytes);
   }
   if (t !== triangles || carried !== 0) throw changed();
-  const { index, degenerate } = finishIndex(corners, welder.unique);
-  return { positions: welder.positions(), index, degenerate, weldMs };
+  const positions = welder.positions();
+  const { index, degenerate } = finishIndex(corners, positions);
+  return { positions, index, degenerate, weldMs };
 }

@@ -1,0 +1,130 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES } from './jobs.test-support.js';
+import { checkMeshFile } from './output-place.js';
+
+const MESH = join(FIXTURES, 'mesh');
+let dir: string;
+let made = 0;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'scan2mesh-mesh-check-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const fixture = (name: string): Promise<Buffer> => readFile(join(MESH, name));
+
+/** The check's verdict on these bytes saved as a download with this extension: undefined when kept. */
+async function verdict(bytes: Buffer | string, ext: string): Promise<string | undefined> {
+  const path = join(dir, `download-${++made}${ext}`);
+  await writeFile(path, bytes);
+  return checkMeshFile(path, ext, `mesh${ext}`).then(
+    () => undefined,
+    (e: unknown) => (e as Error).message,
+  );
+}
+
+/** A text fixture with its header's `element face` line preceded by `extra` header lines. */
+const withHeaderLines = (text: string, extra: string): string =>
+  text.replace(/element face/, `${extra}\nelement face`);
+
+describe('the download check of a mesh', () => {
+  it('refuses PLY elements that cost no bytes, whatever their count (D1)', async () => {
+    const ascii = (await fixture('bunny-ascii.ply')).toString('latin1');
+    for (const count of ['9007199254740991', '4294967295'])
+      expect(await verdict(withHeaderLines(ascii, `element pad ${count}`), '.ply')).toMatch(
+        /"pad" elements with no data/,
+      );
+    const binary = await fixture('turbineblade-binary.ply');
+    const end = binary.indexOf('end_header');
+    const padded = Buffer.concat([
+      binary.subarray(0, end),
+      Buffer.from('element pad 9007199254740991\n'),
+      binary.subarray(end),
+    ]);
+    expect(await verdict(padded, '.ply')).toMatch(/9,007,199,254,740,991 "pad" elements with no data/);
+  });
+
+  it('refuses an ASCII PLY or OBJ whose body ends before what it declares (D3)', async () => {
+    const ply = (await fixture('bunny-ascii.ply')).toString('latin1');
+    const lines = ply.split('\n');
+    const cut = lines.slice(0, lines.length - 20_000).join('\n') + '\n';
+    expect(await verdict(cut, '.ply')).toMatch(/ends after 49,452 of the 69,451 "face" elements/);
+    const obj = (await fixture('spot-public-domain.obj')).toString('latin1');
+    expect(await verdict(obj.slice(0, obj.lastIndexOf('\nf ') + 9), '.obj')).toMatch(
+      /ends in the middle of a statement \("f [^"]*"\), so it is truncated/,
+    );
+    // A whole CRLF copy is whole.
+    expect(await verdict(ply.replace(/\n/g, '\r\n'), '.ply')).toBeUndefined();
+  });
+
+  it('names content that is no mesh, or another format, whatever the extension (D4)', async () => {
+    const page = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head></html>\n';
+    const json = '{"error": "upstream timed out", "status": 504}';
+    for (const ext of ['.stl', '.ply', '.obj', '.drc']) {
+      expect(await verdict(page, ext)).toMatch(/is not a usable .* mesh: it is a web page/);
+      expect(await verdict(json, ext)).toMatch(/: it is JSON/);
+    }
+    const spot = await fixture('spot-public-domain.obj');
+    expect(await verdict(gzipSync(spot), '.obj')).toMatch(/it is gzip-compressed data, not an OBJ mesh/);
+    expect(await verdict(await fixture('spider-binary.stl'), '.obj')).toMatch(
+      /it is a binary STL, not an OBJ/,
+    );
+    expect(await verdict(await fixture('bunny-ascii.ply'), '.stl')).toMatch(/it is a PLY file, not an STL/);
+  });
+
+  it('refuses a Draco file cut short or with a header only, and empty meshes of every format (D4)', async () => {
+    const drc = await fixture('bunny.drc');
+    expect(await verdict(drc, '.drc')).toBeUndefined();
+    expect(await verdict(drc.subarray(0, 12), '.drc')).toMatch(/only 12 bytes: a Draco header and no mesh/);
+    expect(await verdict(drc.subarray(0, drc.length >> 1), '.drc')).toMatch(/Draco's decoder cannot read it/);
+    const stl = Buffer.from((await fixture('spider-binary.stl')).subarray(0, 84));
+    stl.writeUInt32LE(0, 80);
+    expect(await verdict(stl, '.stl')).toMatch(/holds no triangles: the mesh is empty/);
+    const spot = (await fixture('spot-public-domain.obj')).toString('latin1');
+    const noFaces = spot.replace(/^f .*\n/gm, '');
+    expect(await verdict(noFaces, '.obj')).toMatch(/no faces \("f"\)/);
+  });
+
+  it('refuses coordinates beyond a kilometre, or not numbers (D5)', async () => {
+    const stl = Buffer.from(await fixture('spider-binary.stl'));
+    stl.writeFloatLE(1e30, 84 + 50 * 7 + 12);
+    expect(await verdict(stl, '.stl')).toMatch(/coordinates as large as 1.00e\+30, beyond ±1,000,000 mm/);
+    const obj = (await fixture('spot-public-domain.obj')).toString('latin1').replace(/^v .*$/m, 'v 1e38 0 0');
+    expect(await verdict(obj, '.obj')).toMatch(/as large as 1.00e\+38/);
+  });
+
+  it('keeps a binary STL padded by a few bytes and a small ASCII STL with a non-ASCII name (D8)', async () => {
+    const spider = await fixture('spider-binary.stl');
+    expect(await verdict(Buffer.concat([spider, Buffer.from('\n\0\0\0')]), '.stl')).toBeUndefined();
+    expect(await verdict(Buffer.concat([spider, Buffer.alloc(50)]), '.stl')).toMatch(/neither a binary STL/);
+    const facet = (await fixture('sphere-ascii.stl')).toString('latin1').match(/facet[\s\S]*?endfacet\n/)![0];
+    const small = Buffer.concat([
+      Buffer.from('solid Schädel-Ünterkiefer \u{1F9B7}\n', 'utf8'),
+      Buffer.from(facet, 'latin1'),
+      Buffer.from('endsolid\n'),
+    ]);
+    expect(small.length).toBeLessThan(300);
+    expect(await verdict(small, '.stl')).toBeUndefined();
+  });
+
+  it('says which vertex a face names that the mesh does not have (D8)', async () => {
+    const spot = (await fixture('spot-public-domain.obj')).toString('latin1');
+    for (const bad of ['0', '-99999', '99999'])
+      expect(await verdict(spot.replace(/^f \S+/m, `f ${bad}`), '.obj')).toMatch(
+        new RegExp(`a face refers to vertex ${bad}, which the mesh does not have`),
+      );
+    const ply = (await fixture('bunny-ascii.ply')).toString('latin1').replace(/^3 \d+/m, '3 35947');
+    expect(await verdict(ply, '.ply')).toMatch(
+      /a face refers to vertex 35947, which the mesh does not have \(it has 35,947\)/,
+    );
+    const unknown = (await fixture('bunny-ascii.ply'))
+      .toString('latin1')
+      .replace('property float x', 'property float128 x');
+    expect(await verdict(unknown, '.ply')).toMatch(/names a property type no reader knows \("float128"\)/);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * What is wrong with a downloaded mesh, read once front to back: the job is done only when the
+ * viewer will show what was saved. The rules are the viewer's (src-renderer/viewer/formats/, which
+ * the main process does not import), shared where both apply them (src-shared/mesh-content.ts,
+ * ply-header.ts): content that is something else (a server's error page, JSON, gzip) is named for
+ * what it is; a binary STL has 84 + 50 bytes per triangle of its count (and at most a few bytes of
+ * padding); an ASCII STL ends with "endsolid"; a PLY's elements are all there; an OBJ's faces name
+ * vertices it has and its last statement is whole; a Draco file decodes; a mesh without triangles
+ * is empty; and no coordinate lies beyond MAX_COORDINATE.
+ */
+import { foreignContent, otherMeshFormat, stlKind, dracoHeaderFault } from '../../src-shared/mesh-content.js';
+import { checkPly } from './mesh-check-ply.js';
+import { MeshFault, checkCoordinate, fmt, forEachChunk, forEachLine } from './mesh-scan.js';
+import { checkDraco } from './mesh-check-draco.js';
+
+export type MeshExtension = '.stl' | '.ply' | '.obj' | '.drc';
+export const MESH_EXTENSIONS: readonly string[] = ['.stl', '.ply', '.obj', '.drc'];
+
+const EMPTY = 'it holds no triangles: the mesh is empty';
+
+async function checkStl(path: string, head: Buffer, size: number): Promise<void> {
+  const stl = stlKind(head, size);
+  if (stl.kind === 'binary') {
+    if (stl.triangles === 0) throw new MeshFault(`${EMPTY} (its header counts 0 triangles)`);
+    let carry = Buffer.alloc(0);
+    await forEachChunk(path, 84, stl.bytes, (chunk) => {
+      const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      let at = 0;
+      // A record: a normal (3 floats), 3 corners (9 floats), 2 attribute bytes.
+      for (; at + 50 <= buf.length; at += 50)
+        for (let k = 3; k < 12; k++) checkCoordinate(buf.readFloatLE(at + 4 * k));
+      carry = Buffer.from(buf.subarray(at));
+    });
+    return;
+  }
+  if (stl.kind === 'neither') {
+    const other = foreignContent(head) ?? otherMeshFormat(head, size);
+    if (other) throw new MeshFault(`it is ${other}, not an STL mesh`);
+    if (stl.triangles === null)
+      throw new MeshFault(`it has only ${size} bytes, too short for a binary STL, and is not an ASCII STL`);
+    const need = 84 + 50 * stl.triangles;
+    throw new MeshFault(
+      need > size && need - size < 50 * stl.triangles
+        ? `it is a binary STL whose header announces ${stl.triangles} triangles (${need} bytes) but it has ${size} bytes`
+        : `it is neither a binary STL (its size, ${fmt(size)} bytes, does not fit the triangle count in its header) nor an ASCII STL`,
+    );
+  }
+  let corners = 0;
+  let ended = false;
+  await forEachLine(path, 0, size, (line) => {
+    const w = line.trim().split(/\s+/);
+    if (w[0] === 'vertex') {
+      corners++;
+      for (let k = 1; k <= 3; k++) checkCoordinate(Number(w[k]));
+    } else if (w[0] === 'endsolid') ended = true;
+    else if (w[0] !== '') ended = false;
+  });
+  if (!ended) throw new MeshFault('it is an ASCII STL that does not end with "endsolid"');
+  if (corners === 0) throw new MeshFault(EMPTY);
+  if (corners % 3 !== 0) throw new MeshFault(`it has ${fmt(corners)} "vertex" lines, not three per facet`);
+}
+
+async function checkObj(path: string, head: Buffer, size: number): Promise<void> {
+  const other = foreignContent(head) ?? otherMeshFormat(head, size);
+  if (other) throw new MeshFault(`it is ${other}, not an OBJ mesh`);
+  let vertices = 0;
+  let faces = 0;
+  await forEachLine(path, 0, size, (line, lineNo, last, newline) => {
+    const w = line.trim().split(/\s+/);
+    if (w[0] !== 'v' && w[0] !== 'f') return;
+    const bad = (what: string): MeshFault =>
+      last && !newline
+        ? new MeshFault(
+            `it ends in the middle of a statement ("${line.trim().slice(0, 40)}"), so it is truncated`,
+          )
+        : new MeshFault(`line ${fmt(lineNo)} is ${what}`);
+    if (w[0] === 'v') {
+      if (w.length < 4) throw bad('a vertex with fewer than 3 coordinates');
+      for (let k = 1; k <= 3; k++)
+        if (Number.isNaN(Number(w[k]))) throw bad('a vertex whose coordinates are not numbers');
+      for (let k = 1; k <= 3; k++) checkCoordinate(Number(w[k]));
+      vertices++;
+      return;
+    }
+    if (w.length < 4) throw bad('a face with fewer than 3 corners');
+    for (let k = 1; k < w.length; k++) {
+      const token = w[k]!;
+      const slash = token.indexOf('/');
+      const raw = slash < 0 ? token : token.slice(0, slash);
+      const n = Number(raw);
+      if (!Number.isInteger(n) || raw === '') throw bad('a face whose corners are not vertex numbers');
+      if (n === 0 || Math.abs(n) > vertices)
+        throw new MeshFault(
+          `a face refers to vertex ${raw.slice(0, 24)}, which the mesh does not have (it has ${fmt(vertices)} so far)`,
+        );
+    }
+    faces++;
+  });
+  if (vertices === 0 || faces === 0)
+    throw new MeshFault(`it has no ${vertices === 0 ? 'vertices ("v")' : 'faces ("f")'}: ${EMPTY}`);
+}
+
+/**
+ * Draco files are decoded to be checked only up to this size (about two million triangles): the
+ * decoder runs on the thread that also serves the window and the queue (a tenth of a second per
+ * million triangles), and its WebAssembly memory grows to the largest mesh and stays. A larger one
+ * gets the header's checks here, and is decoded, in a worker, by the viewer.
+ */
+const DRACO_DECODE_MAX_BYTES = 16 * 1024 * 1024;
+
+async function checkDrc(path: string, head: Buffer, size: number): Promise<void> {
+  const fault = dracoHeaderFault(head, size);
+  if (fault) throw new MeshFault(fault);
+  if (size <= DRACO_DECODE_MAX_BYTES) await checkDraco(path);
+}
+
+const CHECKS: Record<MeshExtension, (path: string, head: Buffer, size: number) => Promise<void>> = {
+  '.stl': checkStl,
+  '.ply': async (path, head, size) => {
+    const other =
+      foreignContent(head) ??
+      (head.toString('latin1', 0, 3) === 'ply' ? undefined : otherMeshFormat(head, size));
+    if (other) throw new MeshFault(`it is ${other}, not a PLY mesh`);
+    await checkPly(path, head, size);
+  },
+  '.obj': checkObj,
+  '.drc': checkDrc,
+};
+
+/** What is wrong with the mesh at `path` (`head`: its first bytes, `size` > 0), or undefined. */
+export async function meshFault(
+  path: string,
+  ext: MeshExtension,
+  head: Buffer,
+  size: number,
+): Promise<string | undefined> {
+  try {
+    await CHECKS[ext](path, head, size);
+    return undefined;
+  } catch (e) {
+    if (e instanceof MeshFault) return e.message;
+    throw e;
+  }
+}
