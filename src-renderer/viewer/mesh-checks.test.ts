@@ -32,10 +32,9 @@ const BUNNY_PLY = (): string => latin1(fixtureMesh('bunny-ascii.ply'));
 
 describe('the viewer refuses or reads what the audit found', () => {
   it('refuses PLY elements with no data before walking them (D1)', async () => {
-    const t0 = performance.now();
+    // Walked, 2^53 empty elements would run for years: the test's own timeout catches the old code.
     const ply = BUNNY_PLY().replace('element face', 'element pad 9007199254740991\nelement face');
     expect(await refusal(load('pad.ply', 'ply', fromLatin1(ply)))).toMatch(/"pad" elements with no data/);
-    expect(performance.now() - t0).toBeLessThan(2_000);
   });
 
   it('splits every PLY polygon into a fan of triangles, never dropping it (D2)', async () => {
