@@ -51,3 +51,28 @@ export function areaWeightedNormals(positions: ArrayLike<number>, index: ArrayLi
   }
   return normals;
 }
+
+/**
+ * Below this sine of a corner's angle a triangle is taken as flat: float32 corners on one line
+ * come out of the cross product at about 1e-7 of the edges' product, not at 0.
+ */
+const FLAT_SINE = 1e-6;
+
+/**
+ * Whether the triangle of these corners (vertex numbers into `p`) has no area: the viewer counts
+ * such triangles, and the download check refuses a mesh made only of them.
+ */
+export function noArea(p: ArrayLike<number>, a: number, b: number, c: number): boolean {
+  if (a === b || b === c || a === c) return true;
+  const ux = p[b * 3]! - p[a * 3]!,
+    uy = p[b * 3 + 1]! - p[a * 3 + 1]!,
+    uz = p[b * 3 + 2]! - p[a * 3 + 2]!;
+  const vx = p[c * 3]! - p[a * 3]!,
+    vy = p[c * 3 + 1]! - p[a * 3 + 1]!,
+    vz = p[c * 3 + 2]! - p[a * 3 + 2]!;
+  const cx = uy * vz - uz * vy,
+    cy = uz * vx - ux * vz,
+    cz = ux * vy - uy * vx;
+  const cross2 = cx * cx + cy * cy + cz * cz;
+  return cross2 <= FLAT_SINE * FLAT_SINE * (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz);
+}

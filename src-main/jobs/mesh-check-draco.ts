@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DecoderModule } from 'draco3d';
-import { MeshFault, checkCoordinate } from './mesh-scan.js';
+import { MeshFault, SurfaceWitness, checkCoordinate } from './mesh-scan.js';
 
 let decoderModule: Promise<DecoderModule> | null = null;
 
@@ -18,6 +18,7 @@ export async function checkDraco(path: string): Promise<void> {
   const buffer = new dm.DecoderBuffer();
   const mesh = new dm.Mesh();
   const values = new dm.DracoFloat32Array();
+  const face = new dm.DracoInt32Array();
   try {
     buffer.Init(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes.byteLength);
     if (decoder.GetEncodedGeometryType(buffer) !== dm.TRIANGULAR_MESH)
@@ -30,8 +31,19 @@ export async function checkDraco(path: string): Promise<void> {
     if (id < 0) throw new MeshFault('it has no vertex positions');
     decoder.GetAttributeFloatForAllPoints(mesh, decoder.GetAttribute(mesh, id), values);
     const n = values.size();
-    for (let i = 0; i < n; i++) checkCoordinate(values.GetValue(i));
+    const surface = new SurfaceWitness(n / 3);
+    for (let i = 0; i < n; i += 3) {
+      for (let k = 0; k < 3; k++) checkCoordinate(values.GetValue(i + k));
+      surface.vertex(values.GetValue(i), values.GetValue(i + 1), values.GetValue(i + 2));
+    }
+    const corners = [0, 0, 0];
+    for (let f = 0; f < mesh.num_faces() && surface.open; f++) {
+      decoder.GetFaceFromMesh(mesh, f, face);
+      for (let k = 0; k < 3; k++) corners[k] = face.GetValue(k);
+      surface.face(corners);
+    }
+    surface.check();
   } finally {
-    for (const o of [values, mesh, buffer, decoder]) dm.destroy(o);
+    for (const o of [face, values, mesh, buffer, decoder]) dm.destroy(o);
   }
 }

@@ -6,21 +6,43 @@
 import { plyBodyFault, plyMeshElements, readPlyHeader } from '../../src-shared/ply-header.js';
 import type { PlyElement, PlyHeader } from '../../src-shared/ply-header.js';
 import { PLY_GETTERS, PLY_TYPE_BYTES } from '../../src-shared/ply-types.js';
-import { MeshFault, checkCoordinate, fmt, forEachChunk, forEachLine } from './mesh-scan.js';
+import { MeshFault, SurfaceWitness, checkCoordinate, fmt, forEachChunk, forEachLine } from './mesh-scan.js';
 
-/** Per element: which properties are the vertex's coordinates (x, y, z) or the face's corners. */
+/**
+ * Per element: which properties are the vertex's coordinates (0, 1, 2 for x, y, z; -1 for none) or
+ * the face's corners.
+ */
 interface Roles {
-  axis: boolean[];
+  axis: number[];
   corners: boolean[];
+  /** The element is the mesh's vertex element, or its face element. */
+  is: 'vertex' | 'face' | 'other';
 }
 
-function rolesOf(h: PlyHeader): Roles[] {
+function rolesOf(h: PlyHeader): { roles: Roles[]; vertexFirst: boolean } {
   const mesh = plyMeshElements(h);
   if (typeof mesh === 'string') throw new MeshFault(mesh);
-  return h.elements.map((el) => ({
-    axis: el.properties.map((p) => el === mesh.vertex && !p.list && ['x', 'y', 'z'].includes(p.name)),
+  const roles = h.elements.map((el) => ({
+    axis: el.properties.map((p) => (el === mesh.vertex && !p.list ? ['x', 'y', 'z'].indexOf(p.name) : -1)),
     corners: el.properties.map((p) => el === mesh.face && p === mesh.faceList),
+    is: el === mesh.vertex ? ('vertex' as const) : el === mesh.face ? ('face' as const) : ('other' as const),
   }));
+  return { roles, vertexFirst: h.elements.indexOf(mesh.vertex) < h.elements.indexOf(mesh.face) };
+}
+
+/** What a walk hands on: a vertex's coordinates as they are read, a face's corners once read. */
+class Feed {
+  readonly xyz = [0, 0, 0];
+  readonly corners: number[] = [];
+  /** `surface`: undefined when faces come before the vertices they name (then not judged here). */
+  constructor(readonly surface: SurfaceWitness | undefined) {}
+
+  end(r: Roles): void {
+    if (r.is === 'face') {
+      this.surface?.face(this.corners);
+      this.corners.length = 0;
+    } else if (r.is === 'vertex') this.surface?.vertex(this.xyz[0]!, this.xyz[1]!, this.xyz[2]!);
+  }
 }
 
 function corner(v: number, vertices: number): void {
@@ -41,13 +63,18 @@ function binaryInstance(
   r: Roles,
   le: boolean,
   vertices: number,
+  feed: Feed,
 ): number {
   for (let k = 0; k < el.properties.length; k++) {
     const p = el.properties[k]!;
     const bytes = PLY_TYPE_BYTES[p.type]!;
     if (!p.list) {
       if (at + bytes > view.byteLength) return -1;
-      if (r.axis[k]) checkCoordinate(PLY_GETTERS[p.type]!(view, at, le));
+      if (r.axis[k]! >= 0) {
+        const v = PLY_GETTERS[p.type]!(view, at, le);
+        checkCoordinate(v);
+        feed.xyz[r.axis[k]!] = v;
+      }
       at += bytes;
       continue;
     }
@@ -57,9 +84,14 @@ function binaryInstance(
     at += p.list.bytes;
     if (at + n * bytes > view.byteLength) return -1;
     if (r.corners[k])
-      for (let c = 0; c < n; c++) corner(PLY_GETTERS[p.type]!(view, at + c * bytes, le), vertices);
+      for (let c = 0; c < n; c++) {
+        const v = PLY_GETTERS[p.type]!(view, at + c * bytes, le);
+        corner(v, vertices);
+        feed.corners.push(v);
+      }
     at += n * bytes;
   }
+  feed.end(r);
   return at;
 }
 
@@ -69,6 +101,7 @@ async function walkBinary(
   size: number,
   roles: Roles[],
   vertices: number,
+  feed: Feed,
 ): Promise<void> {
   const le = h.format === 'binary_little_endian';
   let e = 0;
@@ -85,7 +118,7 @@ async function walkBinary(
         i = 0;
         continue;
       }
-      const end = binaryInstance(view, at, el, roles[e]!, le, vertices);
+      const end = binaryInstance(view, at, el, roles[e]!, le, vertices, feed);
       if (end < 0) break;
       at = end;
       i++;
@@ -102,6 +135,7 @@ async function walkAscii(
   size: number,
   roles: Roles[],
   vertices: number,
+  feed: Feed,
 ): Promise<void> {
   let e = 0;
   let i = 0;
@@ -118,10 +152,16 @@ async function walkAscii(
       if (!(n >= 0) || t + n > w.length) throw new MeshFault(`a "${el.name}" line in its body is cut short`);
       for (let c = 0; c < n; c++) {
         const v = Number(w[t++]);
-        if (r.axis[k]) checkCoordinate(v);
-        else if (r.corners[k]) corner(v, vertices);
+        if (r.axis[k]! >= 0) {
+          checkCoordinate(v);
+          feed.xyz[r.axis[k]!] = v;
+        } else if (r.corners[k]) {
+          corner(v, vertices);
+          feed.corners.push(v);
+        }
       }
     }
+    feed.end(r);
     i++;
   });
   while (e < h.elements.length && i >= h.elements[e]!.count) [e, i] = [e + 1, 0];
@@ -134,7 +174,9 @@ export async function checkPly(path: string, head: Buffer, size: number): Promis
   if (typeof h === 'string') throw new MeshFault(h);
   const fault = plyBodyFault(h, size);
   if (fault) throw new MeshFault(fault);
-  const roles = rolesOf(h);
+  const { roles, vertexFirst } = rolesOf(h);
   const vertices = h.elements.find((el) => el.name === 'vertex')!.count;
-  await (h.format === 'ascii' ? walkAscii : walkBinary)(path, h, size, roles, vertices);
+  const feed = new Feed(vertexFirst ? new SurfaceWitness(vertices) : undefined);
+  await (h.format === 'ascii' ? walkAscii : walkBinary)(path, h, size, roles, vertices, feed);
+  feed.surface?.check();
 }

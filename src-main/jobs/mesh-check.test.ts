@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeMesh } from '../engine/segmentation/mesh-writers.js';
 import { FIXTURES } from './jobs.test-support.js';
 import { checkMeshFile } from './output-place.js';
 
@@ -126,5 +127,47 @@ describe('the download check of a mesh', () => {
       .toString('latin1')
       .replace('property float x', 'property float128 x');
     expect(await verdict(unknown, '.ply')).toMatch(/names a property type no reader knows \("float128"\)/);
+  });
+
+  it('refuses a mesh whose every triangle has no area, in every format, and keeps one with area', async () => {
+    // The real fixtures with each vertex moved onto the x axis: every triangle lies on one line.
+    const spider = Buffer.from(await fixture('spider-binary.stl'));
+    const triangles = spider.readUInt32LE(80);
+    for (let t = 0; t < triangles; t++)
+      for (let c = 0; c < 3; c++)
+        for (const axis of [1, 2]) spider.writeFloatLE(0, 84 + 50 * t + 12 + 12 * c + 4 * axis);
+    expect(await verdict(spider, '.stl')).toMatch(
+      new RegExp(`all ${triangles.toLocaleString('en-US')} of its triangles are degenerate \\(zero area\\)`),
+    );
+    const sphere = (await fixture('sphere-ascii.stl')).toString('latin1');
+    const onLine = sphere.replace(/vertex\s+(\S+)\s+\S+\s+\S+/g, 'vertex $1 0 0');
+    expect(await verdict(onLine, '.stl')).toMatch(/degenerate \(zero area\)/);
+    const bunny = (await fixture('bunny-ascii.ply')).toString('latin1');
+    const [head, body] = bunny.split('end_header\n') as [string, string];
+    const lines = body.split('\n');
+    for (let i = 0; i < 35947; i++) lines[i] = lines[i]!.replace(/^(\S+) \S+ \S+/, '$1 0 0');
+    expect(await verdict(`${head}end_header\n${lines.join('\n')}`, '.ply')).toMatch(
+      /degenerate \(zero area\)/,
+    );
+    const spot = (await fixture('spot-public-domain.obj')).toString('latin1');
+    expect(await verdict(spot.replace(/^v (\S+) \S+ \S+/gm, 'v $1 0 0'), '.obj')).toMatch(/degenerate/);
+    // Faces whose corners repeat a vertex: no area whatever the vertices.
+    expect(await verdict(spot.replace(/^f (\S+) \S+ \S+/gm, 'f $1 $1 $1'), '.obj')).toMatch(/degenerate/);
+    // Binary PLY and Draco, as the engine writes them: flat, then with one triangle given area back.
+    const positions = new Float32Array([0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 0, 1, 0]);
+    for (const [indices, kept] of [
+      [[0, 1, 2, 1, 2, 3, 0, 0, 3], false],
+      [[0, 1, 2, 1, 2, 3, 0, 1, 4], true],
+    ] as const)
+      for (const ext of ['.ply', '.drc'] as const) {
+        const path = join(dir, `written-${++made}${ext}`);
+        await writeMesh({ positions, indices: new Uint32Array(indices) }, path, ext);
+        const got = await verdict(await readFile(path), ext);
+        if (kept) expect(got).toBeUndefined();
+        else expect(got).toMatch(/degenerate \(zero area\)/);
+      }
+    // One facet with area among flat ones is a surface to show.
+    spider.writeFloatLE(5, 84 + 12 + 12 + 4);
+    expect(await verdict(spider, '.stl')).toBeUndefined();
   });
 });

@@ -6,11 +6,12 @@
  * what it is; a binary STL has 84 + 50 bytes per triangle of its count (and at most a few bytes of
  * padding); an ASCII STL ends with "endsolid"; a PLY's elements are all there; an OBJ's faces name
  * vertices it has and its last statement is whole; a Draco file decodes; a mesh without triangles
- * is empty; and no coordinate lies beyond MAX_COORDINATE.
+ * is empty, one whose every triangle has no area shows nothing; and no coordinate lies beyond
+ * MAX_COORDINATE.
  */
 import { foreignContent, otherMeshFormat, stlKind, dracoHeaderFault } from '../../src-shared/mesh-content.js';
 import { checkPly } from './mesh-check-ply.js';
-import { MeshFault, checkCoordinate, fmt, forEachChunk, forEachLine } from './mesh-scan.js';
+import { MeshFault, SurfaceWitness, checkCoordinate, fmt, forEachChunk, forEachLine } from './mesh-scan.js';
 import { checkDraco } from './mesh-check-draco.js';
 
 export type MeshExtension = '.stl' | '.ply' | '.obj' | '.drc';
@@ -22,15 +23,22 @@ async function checkStl(path: string, head: Buffer, size: number): Promise<void>
   const stl = stlKind(head, size);
   if (stl.kind === 'binary') {
     if (stl.triangles === 0) throw new MeshFault(`${EMPTY} (its header counts 0 triangles)`);
+    const surface = new SurfaceWitness();
+    const facet = new Float32Array(9);
     let carry = Buffer.alloc(0);
     await forEachChunk(path, 84, stl.bytes, (chunk) => {
       const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       let at = 0;
       // A record: a normal (3 floats), 3 corners (9 floats), 2 attribute bytes.
-      for (; at + 50 <= buf.length; at += 50)
+      for (; at + 50 <= buf.length; at += 50) {
         for (let k = 3; k < 12; k++) checkCoordinate(buf.readFloatLE(at + 4 * k));
+        if (!surface.open) continue;
+        for (let k = 0; k < 9; k++) facet[k] = buf.readFloatLE(at + 12 + 4 * k);
+        surface.triangle(facet);
+      }
       carry = Buffer.from(buf.subarray(at));
     });
+    surface.check();
     return;
   }
   if (stl.kind === 'neither') {
@@ -47,17 +55,25 @@ async function checkStl(path: string, head: Buffer, size: number): Promise<void>
   }
   let corners = 0;
   let ended = false;
+  const surface = new SurfaceWitness();
+  const facet: number[] = [];
   await forEachLine(path, 0, size, (line) => {
     const w = line.trim().split(/\s+/);
     if (w[0] === 'vertex') {
       corners++;
       for (let k = 1; k <= 3; k++) checkCoordinate(Number(w[k]));
+      facet.push(Number(w[1]), Number(w[2]), Number(w[3]));
+      if (facet.length === 9) {
+        surface.triangle(facet);
+        facet.length = 0;
+      }
     } else if (w[0] === 'endsolid') ended = true;
     else if (w[0] !== '') ended = false;
   });
   if (!ended) throw new MeshFault('it is an ASCII STL that does not end with "endsolid"');
   if (corners === 0) throw new MeshFault(EMPTY);
   if (corners % 3 !== 0) throw new MeshFault(`it has ${fmt(corners)} "vertex" lines, not three per facet`);
+  surface.check();
 }
 
 async function checkObj(path: string, head: Buffer, size: number): Promise<void> {
@@ -65,6 +81,8 @@ async function checkObj(path: string, head: Buffer, size: number): Promise<void>
   if (other) throw new MeshFault(`it is ${other}, not an OBJ mesh`);
   let vertices = 0;
   let faces = 0;
+  const surface = new SurfaceWitness();
+  const corners: number[] = [];
   await forEachLine(path, 0, size, (line, lineNo, last, newline) => {
     const w = line.trim().split(/\s+/);
     if (w[0] !== 'v' && w[0] !== 'f') return;
@@ -79,10 +97,12 @@ async function checkObj(path: string, head: Buffer, size: number): Promise<void>
       for (let k = 1; k <= 3; k++)
         if (Number.isNaN(Number(w[k]))) throw bad('a vertex whose coordinates are not numbers');
       for (let k = 1; k <= 3; k++) checkCoordinate(Number(w[k]));
+      surface.vertex(Number(w[1]), Number(w[2]), Number(w[3]));
       vertices++;
       return;
     }
     if (w.length < 4) throw bad('a face with fewer than 3 corners');
+    corners.length = 0;
     for (let k = 1; k < w.length; k++) {
       const token = w[k]!;
       const slash = token.indexOf('/');
@@ -93,11 +113,15 @@ async function checkObj(path: string, head: Buffer, size: number): Promise<void>
         throw new MeshFault(
           `a face refers to vertex ${raw.slice(0, 24)}, which the mesh does not have (it has ${fmt(vertices)} so far)`,
         );
+      // OBJ numbers vertices from 1, and from the end (-1: the last one so far) when negative.
+      corners.push(n > 0 ? n - 1 : vertices + n);
     }
+    surface.face(corners);
     faces++;
   });
   if (vertices === 0 || faces === 0)
     throw new MeshFault(`it has no ${vertices === 0 ? 'vertices ("v")' : 'faces ("f")'}: ${EMPTY}`);
+  surface.check();
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { MAX_COORDINATE } from '../../src-shared/mesh-content.js';
+import { noArea } from '../../src-shared/mesh-geometry.js';
 
 /** What is wrong with the file, in words ending the check's sentence. */
 export class MeshFault extends Error {}
@@ -59,3 +60,75 @@ export function checkCoordinate(x: number): void {
 }
 
 export const fmt = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * Whether a mesh shows anything: the viewer refuses one whose every triangle has no area (corners on
+ * one point or one line, as float32 like the viewer's), so the download check does too. Fed the
+ * vertices and then the faces as a check reads them; after the first triangle with area it only
+ * counts.
+ */
+export class SurfaceWitness {
+  /**
+   * Past this many vertices the question is left to the viewer, which asks it of every mesh it
+   * shows: a copy here takes 12 bytes a vertex, more than some files spend on one.
+   */
+  static readonly MAX_VERTICES = 16_000_000;
+  private positions: Float32Array;
+  private vertices = 0;
+  private readonly corner = new Float32Array(9);
+  private flat = 0;
+  /** A triangle with area was seen, or the mesh is too large to judge here. */
+  private settled = false;
+
+  /** `expected`: the vertex count a header announced (its file's size bounds it), else 0. */
+  constructor(expected = 0) {
+    if (expected > SurfaceWitness.MAX_VERTICES) this.settled = true;
+    this.positions = new Float32Array(3 * Math.max(Math.min(expected, SurfaceWitness.MAX_VERTICES), 256));
+  }
+
+  vertex(x: number, y: number, z: number): void {
+    if (this.settled) return;
+    if (3 * this.vertices + 3 > this.positions.length) {
+      if (this.vertices >= SurfaceWitness.MAX_VERTICES) {
+        this.settled = true;
+        return;
+      }
+      const grown = new Float32Array(Math.min(this.positions.length * 2, 3 * SurfaceWitness.MAX_VERTICES));
+      grown.set(this.positions);
+      this.positions = grown;
+    }
+    const at = 3 * this.vertices++;
+    this.positions[at] = x;
+    this.positions[at + 1] = y;
+    this.positions[at + 2] = z;
+  }
+
+  /** A face of `n` corners (0-based vertex numbers, checked by the caller), as a fan. */
+  face(corners: ArrayLike<number>, n = corners.length): void {
+    for (let k = 1; k + 1 < n && !this.settled; k++) {
+      if (noArea(this.positions, corners[0]!, corners[k]!, corners[k + 1]!)) this.flat++;
+      else this.settled = true;
+    }
+  }
+
+  /** Whether a triangle with area is still to be found (until then, feed triangles). */
+  get open(): boolean {
+    return !this.settled;
+  }
+
+  /** A triangle given by its corners' 9 coordinates (an STL facet). */
+  triangle(corners: ArrayLike<number>): void {
+    if (this.settled) return;
+    for (let k = 0; k < 9; k++) this.corner[k] = corners[k]!;
+    if (noArea(this.corner, 0, 1, 2)) this.flat++;
+    else this.settled = true;
+  }
+
+  /** Throws when triangles were seen and none has area. */
+  check(): void {
+    if (this.settled || this.flat === 0) return;
+    throw new MeshFault(
+      `${this.flat === 1 ? 'its only triangle is' : `all ${fmt(this.flat)} of its triangles are`} degenerate (zero area), corners on one point or one line: there is no surface to show`,
+    );
+  }
+}

@@ -1,5 +1,5 @@
 import { AppError } from '../../src-shared/errors.js';
-import { areaWeightedNormals } from '../../src-shared/mesh-geometry.js';
+import { areaWeightedNormals, noArea } from '../../src-shared/mesh-geometry.js';
 import { robustBounds } from './robust-extent.js';
 import type { Outliers } from './robust-extent.js';
 
@@ -146,28 +146,6 @@ export class VertexWelder {
   positions(): Float32Array {
     return new Float32Array(this.outBits.buffer.slice(0, this.unique * 12));
   }
-}
-
-/**
- * Below this sine of a corner's angle a triangle is taken as flat: float32 corners on one line
- * come out of the cross product at about 1e-7 of the edges' product, not at 0.
- */
-const FLAT_SINE = 1e-6;
-
-/** Whether the triangle of these corners (vertex numbers into `p`) has no area. */
-function noArea(p: Float32Array, a: number, b: number, c: number): boolean {
-  if (a === b || b === c || a === c) return true;
-  const ux = p[b * 3]! - p[a * 3]!,
-    uy = p[b * 3 + 1]! - p[a * 3 + 1]!,
-    uz = p[b * 3 + 2]! - p[a * 3 + 2]!;
-  const vx = p[c * 3]! - p[a * 3]!,
-    vy = p[c * 3 + 1]! - p[a * 3 + 1]!,
-    vz = p[c * 3 + 2]! - p[a * 3 + 2]!;
-  const cx = uy * vz - uz * vy,
-    cy = uz * vx - ux * vz,
-    cz = ux * vy - uy * vx;
-  const cross2 = cx * cx + cy * cy + cz * cz;
-  return cross2 <= FLAT_SINE * FLAT_SINE * (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz);
 }
 
 /**
