@@ -65,6 +65,7 @@ describe('Connections', () => {
         expect(await connections.tokenRequests()).toBe(1);
       } finally {
         await connections.close();
+        await secrets.delete(tokenAccount(customProfileId(custom)));
       }
     });
   });
@@ -136,7 +137,7 @@ describe('Connections', () => {
   });
 });
 
-describe('the token of a saved connection (§5.5: cached and reused until near expiry)', () => {
+describe('the token of a connection (§5.5: cached and reused until near expiry)', () => {
   it('is kept in the keychain: a second run signs in with it; a refused one is replaced', async () => {
     await withSources(async ({ engine, profiles, secrets }) => {
       const { id } = profiles.save({ name: 'EU', ...customOf(engine) });
@@ -165,6 +166,37 @@ describe('the token of a saved connection (§5.5: cached and reused until near e
       } finally {
         await secrets.delete(id);
         await secrets.delete(tokenAccount(id));
+      }
+    });
+  });
+
+  it('is kept for a connection given on the command line too, and only for the secret it was given', async () => {
+    await withSources(async ({ engine, profiles, secrets }) => {
+      const run = async (custom: CustomConnection): Promise<unknown> => {
+        const connections = new Connections({ profiles, secrets, custom: [custom], logger: silentLogger });
+        try {
+          return await connections.resolve(connections.describe(undefined)).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+        } finally {
+          await connections.close();
+        }
+      };
+      const custom = customOf(engine);
+      const account = tokenAccount(customProfileId(custom));
+      try {
+        expect(await run(custom)).toBeUndefined();
+        expect(engine.stats.tokensIssued).toBe(1);
+        expect(await secrets.get(account)).toMatch(/"token"/);
+        expect(await run(custom)).toBeUndefined();
+        expect(engine.stats.tokensIssued).toBe(1);
+        // The same service and client with a wrong secret: the kept token is not lent to it.
+        const wrong = await run({ ...custom, clientSecret: 'not-the-secret' });
+        expect(wrong).toMatchObject({ code: 'auth-failed' });
+        expect(engine.stats.tokensIssued).toBe(1);
+      } finally {
+        await secrets.delete(account);
       }
     });
   });

@@ -196,10 +196,11 @@ export class Connections {
       ...account,
       ...this.deps.tuning,
       logger: this.deps.logger.child('service'),
-      // A saved connection's token is kept in the keychain beside its secret, so that each run of
-      // the command line reuses it (§5.5). Not the local engine's (a new engine, a new token), nor
-      // that of a connection given on the command line, whose secret is not in the keychain either.
-      ...(kind === 'remote' && keptToken
+      // A connection's token is kept in the keychain (a saved one's beside its secret), so that each
+      // run of the command line reuses it (§5.5): a batch script calling \`scan2mesh submit\` per scan
+      // with --client-id and SCAN2MESH_CLIENT_SECRET signs in once a day, not once a scan. Not the
+      // local engine's (a new engine, a new token).
+      ...(kind !== 'local-engine' && keptToken
         ? { tokenCache: keychainTokenCache(this.deps.secrets, profileId) }
         : {}),
     });
@@ -255,12 +256,28 @@ export function tokenAccount(profileId: string): string {
   return `${profileId}#token`;
 }
 
+/**
+ * How long the token cache waits for the keychain. A connection given on the command line may run
+ * where no keychain answers (a server whose secret comes from the environment): there the token is
+ * only not kept, and the job goes on.
+ */
+const KEYCHAIN_WAIT_MS = 3000;
+
 function keychainTokenCache(secrets: Pick<SecretStore, 'get' | 'set'>, profileId: string): TokenCache {
   const account = tokenAccount(profileId);
   return {
-    read: () => secrets.get(account),
-    write: (value) => secrets.set(account, value),
+    read: () => withinKeychainWait(secrets.get(account)),
+    write: (value) => withinKeychainWait(secrets.set(account, value)),
   };
+}
+
+function withinKeychainWait<T>(call: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the keychain did not answer')), KEYCHAIN_WAIT_MS);
+    timer.unref();
+  });
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
 }
 
 function engineUnavailable(): AppError {
