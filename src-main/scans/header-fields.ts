@@ -183,8 +183,9 @@ function fieldsOf(
   };
   const pos = numbers(t, TAG.position, 3) as Vec3 | undefined;
   const ori = numbers(t, TAG.orientation, 6) as FrameInfo['orientation'];
-  const sp = (numbers(t, TAG.pixelSpacing, 2) ?? numbers(t, TAG.imagerPixelSpacing, 2)) as
-    [number, number] | undefined;
+  // Pixel Spacing alone: Imager Pixel Spacing is measured at a projection detector, not in the
+  // patient, and would give a CT volume a wrong size (about a third too small, as a test found).
+  const sp = numbers(t, TAG.pixelSpacing, 2) as [number, number] | undefined;
   if (pos) topFrame.position = pos;
   if (ori) topFrame.orientation = ori;
   if (sp) topFrame.pixelSpacing = sp;

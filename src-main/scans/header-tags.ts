@@ -24,7 +24,6 @@ const NAMED = {
   patientBirthDate: 'x00100030',
   sliceThickness: 'x00180050',
   spacingBetweenSlices: 'x00180088',
-  imagerPixelSpacing: 'x00181164',
   studyUid: 'x0020000d',
   seriesUid: 'x0020000e',
   seriesNumber: 'x00200011',

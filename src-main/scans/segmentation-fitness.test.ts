@@ -106,7 +106,7 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     expect(f).toMatchObject({
       fit: false,
       reasons: [
-        'The images do not state their pixel size, so the scan has no physical scale: a model made from it would have no true size.',
+        'The images do not state their pixel size in the patient (Pixel Spacing), so the scan has no physical scale: a model made from it would have no true size.',
       ],
     });
   });
@@ -246,6 +246,27 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
       setFrames((fr) => (fr.orientation = [1, 0.0004, 0, 0, 0.9999, 0.0004])),
     );
     expect(rounded).toMatchObject({ fit: true, reasons: [] });
+  });
+
+  it('slice positions stepping sideways in the image plane, or leaning far past any gantry tilt; the engine refuses them too', async () => {
+    // The phantom's slices are axial (normal +z), 1 mm apart along z.
+    const step = (dx: number, dz: number) =>
+      setFrames((fr, i) => (fr.position = [fr.position![0] + dx * i, fr.position![1], 694.21 + dz * i]));
+    const sideways = await fitnessOf(phantomBySlice(), step(1, 0));
+    expect(sideways.problems).toContain('error stack-across-slices');
+    expect(sideways.reasons).toEqual([
+      'The slice positions step 90° away from the direction the images face (their normal): the slices lie side by side in one plane, not one behind the other. A scanner tilts its gantry at most about 30°, so these positions cannot be right, and a model built on them would be flattened and misplaced.',
+    ]);
+    expect(await engineRefusal(phantomBySlice(), step(1, 0))).toMatch(/step 90° away from the direction/);
+    const leaning = await fitnessOf(phantomBySlice(), step(1, 0.1));
+    expect(leaning.reasons).toEqual([
+      expect.stringMatching(
+        /^The slice positions step 84° away from the direction the images face \(their normal\)\. A scanner/,
+      ),
+    ]);
+    // A 30° gantry tilt is a real scan: kept, and built along its tilted stack.
+    const tilted = await fitnessOf(phantomBySlice(), step(Math.tan(Math.PI / 6), 1));
+    expect(tilted).toMatchObject({ fit: true, reasons: [] });
   });
 
   it('slices 1e12 mm apart: larger than any head, and too far apart for a 3D scan', async () => {

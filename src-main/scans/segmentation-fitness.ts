@@ -121,7 +121,7 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
   }
   if (!s.pixelSize) {
     reasons.push(
-      'The images do not state their pixel size, so the scan has no physical scale: a model made from it would have no true size.',
+      'The images do not state their pixel size in the patient (Pixel Spacing), so the scan has no physical scale: a model made from it would have no true size.',
     );
   }
   // A model is placed from each slice's recorded position and orientation; without them its place,

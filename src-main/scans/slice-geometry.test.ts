@@ -8,7 +8,14 @@ import { layoutSlices } from './slice-layout.js';
 import { planeSources, stackGrid } from './stack-grid.js';
 import { renderPlane } from './preview.js';
 import { summarizeSeries } from './series-summary.js';
-import { FIXTURES, patchElement, phantomBySlice, phantomFiles, sameLength } from './scans.test-support.js';
+import {
+  FIXTURES,
+  patchElement,
+  phantomBySlice,
+  phantomFiles,
+  python,
+  sameLength,
+} from './scans.test-support.js';
 import { readSeriesHeaders, readVolume } from './volume-reader.js';
 import type { Volume } from './volume.js';
 
@@ -154,9 +161,35 @@ describe('a real image without a pixel size', () => {
     );
     expect(summary.fitness.fit).toBe(false);
     expect(summary.fitness.reasons).toContain(
-      'The images do not state their pixel size, so the scan has no physical scale: a model made from it would have no true size.',
+      'The images do not state their pixel size in the patient (Pixel Spacing), so the scan has no physical scale: a model made from it would have no true size.',
     );
     const phantom = await readVolume(phantomBySlice().slice(0, 2));
     expect(phantom.scaleUnknown).toBeUndefined();
+  });
+});
+
+describe('real slices that give only Imager Pixel Spacing (the size at a detector)', () => {
+  it('are not given that size: no physical scale, no model', async () => {
+    // pydicom rewrites 30 phantom slices: Pixel Spacing (0.45 mm) removed, Imager Pixel Spacing 1.2 mm.
+    const dir = join(tmp, 'imager-spacing');
+    mkdirSync(dir, { recursive: true });
+    const files = python<string[]>(
+      String.raw`
+import sys, json, os, pydicom
+out = sys.argv[1]; made = []
+for n, f in enumerate(sys.argv[2:]):
+    ds = pydicom.dcmread(f)
+    del ds.PixelSpacing
+    ds.ImagerPixelSpacing = [1.2, 1.2]
+    to = os.path.join(out, 's%03d.dcm' % n); ds.save_as(to); made.append(to)
+print(json.dumps(made))`,
+      [dir, ...phantomBySlice().slice(0, 30)],
+    );
+    const { summary } = summarizeSeries(await readSeriesHeaders(files), (p) => p);
+    expect(summary.problems.map((p) => p.code)).toContain('no-pixel-spacing');
+    expect(summary.fitness.fit).toBe(false);
+    expect(summary.fitness.reasons).toContain(
+      'The images do not state their pixel size in the patient (Pixel Spacing), so the scan has no physical scale: a model made from it would have no true size.',
+    );
   });
 });

@@ -45,6 +45,18 @@ const DEFAULT_ORIENTATION: SliceLayout['orientation'] = [1, 0, 0, 0, 1, 0];
 const fmt = (v: number, digits = 1): string => v.toFixed(digits);
 
 /**
+ * The largest angle between the line of the slice positions and the images' normal. Gantry tilt
+ * leans a CT stack by up to about 30°; far past that, the positions contradict the orientation (a
+ * stack stepping sideways within the image plane would make a volume of no thickness).
+ */
+const MAX_STACK_LEAN_DEG = 45;
+
+/** Angle (degrees) between the stack's direction and the normal, either way along it. */
+function stackLeanDegrees(dir: Vec3, normal: Vec3): number {
+  return (Math.acos(Math.min(1, Math.abs(dot(dir, normal)))) * 180) / Math.PI;
+}
+
+/**
  * Orders the frames of one series along their slice normal and checks that they form a volume.
  * Returns the layout and what is wrong with it, in words for a clinician; error-level problems mean
  * the frames do not make one volume (different sizes or orientations, slices on top of each other).
@@ -194,6 +206,22 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       file: frames[k]!.header.path,
     });
   }
+  const lean = stackLeanDegrees(stack.dir, normal);
+  // Against an orientation that is no direction (refused on its own), no angle means anything.
+  if (
+    positionsKnown &&
+    frames.length > 1 &&
+    duplicates === 0 &&
+    isValidOrientation(orientation) &&
+    lean > MAX_STACK_LEAN_DEG
+  ) {
+    problems.push({
+      severity: 'error',
+      code: 'stack-across-slices',
+      message: `The slice positions step ${fmt(lean, 0)}° away from the direction the images face (their normal)${lean > 89.5 ? ': the slices lie side by side in one plane, not one behind the other' : ''}. A scanner tilts its gantry at most about 30°, so these positions cannot be right, and a model built on them would be flattened and misplaced.`,
+      file: frames[frames.length - 1]!.header.path,
+    });
+  }
   if (positionsKnown && frames.length > 2 && duplicates === 0)
     reportSpacing(frames, stack, first.info.pixelSpacing, problems);
 
@@ -203,7 +231,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       severity: 'warning',
       code: 'no-pixel-spacing',
       message:
-        'The images do not state their pixel size, so the scan has no physical scale: the preview shows it with 1 mm pixels, and it cannot be made into a model.',
+        'The images do not state their pixel size in the patient (Pixel Spacing), so the scan has no physical scale: the preview shows it with 1 mm pixels, and it cannot be made into a model.',
     });
   }
   const [rowsStr, colsStr] = commonSize.split('x').reverse();

@@ -2,7 +2,13 @@ import { describe, expect, it, afterAll } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
 import { componentsAbove } from './components.js';
 import { MC_TABLE } from './mc-table.generated.js';
-import { createSlabPool, extractIsoSurface, extractIsoSurfaceVoxels, type SlabPool } from './iso-surface.js';
+import {
+  createSlabPool,
+  extractIsoSurface,
+  extractIsoSurfaceVoxels,
+  voxelToPatient,
+  type SlabPool,
+} from './iso-surface.js';
 import { meshBounds } from './mesh-checks.js';
 import { edgeReport, eulerCharacteristic, signedVolume } from './mesh-checks.test-support.js';
 
@@ -198,5 +204,23 @@ describe('extractIsoSurface', () => {
     await expect(extractIsoSurface(vol, 0, { pool, signal: ac.signal })).rejects.toMatchObject({
       code: 'canceled',
     });
+  });
+});
+
+describe('voxelToPatient', () => {
+  it('refuses a geometry whose slices step within the image plane: every triangle would be flat', () => {
+    const mesh = {
+      positions: new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 1]),
+      indices: new Uint32Array([0, 1, 2]),
+    };
+    const geometry = {
+      spacing: [0.5, 0.5, 1] as [number, number, number],
+      origin: [0, 0, 0] as [number, number, number],
+      rowDir: [1, 0, 0] as [number, number, number],
+      colDir: [0, 1, 0] as [number, number, number],
+    };
+    expect(() => voxelToPatient(mesh, { ...geometry, sliceDir: [1, 0, 0] })).toThrow(/do not span a volume/);
+    voxelToPatient(mesh, { ...geometry, sliceDir: [0, 0, 1] });
+    expect([...mesh.positions]).toEqual([0, 0, 0, 0.5, 0, 0, 0, 0.5, 1]);
   });
 });

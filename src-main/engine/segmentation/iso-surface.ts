@@ -250,6 +250,20 @@ export function voxelToPatient(
   const a = v.rowDir.map((c) => c * sx) as [number, number, number];
   const b = v.colDir.map((c) => c * sy) as [number, number, number];
   const c = v.sliceDir.map((d) => d * sz) as [number, number, number];
+  const det =
+    a[0] * (b[1] * c[2] - b[2] * c[1]) -
+    a[1] * (b[0] * c[2] - b[2] * c[0]) +
+    a[2] * (b[0] * c[1] - b[1] * c[0]);
+  // A stack along the image plane would flatten every triangle (intake refuses such positions;
+  // this holds for any volume handed here).
+  if (!(Math.abs(det) > 1e-3 * Math.abs(sx * sy * sz)))
+    throw new AppError(
+      'bad-input',
+      'The slice positions and the image orientation do not span a volume, so no surface can be placed in the patient.',
+      {
+        action: 'Export the series again from the scanner or viewer it came from.',
+      },
+    );
   const [ox, oy, oz] = v.origin;
   const p = mesh.positions;
   for (let i = 0; i < p.length; i += 3) {
@@ -260,10 +274,6 @@ export function voxelToPatient(
     p[i + 1] = oy + x * a[1] + y * b[1] + z * c[1];
     p[i + 2] = oz + x * a[2] + y * b[2] + z * c[2];
   }
-  const det =
-    a[0] * (b[1] * c[2] - b[2] * c[1]) -
-    a[1] * (b[0] * c[2] - b[2] * c[0]) +
-    a[2] * (b[0] * c[1] - b[1] * c[0]);
   if (det < 0) flipWinding(mesh.indices);
 }
 
