@@ -175,8 +175,9 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
     const data = join(work, 'damaged-named-data');
     const r = cli(data, 'submit', scan, '--mesh', makeable[0]!, '--out', join(work, 'damaged-named-out'));
     expect(r.status).toBe(2);
+    // The file named by its whole path too, as inspect names it.
     expect(r.stderr).toContain(
-      '1 file of this series is damaged: slice050.dcm (its header is cut off or has wrong lengths).',
+      `1 file of this series is damaged: slice050.dcm (its header is cut off or has wrong lengths). The scan is not complete without it; export the series again. (${join(scan, 'slice050.dcm')})`,
     );
     expect(r.stderr).toMatch(/Nothing was submitted/);
     expect(queued(data)).toEqual([]);

@@ -250,10 +250,13 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
     // A series is sent only when its files are sound and a model can honestly be made of it.
     const usable = series.filter(isUsable);
     for (const s of series.filter((x) => !usable.includes(x))) {
-      const error = s.problems.find((p) => p.severity === 'error')?.message;
+      const problem = s.problems.find((p) => p.severity === 'error');
+      const error = problem?.message;
       const reasons = unfitReasons(s, error ? [error] : []);
+      // The file a problem was found in, as inspect shows it: the one to look at or leave out.
+      const where = problem?.file ? ` (${oneLine(problem.file)})` : '';
       const why = [
-        ...(error ? [oneLine(error)] : []),
+        ...(error ? [oneLine(error) + where] : []),
         ...(reasons.length > 0
           ? ['no model can be made of it:', ...reasons.map((r) => `  - ${oneLine(r)}`)]
           : []),
