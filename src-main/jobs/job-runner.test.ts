@@ -170,21 +170,50 @@ describe('resuming from the states a crash leaves', () => {
       expect(engine.stats.notifies).toBe(1);
     });
 
-    it('creates a new job when the upload address expired, but not endlessly', async () => {
+    it('creates a new job when an upload address given by an earlier run expired', async () => {
+      const id = await parkedJob();
+      // A crash after POST /job left the remote job and its addresses; they expired meanwhile.
+      engine.setFaults({ presignedLifetimeSeconds: 0 });
+      const client = clientFor(engine);
+      const created = await client.createJob({
+        inputs: { cbct: { extension: '.dcm' } },
+        meshes: MANDIBLE_STL,
+      });
+      client.close();
+      engine.setFaults({});
+      const upload = created.uploads[0]!;
+      crashState((s) => {
+        s.transition(id, 'preparing');
+        s.transition(id, 'submitting');
+        s.setInput(id, 'cbct', { uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl });
+        s.transition(id, 'uploading', { remoteJobId: created.jobId });
+      });
+      const { m, ended: done } = await resumeUntilEnded(h, id);
+      expect(done?.state).toBe('done');
+      expect(done?.remoteJobId).not.toBe(created.jobId);
+      const expired = m.history(id).filter((e) => e.detail?.reason === 'the upload address expired');
+      expect(expired).toHaveLength(1);
+      expect(engine.stats.jobsCreated).toBe(2);
+    });
+
+    it('creates no other job on its own when storage refuses an address just given', async () => {
       engine.setFaults({ presignedLifetimeSeconds: 0 });
       const job = await submitScan(h, [join(DICOM, 'multiframe')]);
       const [failed] = await h.manager.waitFor([job.id]);
       expect(failed?.state).toBe('failed');
-      expect(failed?.error?.message).toMatch(/refused 4 fresh upload addresses/);
-      const expired = h.manager
-        .history(job.id)
-        .filter((e) => e.detail?.reason === 'the upload address expired');
-      expect(expired).toHaveLength(3);
-      expect(engine.stats.jobsCreated).toBe(4);
+      expect(failed?.error?.message).toMatch(
+        new RegExp(
+          `^Storage refused the upload \\(403: .*\\) \\d+ s after the service gave its address, too soon for the address to have expired\\. The service job ${failed!.remoteJobId} is left without its scan; no other job was created`,
+        ),
+      );
+      expect(failed?.error?.action).toMatch(/clock and date, then retry the job/);
+      expect(engine.stats.jobsCreated).toBe(1);
+      // Retried by the user: the refused address is no longer fresh, so a new job and address.
       engine.setFaults({});
       h.manager.retry(job.id);
       const [done] = await h.manager.waitFor([job.id]);
       expect(done?.state).toBe('done');
+      expect(engine.stats.jobsCreated).toBe(2);
     });
   });
 });

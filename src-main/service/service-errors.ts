@@ -11,7 +11,12 @@ const JOB_MAY_EXIST_ACTION =
 
 /** The pre-signed address was refused (403): storage says it expired or its signature is wrong. */
 export class PresignedRefusedError extends AppError {
-  constructor(what: 'upload' | 'download', status: number, detail: string) {
+  constructor(
+    what: 'upload' | 'download',
+    readonly status: number,
+    /** What storage said, as it goes after the status: empty, or ": <text>". */
+    readonly detail: string,
+  ) {
     super(
       'service',
       `The ${what} address was refused (${status}${detail}); pre-signed addresses expire after a while.`,

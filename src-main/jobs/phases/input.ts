@@ -30,6 +30,12 @@ interface Packed {
 
 /** Remote jobs created in a row because upload addresses were refused, before a person is needed. */
 const MAX_RECREATE = 3;
+/**
+ * An upload address refused sooner than this after the service gave it was refused, not expired
+ * (no storage hands out addresses that live under a minute): creating another job would only leave
+ * one more job without input at a service that may bill per job, so a person decides.
+ */
+const FRESH_ADDRESS_MS = 60_000;
 
 export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
   const { d } = run;
@@ -68,18 +74,24 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
     await d.gate.wait(run.signal);
     for (;;) {
       job = d.store.get(job.id) as JobRecord;
+      /** When this run was given the upload addresses; undefined: an earlier run was. */
+      let addressesAt: number | undefined;
       if (!job.remoteJobId) {
         job = await createRemote(run, job, conn, pkg, record);
         record = undefined;
+        addressesAt = Date.now();
       }
       try {
         ({ job, notified } = await uploadAndNotify(run, job, conn, pkg));
         break;
       } catch (e) {
         if (!(e instanceof PresignedRefusedError)) throw e;
-        // The upload address expired before the upload was done: nothing was processed, so a new job
-        // is created (service-interface.md leaves address lifetimes open). Not endlessly: a service
-        // whose addresses are always refused needs a person.
+        if (addressesAt !== undefined && Date.now() - addressesAt < FRESH_ADDRESS_MS)
+          throw refusedFreshAddress(job, Math.round((Date.now() - addressesAt) / 1000), e);
+        // The upload address expired before the upload was done (it was given by an earlier run, or
+        // long ago): nothing was processed, so a new job is created (service-interface.md leaves
+        // address lifetimes open). Not endlessly: a service whose addresses are always refused needs
+        // a person.
         if (++run.recreated > MAX_RECREATE)
           throw new AppError(
             'service',
@@ -106,6 +118,18 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
   } finally {
     releaseUpload();
   }
+}
+
+/** Storage refused an address the service had just given: no new job is created on its own. */
+function refusedFreshAddress(job: JobRecord, seconds: number, e: PresignedRefusedError): AppError {
+  return new AppError(
+    'service',
+    `Storage refused the upload (${e.status}${e.detail}) ${seconds} s after the service gave its address, too soon for the address to have expired. The service job ${job.remoteJobId ?? ''} is left without its scan; no other job was created, as the service may bill per job.`,
+    {
+      action:
+        "Check the computer's clock and date, then retry the job (it asks the service for a new job and address); if it happens again, tell the service operator.",
+    },
+  );
 }
 
 /** Forgets the remote job (it is unusable) and sends the job to `to` to be created again. */
