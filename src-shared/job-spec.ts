@@ -135,9 +135,13 @@ const MeshResultSchema = z.looseObject({
   status: z.string(),
   /**
    * "Size of the file; unit not shown": a hint, never a check on its own (see output-place.ts).
-   * Absent is tolerated for outputs delivered to a client-hosted uploadUrl.
+   * Absent is tolerated for outputs delivered to a client-hosted uploadUrl; one that is no count of
+   * bytes (null, a fraction, text, past 2^53) is dropped, not a reason to leave the meshes behind.
    */
-  size: z.number().int().nonnegative().optional(),
+  size: z
+    .unknown()
+    .transform((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined))
+    .optional(),
   extension: z.string(),
   structures: z.array(z.string()),
   /** Pre-signed download address; absent when the output went to a client-hosted uploadUrl. */

@@ -15,6 +15,10 @@ describe('redact, by class', () => {
     ["ENOENT: no such file or directory, open '/home/u/DOE JANE/LKFN01_DOE_JANE_002.dcm'", 'DOE'],
     ['open /home/u/scans/DOE_JANE/x.dcm failed', 'DOE'],
     ['{"p":"C:\\\\Users\\\\doe\\\\scan.dcm"}', 'doe'],
+    [
+      'the service answered 400: Invalid token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.SIGPART (expired)',
+      'SIGPART',
+    ],
   ])('%s', (line, secret) => {
     expect(redact(line)).not.toContain(secret);
   });

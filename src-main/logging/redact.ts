@@ -13,6 +13,9 @@ const PATTERNS: [RegExp, string][] = [
   // Any Authorization scheme (Bearer, Basic, Digest...): the scheme stays, the credential goes.
   [/("?(?:proxy-)?authorization"?\s*[:=]\s*"?(?:[A-Za-z-]+\s+)?)(?:[^"\n\\]|\\.)+/gi, '$1[redacted]'],
   [/(\b(?:Bearer|Basic|Digest)\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1[redacted]'],
+  // A JSON Web Token standing alone (an error answer quoting the token it refused): its header and
+  // payload are base64url JSON, so both start "eyJ".
+  [/\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, '[redacted]'],
   // A quoted secret is redacted up to its closing quote, spaces and all.
   [new RegExp(`("(?:${SECRET_KEYS})"${JOIN}")(?:[^"\\\\]|\\\\.)*`, 'gi'), '$1[redacted]'],
   [new RegExp(`((?:${SECRET_KEYS})${JOIN}'?)[^"'\\s,&}]+`, 'gi'), '$1[redacted]'],

@@ -16,6 +16,22 @@ import { describeIssues, errorDetail, jobMayExist, networkError, Transient } fro
 import type { TokenManager } from './token-manager.js';
 import { safeUrl } from './url-policy.js';
 
+/**
+ * What to do after an answer that is final for this call (a 4xx other than 401 and 429): the
+ * interface names none of them (§7), so each says what its status means in HTTP.
+ */
+const ACTION_FOR_STATUS: Record<number, string> = {
+  400: 'Check the job settings (input kind, extensions, structures).',
+  403: 'The service does not allow this account that call: ask the service operator what the client id may do (a plan, a region or a structure it does not include).',
+  404: "Check the connection's service address, with its version (for example …/24.06); for a job, the service no longer has it.",
+  405: "Check the connection's service address and version: this one does not take that call.",
+  409: 'The service reports a conflict with the state of the job; look at the job with the service operator before submitting it again.',
+  410: 'The service no longer has it; submit the scan again.',
+  413: 'The scan is larger than the service takes; ask the service operator for its limit.',
+  415: 'The service does not take this kind of input; check the input kind and extension.',
+  422: 'Check the job settings (input kind, extensions, structures).',
+};
+
 export const CHECK_CREDENTIALS = 'Check the client id, client secret and audience of the connection.';
 
 /** One call to the service's own endpoints, which carry the bearer token. */
@@ -81,7 +97,7 @@ export class ServiceCaller {
         }
         if (res.status !== 429 && res.status < 500) return await handle(res);
         wait = retryAfterMs(res.headers);
-        const detail = await errorDetail(res);
+        const detail = await errorDetail(res, [token, ...tokens.credentials()]);
         const answered = `the service answered ${res.status}${detail}`;
         // The interface promises nothing of its error answers (§7), so a call that must not be
         // repeated is repeated only when the request surely made nothing: its body never went out
@@ -139,12 +155,10 @@ export class ServiceCaller {
   }
 
   async unexpected(call: AuthedCall, res: HttpResponse): Promise<AppError> {
-    const detail = await errorDetail(res);
+    const detail = await errorDetail(res, this.cfg.tokens.credentials());
     return new AppError('service', `${call.label}: the service answered ${res.status}${detail}.`, {
       action:
-        res.status === 400
-          ? 'Check the job settings (input kind, extensions, structures).'
-          : 'Try again later.',
+        ACTION_FOR_STATUS[res.status] ?? 'Try again later; if it happens again, tell the service operator.',
     });
   }
 

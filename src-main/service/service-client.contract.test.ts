@@ -357,4 +357,63 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
     expect(srv.seen.filter((s) => s.path === '/24.06/job')).toHaveLength(1);
     c.close();
   });
+
+  it('never repeats the token or the client secret an error answer quotes, and says what a 403 means', async () => {
+    let origin = '';
+    const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQtMSJ9.c2lnbmF0dXJl';
+    const srv = await scripted(
+      service(() => origin, {
+        '/24.06/job': (_req, res) =>
+          json(res, 403, { message: `Token ${TOKEN} (client secret-1) not allowed; also saw ${jwt}` }),
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    const err = await expectAppError(
+      c.createJob({
+        inputs: { cbct: { extension: '.dcm' } },
+        meshes: [{ extension: '.stl', structures: ['mandible'] }],
+      }),
+      'service',
+    );
+    expect(err.message).toBe(
+      'Job creation: the service answered 403: Token [redacted] (client [redacted]) not allowed; also saw [redacted].',
+    );
+    expect(err.action).toMatch(/does not allow this account that call: ask the service operator/);
+    c.close();
+  });
+
+  it('downloads the meshes of a result whose sizes are no byte counts (null, a fraction, text, past 2^53)', async () => {
+    for (const size of [null, 66.9, '68484', 2 ** 70, -1]) {
+      let origin = '';
+      const srv = await scripted(
+        service(() => origin, {
+          '/24.06/pollJobResults': (_req, res) =>
+            json(res, 200, {
+              success: true,
+              outputFiles: {
+                meshes: [
+                  {
+                    status: 'Available',
+                    size,
+                    extension: '.stl',
+                    structures: ['mandible'],
+                    url: `${origin}/bucket/out/0.stl?X-Amz-Signature=def`,
+                  },
+                ],
+              },
+            }),
+        }),
+      );
+      origin = srv.origin;
+      const c = client(origin);
+      const poll = await c.pollOnce(JOB);
+      expect(poll.state).toBe('finished');
+      // The hint is left out; the address is kept, so the mesh is downloaded.
+      expect(poll).toMatchObject({
+        result: { outputFiles: { meshes: [{ size: undefined, url: expect.any(String) }] } },
+      });
+      c.close();
+    }
+  });
 });

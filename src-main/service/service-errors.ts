@@ -165,14 +165,19 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** ": <message>" from an error answer's body, short and redacted, or ''. */
-export async function errorDetail(res: HttpResponse): Promise<string> {
-  return errorDetailOf((await readBody(res, 64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8'));
+/**
+ * ": <message>" from an error answer's body, short and redacted, or ''. `known`: the credentials
+ * the caller sent or holds (its token, its client secret), cut out wherever the answer quotes them:
+ * no pattern can know every form a secret takes.
+ */
+export async function errorDetail(res: HttpResponse, known: readonly string[] = []): Promise<string> {
+  const body = (await readBody(res, 64 * 1024).catch(() => Buffer.alloc(0))).toString('utf8');
+  return errorDetailOf(body, known);
 }
 
 /** ": <message>" from an error body already read, short and redacted, or ''. */
-export function errorDetailOf(body: string): string {
-  const text = body.trim();
+export function errorDetailOf(body: string, known: readonly string[] = []): string {
+  const text = withoutKnown(body, known).trim();
   if (!text) return '';
   let message = text;
   try {
@@ -181,4 +186,11 @@ export function errorDetailOf(body: string): string {
     // plain text stays as it is
   }
   return `: ${redact(message.replace(/\s+/g, ' ')).slice(0, 300)}`;
+}
+
+/** `text` with each of `known` (credentials of 4 characters or more) replaced by "[redacted]". */
+export function withoutKnown(text: string, known: readonly string[]): string {
+  let out = text;
+  for (const k of known) if (k.length >= 4) out = out.split(k).join('[redacted]');
+  return out;
 }

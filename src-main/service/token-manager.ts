@@ -5,7 +5,7 @@ import type { Logger } from '../logging/logger.js';
 import { redact } from '../logging/redact.js';
 import { discard, readBody, retryAfterMs, send, TransportError, type Agents } from './http-transport.js';
 import { backoffDelay, raceAbort, sleep, type RetryPolicy } from './retry.js';
-import { connectionAction, describeConnectionFailure } from './service-errors.js';
+import { connectionAction, describeConnectionFailure, withoutKnown } from './service-errors.js';
 import { safeUrl } from './url-policy.js';
 
 /** §2.4; extra fields (scope, ...) are tolerated. */
@@ -76,6 +76,11 @@ export class TokenManager {
       this.inflight = undefined;
     });
     return (await raceAbort(this.inflight, signal)).token;
+  }
+
+  /** What an answer must never be repeated with: the token in use and the client secret. */
+  credentials(): string[] {
+    return [this.cached?.token ?? '', this.cfg.clientSecret].filter((c) => c !== '');
   }
 
   /**
@@ -225,6 +230,6 @@ function describeTokenError(text: string, secret: string): string {
   const parts = [parsed.data.error, parsed.data.error_description ?? parsed.data.message].filter(Boolean);
   if (parts.length === 0) return '';
   let said = parts.join(': ');
-  if (secret) said = said.split(secret).join('[redacted]');
+  said = withoutKnown(said, [secret]);
   return `: ${redact(said).slice(0, 300)}`;
 }
