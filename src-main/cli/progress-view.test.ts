@@ -102,4 +102,32 @@ describe('progress of the command line', () => {
     await h.manager.waitFor(jobs.map((j) => j.id));
     expect(screen).toMatch(/… \d waiting, \d done, 0 failed or canceled/);
   });
+
+  it('prints why a step waits and until when, naming the day when it is not today', async () => {
+    // The service asks for a day's pause at job creation (service-notes.md: expect 429, Retry-After one day).
+    engine.setFaults({ status429: { count: 1, retryAfterSeconds: 86400, on: ['job'] } });
+    const lines: string[] = [];
+    const ids = (await submit()).map((j) => j.id);
+    await new Promise<void>((resolve) => {
+      const stop = showProgress(h.manager, ids, {
+        write: (t) => {
+          lines.push(...t.split('\n').filter(Boolean));
+          if (lines.some((l) => l.includes('Trying again'))) {
+            resolve();
+            queueMicrotask(stop);
+          }
+        },
+      });
+    });
+    for (const id of ids) if (h.manager.get(id)?.state !== 'done') h.manager.cancel(id);
+    await h.manager.waitFor(ids);
+    engine.setFaults({});
+    const trouble = lines.find((l) => l.includes('Trying again'))!;
+    const tomorrow = new Date(Date.now() + 86_400_000)
+      .toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short' })
+      .replace(',', '');
+    expect(trouble).toMatch(/answered 429.*It asks to wait 24 h before trying again\./);
+    expect(trouble).toContain(`Trying again on ${tomorrow} at `);
+    expect(trouble).toMatch(/\(in 24 h\) \(Ctrl\+C stops waiting; `scan2mesh resume` goes on later\)\.$/);
+  });
 });

@@ -1,12 +1,19 @@
 import { clearScreenDown, moveCursor } from 'node:readline';
 import { isTerminal, JOB_STATE_LABELS, type JobState, type JobView } from '../../src-shared/jobs.js';
+import { retryWhen } from '../jobs/job-errors.js';
 import { jobFraction } from '../jobs/job-fraction.js';
 import { oneLine, safeLines } from './terminal-text.js';
 
 interface ProgressSource {
   get(id: string): JobView | undefined;
   /** The job's events, oldest first; when given, plain lines show every step, not only the latest. */
-  history?(id: string): { seq: number; kind: string; to?: JobState }[];
+  history?(id: string): {
+    seq: number;
+    at?: string;
+    kind: string;
+    to?: JobState;
+    detail?: Record<string, unknown>;
+  }[];
   onChange(listener: (changed: JobView[]) => void): () => void;
 }
 
@@ -40,22 +47,33 @@ function plainLines(source: ProgressSource, ids: string[], target: ProgressTarge
           : '';
     target.write(`${oneLine(`${time} ${nameOf(v)}: ${JOB_STATE_LABELS[to].toLowerCase()}${extra}`)}\n`);
   };
+  const printTrouble = (v: JobView, e: { at?: string; detail?: Record<string, unknown> }): void => {
+    const message = typeof e.detail?.message === 'string' ? e.detail.message : 'A step failed.';
+    const waitMs = typeof e.detail?.waitMs === 'number' ? e.detail.waitMs : 0;
+    const from = e.at ? Date.parse(e.at) : Date.now();
+    const time = new Date().toTimeString().slice(0, 8);
+    const later = waitMs > 10 * 60_000 ? ' (Ctrl+C stops waiting; `scan2mesh resume` goes on later)' : '';
+    target.write(
+      `${oneLine(`${time} ${nameOf(v)}: ${message} Trying again ${retryWhen(from + waitMs)}${later}.`)}\n`,
+    );
+  };
   const report = (v: JobView): void => {
     if (!wanted.has(v.id)) return;
     // Every step from the job's history, not only the state seen now: a log shows the whole way.
-    const steps: JobState[] = [];
     if (source.history) {
       for (const e of source.history(v.id)) {
-        if ((e.kind !== 'state' && e.kind !== 'created') || !e.to || e.seq <= (lastSeq.get(v.id) ?? -1))
-          continue;
+        if (e.seq <= (lastSeq.get(v.id) ?? -1)) continue;
+        if ((e.kind === 'state' || e.kind === 'created') && e.to) print(v, e.to);
+        // A step that failed and waits for its next try: why, and until when (a Retry-After of a
+        // day would otherwise leave a log silent for a day).
+        else if (e.kind === 'trouble') printTrouble(v, e);
+        else continue;
         lastSeq.set(v.id, e.seq);
-        steps.push(e.to);
       }
     } else if (lastState.get(v.id) !== v.state) {
       lastState.set(v.id, v.state);
-      steps.push(v.state);
+      print(v, v.state);
     }
-    for (const to of steps) print(v, to);
   };
   for (const id of ids) {
     const v = source.get(id);

@@ -79,9 +79,30 @@ export function retryRefusal(
 }
 
 /** What the list shows while a failing step waits for its next try. */
-export function troubleStage(e: AppError, retryAt: number): string {
+export function troubleStage(e: AppError, retryAt: number, now = Date.now()): string {
   const what = e.code === 'network' ? 'No connection' : 'The service is busy';
-  return `${what}; trying again at ${new Date(retryAt).toTimeString().slice(0, 5)}`;
+  return `${what}; trying again ${retryWhen(retryAt, now)}`;
+}
+
+/**
+ * When the next try comes, as a person reads it: "at 13:12 (in 30 s)"; a day is named when it is
+ * not today ("on Mon 30 Nov at 13:12 (in 24 h)"): a Retry-After of a day would otherwise read as now.
+ */
+export function retryWhen(retryAt: number, now = Date.now()): string {
+  const at = new Date(retryAt);
+  const clock = at.toTimeString().slice(0, 5);
+  const sameDay = at.toDateString() === new Date(now).toDateString();
+  const day = sameDay
+    ? ''
+    : `on ${at.toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', month: 'short' }).replace(',', '')} `;
+  return `${day === '' ? 'at ' : `${day}at `}${clock} (in ${inWords(Math.max(0, retryAt - now))})`;
+}
+
+function inWords(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
 }
 
 /** The error as a job row stores it. */
