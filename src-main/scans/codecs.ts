@@ -1,5 +1,5 @@
 import type { WasmImageDecoder } from '@cornerstonejs/codec-charls/decodewasmjs';
-import { codestreamSize, type CodestreamSize } from './codestream-size.js';
+import { codestreamSize, hasEndMarker, type CodestreamSize } from './codestream-size.js';
 
 /**
  * Transfer syntaxes decoded by a WASM codec library: JPEG-LS (CharLS), JPEG 2000 (OpenJPEG), and
@@ -13,6 +13,14 @@ type CodecKind = 'jpeg-ls' | 'jpeg-2000' | 'jpeg-lossy';
 
 /** Why a frame was refused before decoding: its codestream is not what the DICOM header says. */
 export class CodestreamMismatch extends Error {}
+
+/** A codestream cut short: it has no end marker (see hasEndMarker). */
+export class CodestreamTruncated extends Error {}
+
+/** Throws CodestreamTruncated for a codestream without its end marker. */
+export function checkEndMarker(encoded: Uint8Array): void {
+  if (!hasEndMarker(encoded)) throw new CodestreamTruncated(`no end marker in its ${encoded.length} bytes`);
+}
 
 /** A codestream a codec here cannot decode although the transfer syntax is known (12-bit lossy JPEG). */
 export class CodestreamUnsupported extends Error {}
@@ -98,6 +106,7 @@ export function decodeWithWasm(
   const declared = checkDeclaredSize(encoded, size);
   if (kind === 'jpeg-lossy' && declared.precision !== 8)
     throw new CodestreamUnsupported(`lossy JPEG of ${declared.precision} bits`);
+  checkEndMarker(encoded);
   const pixels = size.rows * size.columns;
   const decoder = factory();
   try {

@@ -58,3 +58,16 @@ function jpegSize(b: Uint8Array): CodestreamSize | undefined {
   }
   return undefined;
 }
+
+/**
+ * Whether a JPEG-family or JPEG 2000 codestream holds its end marker (FFD9: EOI, or JPEG 2000's
+ * EOC) after its header. Entropy-coded data never holds FF D9 (JPEG stuffs a 0 after FF, JPEG-LS and
+ * JPEG 2000 a 0 bit), so a stream cut short lacks it; bytes after it (padding, a vendor's trailer)
+ * are left to the decoders, which ignore them as pydicom's do. Handed to a decoder, a cut stream
+ * spun CharLS for tens of seconds, and the others fill what is missing with grey: a wrong image
+ * with no error.
+ */
+export function hasEndMarker(b: Uint8Array): boolean {
+  for (let i = b.length - 2; i >= 2; i--) if (b[i] === 0xff && b[i + 1] === 0xd9) return true;
+  return false;
+}

@@ -160,4 +160,39 @@ describe('DICOM coverage, against pydicom', () => {
       'The images in JPEG-lossy.dcm cannot be read: its pixels are compressed as JPEG Extended (lossy) with more than 8 bits per sample, which scan2mesh cannot decode.',
     );
   });
+
+  it('refuses a compressed frame cut short before any decoder runs (JPEG-LS spun for tens of seconds on one)', async () => {
+    // The real fixtures' single frames, cut to 300 bytes and to half their length by pydicom.
+    const cut = ['ct-512-jpegls-lossless', 'nm-jpeg-lossless-p14', 'mr-ts-j2k-lossless'];
+    const made = spawnSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        String.raw`
+import sys, json, os, pydicom
+from pydicom.encaps import generate_pixel_data_frame, encapsulate
+src, out = sys.argv[1], sys.argv[2]; files = []
+for name in sys.argv[3:]:
+    ds = pydicom.dcmread(os.path.join(src, name + '.dcm'))
+    frame = next(generate_pixel_data_frame(ds.PixelData, int(ds.get("NumberOfFrames", 1) or 1)))
+    for keep in (300, len(frame) // 2):
+        ds.PixelData = encapsulate([frame[:keep]])
+        to = os.path.join(out, '%s-cut%d.dcm' % (name, keep)); ds.save_as(to); files.append(to)
+print(json.dumps(files))`,
+        join(FIXTURES, 'transfer-syntax'),
+        out,
+        ...cut,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(made.status).toBe(0);
+    const files = JSON.parse(made.stdout.trim()) as string[];
+    expect(files).toHaveLength(6);
+    for (const f of files) {
+      await prepareCodec((await readDicomFile(f)).transferSyntaxUid);
+      const err = (await readVolume([f]).catch((e: unknown) => e)) as AppError;
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.message).toMatch(/its compressed image is cut short \(its codestream has no end marker\)/);
+    }
+  });
 });

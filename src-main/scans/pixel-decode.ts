@@ -4,7 +4,9 @@ import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import {
   checkDeclaredSize,
+  checkEndMarker,
   CodestreamMismatch,
+  CodestreamTruncated,
   CodestreamUnsupported,
   decodeWithWasm,
   wasmCodecFor,
@@ -128,6 +130,7 @@ function decodeCompressed(
     if (uid === JPEG_LOSSLESS_P14 || uid === JPEG_LOSSLESS_SV1) {
       // The decoder allocates what the codestream says: check that against the header first.
       checkDeclaredSize(encoded, size);
+      checkEndMarker(encoded);
       // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
       const copy = new Uint8Array(encoded);
       const out = new JpegLosslessDecoder().decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
@@ -137,6 +140,12 @@ function decodeCompressed(
     if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, size);
   } catch (e) {
     if (e instanceof PixelDecodeError) throw e;
+    if (e instanceof CodestreamTruncated)
+      throw new PixelDecodeError(
+        'truncated',
+        'its compressed image is cut short (its codestream has no end marker): the file is incomplete or damaged',
+        e.message,
+      );
     if (e instanceof CodestreamUnsupported) {
       throw new PixelDecodeError(
         'unsupported',
