@@ -186,6 +186,27 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     expect(same.fit).toBe(true);
   });
 
+  it('slices that store their pixels otherwise than the others: signed and unsigned, 16 and 8 bits', async () => {
+    const signs = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i % 2 === 0) h.pixelRepresentation = 1 - h.pixelRepresentation;
+    });
+    expect(signs.problems).toContain('error mixed-pixel-format');
+    expect(signs.reasons).toEqual([
+      'The images in this series do not all store their pixels the same way (signed and unsigned values, Pixel Representation), so their values do not form one volume.',
+    ]);
+    const widths = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i === 70) h.bitsAllocated = 8;
+    });
+    expect(widths.reasons).toContain(
+      'The images in this series do not all store their pixels the same way (16 and 8 bits per value, Bits Allocated), so their values do not form one volume.',
+    );
+    // Bits Stored may differ: each file's values are masked by its own.
+    const stored = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i === 70) h.bitsStored = 16;
+    });
+    expect(stored.fit).toBe(true);
+  });
+
   it('slices more than half a pixel off the line through the stack (0.45 mm pixels)', async () => {
     const shift = (mm: number) => (h: DicomHeader, i: number) => {
       if (i % 2)

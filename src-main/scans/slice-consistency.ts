@@ -1,7 +1,10 @@
 import { sameOrientation } from './geometry.js';
 import type { DicomHeader, FrameInfo } from './header-fields.js';
 
-/** Whether the frames of a series agree in size, pixel size and orientation, for layoutSlices. */
+/**
+ * Whether the frames of a series agree in size, pixel size, orientation and pixel format, for
+ * layoutSlices.
+ */
 
 export const spacingWords = (s: [number, number] | undefined): string =>
   s ? `${+s[1].toFixed(4)} x ${+s[0].toFixed(4)} mm` : 'none stated';
@@ -63,4 +66,34 @@ export function sizesOf(raw: { header: DicomHeader }[]): Map<string, number> {
     m.set(key, (m.get(key) ?? 0) + 1);
   }
   return m;
+}
+
+/**
+ * The first file that stores its pixels otherwise than the first one, and how: signed against
+ * unsigned (air read as 64,512 beside -1,024), another sample size, or colour among grey. Each file
+ * reads right on its own (as pydicom reads it), but the values of such files do not make one volume.
+ * Bits Stored may differ: each file's values are masked by its own.
+ */
+export function firstOtherPixelFormat<T extends { header: DicomHeader }>(
+  raw: T[],
+): { item: T; what: string } | undefined {
+  const a = raw[0]!.header;
+  const sign = (r: number): string => (r === 1 ? 'signed' : 'unsigned');
+  for (let i = 1; i < raw.length; i++) {
+    const b = raw[i]!.header;
+    if (b === a) continue;
+    if (b.pixelRepresentation !== a.pixelRepresentation)
+      return {
+        item: raw[i]!,
+        what: `${sign(a.pixelRepresentation)} and ${sign(b.pixelRepresentation)} values, Pixel Representation`,
+      };
+    if (b.bitsAllocated !== a.bitsAllocated)
+      return {
+        item: raw[i]!,
+        what: `${a.bitsAllocated} and ${b.bitsAllocated} bits per value, Bits Allocated`,
+      };
+    if (b.samplesPerPixel !== a.samplesPerPixel)
+      return { item: raw[i]!, what: `${a.samplesPerPixel} and ${b.samplesPerPixel} samples per pixel` };
+  }
+  return undefined;
 }

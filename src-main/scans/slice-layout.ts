@@ -1,7 +1,13 @@
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { directions, dot, isValidOrientation } from './geometry.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-fields.js';
-import { firstOtherPixelSpacing, firstTilted, sizesOf, spacingWords } from './slice-consistency.js';
+import {
+  firstOtherPixelFormat,
+  firstOtherPixelSpacing,
+  firstTilted,
+  sizesOf,
+  spacingWords,
+} from './slice-consistency.js';
 import { gapWords, maxBridgeableGap, maxOffLineMm, stackGrid, type StackGrid } from './stack-grid.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
@@ -113,6 +119,15 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       code: 'mixed-pixel-spacing',
       message: `The images in this series do not all have the same pixel size (${spacingWords(first.info.pixelSpacing)} and ${spacingWords(spacingOdd.info.pixelSpacing)}), so they do not form one volume.`,
       file: spacingOdd.header.path,
+    });
+  }
+  const format = firstOtherPixelFormat(raw);
+  if (format) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-pixel-format',
+      message: `The images in this series do not all store their pixels the same way (${format.what}), so their values do not form one volume.`,
+      file: format.item.header.path,
     });
   }
   const tilted = firstTilted(raw, orientation);
