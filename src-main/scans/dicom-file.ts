@@ -8,7 +8,9 @@ import {
   headerTooLong,
   MAX_HEADER_BYTES,
   MAX_HEADER_ELEMENTS,
+  strayUndefinedLength,
   tooManyElements,
+  tooManyFragments,
 } from './header-bounds.js';
 import { fileIdentity, openScanFile } from './scan-file-open.js';
 import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
@@ -87,8 +89,10 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
 
 /** Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements. */
 function checkElementCount(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
-  if (countElements(buf, start, transferSyntax(tsUid), untilPixelData) > MAX_HEADER_ELEMENTS)
-    throw new DicomParseError(tooManyElements());
+  const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
+  if (c.stray) throw new DicomParseError(strayUndefinedLength(c.stray));
+  if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
+    throw new DicomParseError(c.fragments > c.elements ? tooManyFragments() : tooManyElements());
 }
 
 export interface ParsedDicom {
@@ -136,9 +140,25 @@ function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boole
       return { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: true, fileOffset: start };
     }
     const metaTs = (meta.string('x00020010') ?? '').replace(/\0/g, '').trim();
+    const start = (meta as DataSet & { position: number }).position;
+    if (metaTs === IMPLICIT_LE && isVr(buf, start + 4)) {
+      // The meta header says implicit VR, the data set names its VRs: pydicom reads such a file as
+      // explicit VR, and so does this (dicom-parser would take the VR letters for lengths).
+      checkElementCount(buf, start, EXPLICIT_LE, untilPixelData);
+      const dataSet = dicomParser.parseDicom(buf.subarray(start), {
+        ...options,
+        TransferSyntaxUID: EXPLICIT_LE,
+      });
+      return {
+        dataSet,
+        layout,
+        transferSyntaxUid: EXPLICIT_LE,
+        transferSyntaxGuessed: true,
+        fileOffset: start,
+      };
+    }
     // A deflated data set is counted as it is inflated (boundedInflater).
-    if (metaTs !== DEFLATED_LE)
-      checkElementCount(buf, (meta as DataSet & { position: number }).position, metaTs, untilPixelData);
+    if (metaTs !== DEFLATED_LE) checkElementCount(buf, start, metaTs, untilPixelData);
     const dataSet = dicomParser.parseDicom(buf, options);
     const ts = (dataSet.string('x00020010') ?? '').replace(/\0/g, '').trim();
     const parsed: ParsedDicom = { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: false };

@@ -29,11 +29,26 @@ describe('countElements', () => {
     const top = Object.keys(ds.elements).filter((t) => t !== 'x7fe00010' && !t.startsWith('x0002')).length;
     const start = (dicomParser.readPart10Header(bytes) as unknown as { position: number }).position;
     // At least every top-level element of the data set, and not more than a few per element.
-    const n = countElements(bytes, start, LE, true);
+    const n = countElements(bytes, start, LE, true).elements;
     expect(n).toBeGreaterThanOrEqual(top);
     expect(n).toBeLessThan(top * 3);
     // Past the pixel data too, which the whole file has: its value is stepped over, not counted in.
-    expect(countElements(bytes, start, LE, false)).toBe(n + 1);
+    expect(countElements(bytes, start, LE, false)).toEqual({ elements: n + 1, fragments: 0 });
+  });
+});
+
+describe('countElements, on image data in fragments and on undefined lengths', () => {
+  it('counts fragments apart from elements, and names an undefined length the standard does not allow', () => {
+    const pixels = Buffer.from([0xe0, 0x7f, 0x10, 0x00, 0x4f, 0x42, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+    const empty = Buffer.from([0xfe, 0xff, 0x00, 0xe0, 0, 0, 0, 0]);
+    const bytes = Buffer.concat([pixels, ...Array.from({ length: 20 }, () => empty)]);
+    expect(countElements(bytes, 0, LE, false, 10)).toEqual({ elements: 1, fragments: 10 });
+    const stray = Buffer.from([0x09, 0x00, 0x10, 0x10, 0x55, 0x54, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+    expect(countElements(Buffer.concat([stray, empty]), 0, LE, true)).toEqual({
+      elements: 1,
+      fragments: 0,
+      stray: { tag: '(0009,1010)', vr: 'UT' },
+    });
   });
 });
 

@@ -28,14 +28,29 @@ const LONG_VRS = new Set(
   ),
 );
 const SQ = ('S'.charCodeAt(0) << 8) | 'Q'.charCodeAt(0);
+const UN = ('U'.charCodeAt(0) << 8) | 'N'.charCodeAt(0);
+
+/** What countElements found. */
+export interface HeaderCount {
+  /** Data elements and sequence items. */
+  elements: number;
+  /** Fragments of encapsulated image data. */
+  fragments: number;
+  /**
+   * The first element (not a sequence, not image data) that has an undefined length, which the
+   * standard does not allow (PS3.5 7.1.1): dicom-parser would take its value to run to the next item
+   * delimiter, the image data and all. The count stops there.
+   */
+  stray?: { tag: string; vr: string | undefined };
+}
 
 /**
  * Counts the data elements of a data set from `start`, items and the elements inside sequences
  * included, up to its pixel data (`untilPixelData`) or to its end, and stops counting past `max`.
  * One flat pass that steps into sequences and items rather than over them (so nothing nested is
- * missed; the fragments of encapsulated image data are stepped over) and never allocates: a few
- * nanoseconds an element. Bytes that stop making sense end the count where it is; the parser that
- * reads them next refuses them.
+ * missed; the fragments of encapsulated image data are stepped over, counted apart) and never
+ * allocates: a few nanoseconds an element. Bytes that stop making sense end the count where it is;
+ * the parser that reads them next refuses them.
  */
 export function countElements(
   bytes: Uint8Array,
@@ -43,55 +58,70 @@ export function countElements(
   syntax: { littleEndian: boolean; explicitVr: boolean },
   untilPixelData: boolean,
   max = MAX_HEADER_ELEMENTS,
-): number {
+): HeaderCount {
   const { littleEndian, explicitVr } = syntax;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = bytes.byteLength;
   let p = start;
-  let n = 0;
+  let elements = 0;
+  let pieces = 0;
   // Inside encapsulated data (an undefined length that is not a sequence): items are fragments.
   let fragments = false;
-  while (p + 8 <= end && n <= max) {
+  while (p + 8 <= end && elements + pieces <= max) {
     const group = view.getUint16(p, littleEndian);
     const element = view.getUint16(p + 2, littleEndian);
     const pixels = group === 0x7fe0 && element === 0x0010;
     if (pixels && untilPixelData) break;
-    n++;
     if (group === ITEM_GROUP) {
       const length = view.getUint32(p + 4, littleEndian);
       if (element === SEQUENCE_END) fragments = false;
       // A sequence item's elements follow its header; a fragment's bytes are stepped over.
-      p += fragments && element === ITEM && length !== UNDEFINED ? 8 + length : 8;
+      const fragment = fragments && element === ITEM && length !== UNDEFINED;
+      if (fragment) pieces++;
+      else elements++;
+      p += fragment ? 8 + length : 8;
       continue;
     }
+    elements++;
     let length: number;
     let header = 8;
     let sequence = false;
+    let vr: number | undefined;
     if (explicitVr) {
-      const vr = (bytes[p + 4]! << 8) | bytes[p + 5]!;
+      vr = (bytes[p + 4]! << 8) | bytes[p + 5]!;
       if (LONG_VRS.has(vr)) {
         if (p + 12 > end) break;
         length = view.getUint32(p + 8, littleEndian);
         header = 12;
-        sequence = vr === SQ;
+        // dicom-parser reads an undefined-length UN as a sequence in implicit VR (PS3.5 6.2.2).
+        sequence = vr === SQ || (vr === UN && length === UNDEFINED);
       } else {
         length = view.getUint16(p + 6, littleEndian);
       }
     } else {
       length = view.getUint32(p + 4, littleEndian);
-      // Implicit VR does not say which elements are sequences: one whose value starts with an item is.
+      // Implicit VR does not say which elements are sequences: one whose value starts with an item
+      // (or, empty, with its sequence delimiter) is, as dicom-parser takes it.
+      const next = p + 12 <= end ? view.getUint16(p + 10, littleEndian) : -1;
       sequence =
         !pixels &&
         (length === UNDEFINED || length >= 8) &&
         p + 12 <= end &&
         view.getUint16(p + 8, littleEndian) === ITEM_GROUP &&
-        view.getUint16(p + 10, littleEndian) === ITEM;
+        (next === ITEM || (length === UNDEFINED && next === SEQUENCE_END));
     }
-    if (length === UNDEFINED && !sequence) fragments = true;
+    if (length === UNDEFINED && !sequence) {
+      if (!pixels) {
+        const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
+        const name = vr === undefined ? undefined : String.fromCharCode(vr >> 8, vr & 0xff);
+        return { elements, fragments: pieces, stray: { tag: `(${hex(group)},${hex(element)})`, vr: name } };
+      }
+      fragments = true;
+    }
     // Undefined lengths and sequences: step into their content; anything else: over its value.
     p += length === UNDEFINED || sequence ? header : header + length;
   }
-  return n;
+  return { elements, fragments: pieces };
 }
 
 /** The words for a header with more elements than MAX_HEADER_ELEMENTS. */
@@ -102,4 +132,14 @@ export function tooManyElements(): string {
 /** The words for a header longer than MAX_HEADER_BYTES. */
 export function headerTooLong(): string {
   return `its header runs on past ${MAX_HEADER_BYTES / 1024 ** 2} MB before the image data, far longer than any scan's: the file is damaged or made to stall a reader`;
+}
+
+/** The words for image data in more than MAX_HEADER_ELEMENTS fragments. */
+export function tooManyFragments(): string {
+  return `its image data is split into more than ${MAX_HEADER_ELEMENTS.toLocaleString('en-US')} pieces (fragments), far more than any scan's: the file is damaged or made to stall a reader`;
+}
+
+/** The words for an element of undefined length that is neither a sequence nor image data. */
+export function strayUndefinedLength(stray: { tag: string; vr: string | undefined }): string {
+  return `its element ${stray.tag}${stray.vr ? ` (${stray.vr})` : ''} has an undefined length, which DICOM allows only for sequences and image data, so where its value ends (and where the image is) cannot be known: the file is damaged or was written by a program that does not follow the standard`;
 }

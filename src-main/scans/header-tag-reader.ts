@@ -1,3 +1,4 @@
+import { isVr } from './dicom-sniff.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
 import { STABLE, Template, UNKNOWN } from './header-template.js';
 import { latin1, TagTable } from './header-values.js';
@@ -118,6 +119,9 @@ export function scanHeader(bytes: Buffer, whole: boolean, t: TagTable): TagScan 
   while (syntaxEnd < syntaxAt + syntaxLength && b[syntaxEnd] !== 0) syntaxEnd++;
   const syntax = latin1(b, syntaxAt, syntaxEnd);
   if (syntax === DEFLATED_LE || syntax === EXPLICIT_BE) return 'odd';
+  // A body that names its VRs under a meta header saying implicit VR: read as pydicom reads it
+  // (explicit), by dicom-file.ts.
+  if (syntax === IMPLICIT_LE && isVr(b, start + 4)) return 'odd';
 
   const explicit = syntax !== IMPLICIT_LE;
   let end = template.valid && template.explicit === explicit ? walkLike(b, start, t) : RESYNC;

@@ -57,9 +57,9 @@ describe('intake that never stalls', () => {
       'frames-3000000.dcm is a damaged or incomplete DICOM file and was left out (its header says it holds 3,000,000 images, but it has room for only one).',
     );
     expect(problem('frames-99999999999.dcm')).toMatch(/says it holds 99,999,999,999 images/);
-    expect(problem('three-zero-bytes.dcm')).toBe(
-      'three-zero-bytes.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths).',
-    );
+    // Its transfer syntax now reads "1.2.840.10008.1.2" (implicit VR) over a body that names its VRs:
+    // read as explicit, as pydicom reads it, it is the same image as a slice already there.
+    expect(problem('three-zero-bytes.dcm')).toBeUndefined();
   });
 
   it('answers another call while a drop with a huge header is still being read', async () => {
