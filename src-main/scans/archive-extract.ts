@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Transform } from 'node:stream';
-import { pipeline as pipelineCallback, type Readable } from 'node:stream';
+import { pipeline as pipelineCallback, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { crc32, createGunzip } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import {
   ArchiveRefused,
@@ -113,19 +112,47 @@ async function writeUnpacked(
   makeTarget: () => Promise<string>,
   guard: Transform,
   keepSample: (head: Buffer) => Promise<string>,
+  crc?: number,
 ): Promise<string> {
   const it = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   try {
     const { head, ended } = await readHead(it);
     if (!worthWriting(head, size)) return await keepSample(head.subarray(0, SNIFF_BYTES));
     const target = await makeTarget();
-    if (ended) await writeFile(target, head, { mode: 0o600 });
-    else await pipeline(headThenRest(head, it), guard, createWriteStream(target, { mode: 0o600 }));
+    if (ended) {
+      if (crc !== undefined && crc32(head) !== crc) throw new EntryDamaged();
+      await writeFile(target, head, { mode: 0o600 });
+    } else {
+      const out = createWriteStream(target, { mode: 0o600 });
+      if (crc === undefined) await pipeline(headThenRest(head, it), guard, out);
+      else await pipeline(headThenRest(head, it), guard, crcCheck(crc), out);
+    }
     return target;
   } finally {
     // Stops the unpacking of whatever was not read (and closes the entry's stream).
     await it.return?.();
   }
+}
+
+/** An entry whose unpacked bytes are not the ones the archive recorded (their CRC-32 differs). */
+class EntryDamaged extends Error {}
+
+/**
+ * Passes bytes on and checks, at their end, the CRC-32 the zip recorded for them: yauzl checks an
+ * entry's size but not its checksum, so a changed byte in a stored entry (a slice's pixels) went
+ * through unseen, where unzip and pydicom's zipfile refuse it.
+ */
+function crcCheck(expected: number): Transform {
+  let crc = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      crc = crc32(chunk, crc);
+      done(null, chunk);
+    },
+    flush(done) {
+      done(crc === expected ? null : new EntryDamaged());
+    },
+  });
 }
 
 /**
@@ -161,7 +188,7 @@ export async function extractZip(
   zipPath: string,
   outDir: string,
   opts: { limits?: ArchiveLimits; signal?: AbortSignal } = {},
-): Promise<{ path: string; entryName: string }[]> {
+): Promise<UnpackedEntry[]> {
   const limits = withDefaults(opts.limits);
   let zip: ZipFile | undefined;
   try {
@@ -202,7 +229,18 @@ export async function extractZip(
 const ENTRIES_AT_ONCE = 4;
 
 /**
- * Unpacks the given entries, a few at a time; the answer keeps the archive's order. On a failure no
+ * An entry of a zip: where it was unpacked, or, when its own bytes are damaged (they do not inflate,
+ * or do not add up to its declared size), no path: the other entries are unpacked all the same.
+ */
+export interface UnpackedEntry {
+  entryName: string;
+  path?: string;
+}
+
+/**
+ * Unpacks the given entries, a few at a time; the answer keeps the archive's order. An entry whose
+ * bytes are damaged is left out (what was written of it removed) and the others go on: one bad slice
+ * does not cost the rest of the scan. On any other failure (a limit passed, a full disk, a cancel) no
  * further entry is started, and the ones under way are waited for (so that nothing is written after
  * the caller removes the folder).
  */
@@ -211,12 +249,12 @@ async function unpackEntries(
   files: Entry[],
   outDir: string,
   signal: AbortSignal | undefined,
-): Promise<{ path: string; entryName: string }[]> {
+): Promise<UnpackedEntry[]> {
   const place = entryTargets(outDir);
   // Named in the archive's order, whatever order they end in.
   const targets = files.map((e) => place(e.fileName));
   const keepSample = sampleStore(outDir);
-  const out = new Array<{ path: string; entryName: string }>(files.length);
+  const out = new Array<UnpackedEntry>(files.length);
   let next = 0;
   let failed = false;
   const lane = async (): Promise<void> => {
@@ -225,9 +263,18 @@ async function unpackEntries(
       const i = next++;
       const entry = files[i]!;
       const size = entry.uncompressedSize;
-      const stream = await openEntry(zip, entry);
-      const path = await writeUnpacked(stream, size, targets[i]!, byteLimit(size, 'an entry'), keepSample);
-      out[i] = { path, entryName: entry.fileName };
+      let made: string | undefined;
+      const target = async (): Promise<string> => (made = await targets[i]!());
+      try {
+        const stream = await openEntry(zip, entry);
+        const limit = byteLimit(size, 'an entry');
+        const path = await writeUnpacked(stream, size, target, limit, keepSample, entry.crc32);
+        out[i] = { path, entryName: entry.fileName };
+      } catch (e) {
+        if (e instanceof ArchiveRefused || diskFull(e) || signal?.aborted) throw e;
+        if (made) await rm(made, { force: true });
+        out[i] = { entryName: entry.fileName };
+      }
     }
   };
   const lanes = Array.from({ length: ENTRIES_AT_ONCE }, () =>

@@ -103,13 +103,17 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
               ...(opts.limits ? { limits: opts.limits } : {}),
               ...(opts.signal ? { signal: opts.signal } : {}),
             });
-            for (const e of entries)
-              next.push({
-                path: e.path,
-                display: `${c.display}/${e.entryName}`,
-                depth: c.depth + 1,
-                origin: c.origin,
-              });
+            for (const e of entries) {
+              const display = `${c.display}/${e.entryName}`;
+              if (e.path) next.push({ path: e.path, display, depth: c.depth + 1, origin: c.origin });
+              else
+                problems.push({
+                  severity: 'error',
+                  code: 'corrupt-file',
+                  message: `${basename(e.entryName)} in the archive ${basename(c.display)} is damaged (its packed bytes do not unpack whole) and was left out; the archive's other files were read.`,
+                  file: display,
+                });
+            }
             if (entries.length === 0) skipped.push({ path: c.display, reason: 'an empty zip archive' });
           } else {
             const out = join(outDir, basename(c.path).replace(/\.t?gz$/i, '') || 'unpacked');
