@@ -230,16 +230,19 @@ const ENTRIES_AT_ONCE = 4;
 
 /**
  * An entry of a zip: where it was unpacked, or, when its own bytes are damaged (they do not inflate,
- * or do not add up to its declared size), no path: the other entries are unpacked all the same.
+ * do not add up to its declared size, or fail their CRC-32), no path: the other entries are unpacked
+ * all the same. What was written of a damaged one is kept apart (`damagedPath`), so that the series
+ * it still names can be told that one of its files is damaged.
  */
 export interface UnpackedEntry {
   entryName: string;
   path?: string;
+  damagedPath?: string;
 }
 
 /**
  * Unpacks the given entries, a few at a time; the answer keeps the archive's order. An entry whose
- * bytes are damaged is left out (what was written of it removed) and the others go on: one bad slice
+ * bytes are damaged is left out and the others go on: one bad slice
  * does not cost the rest of the scan. On any other failure (a limit passed, a full disk, a cancel) no
  * further entry is started, and the ones under way are waited for (so that nothing is written after
  * the caller removes the folder).
@@ -272,8 +275,7 @@ async function unpackEntries(
         out[i] = { path, entryName: entry.fileName };
       } catch (e) {
         if (e instanceof ArchiveRefused || diskFull(e) || signal?.aborted) throw e;
-        if (made) await rm(made, { force: true });
-        out[i] = { entryName: entry.fileName };
+        out[i] = made ? { entryName: entry.fileName, damagedPath: made } : { entryName: entry.fileName };
       }
     }
   };

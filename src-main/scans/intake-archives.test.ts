@@ -147,5 +147,11 @@ describe('intake of archives, and cancellation', () => {
     const bad = r.problems.find((p) => p.code === 'corrupt-file');
     expect(bad).toMatchObject({ file: `${zip}/scan/2.dcm` });
     expect(bad!.message).toMatch(/^2\.dcm in the archive scan\.zip is damaged/);
+    // What was unpacked of it still names its series, which says it is incomplete without it.
+    expect(r.series[0]!.problems[0]).toMatchObject({
+      code: 'damaged-files',
+      message:
+        '1 file of this series is damaged: 2.dcm. The scan is not complete without it; export the series again.',
+    });
   });
 });

@@ -105,14 +105,14 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
             });
             for (const e of entries) {
               const display = `${c.display}/${e.entryName}`;
-              if (e.path) next.push({ path: e.path, display, depth: c.depth + 1, origin: c.origin });
-              else
-                problems.push({
-                  severity: 'error',
-                  code: 'corrupt-file',
-                  message: `${basename(e.entryName)} in the archive ${basename(c.display)} is damaged (its packed bytes do not unpack whole) and was left out; the archive's other files were read.`,
-                  file: display,
-                });
+              if (e.path) {
+                next.push({ path: e.path, display, depth: c.depth + 1, origin: c.origin });
+                continue;
+              }
+              const message = `${basename(e.entryName)} in the archive ${basename(c.display)} is damaged (its packed bytes do not unpack whole) and was left out; the archive's other files were read.`;
+              problems.push({ severity: 'error', code: 'corrupt-file', message, file: display });
+              // Also said by its series, when what was unpacked of it still names one.
+              if (e.damagedPath) damaged.push({ path: e.damagedPath, display, message });
             }
             if (entries.length === 0) skipped.push({ path: c.display, reason: 'an empty zip archive' });
           } else {
