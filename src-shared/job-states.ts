@@ -33,8 +33,9 @@ const TRANSITIONS: Record<JobState, readonly JobState[]> = {
   submitting: ['uploading', 'processing', 'failed', 'canceled', 'queued'],
   // submitting again: the pre-signed address expired before the upload was done; a new job is created.
   uploading: ['notifying', 'submitting', 'failed', 'canceled', 'queued'],
-  // uploading again: the next input of a job with several.
-  notifying: ['uploading', 'processing', 'failed', 'canceled', 'queued'],
+  // uploading again: the next input of a job with several. submitting again: the local engine was
+  // restarted before the notification reached it, and creates the job anew (phases/input.ts).
+  notifying: ['uploading', 'submitting', 'processing', 'failed', 'canceled', 'queued'],
   processing: ['downloading', 'done', 'failed', 'canceled'],
   downloading: ['done', 'failed', 'canceled'],
   done: [],

@@ -82,21 +82,42 @@ describe('resuming from the states a crash leaves', () => {
       expect(m.history(id).some((e) => e.kind === 'recreate')).toBe(true);
     });
 
-    it('creates the job again when its upload address belongs to an engine that is gone', async () => {
-      const id = await parkedJob();
-      crashState((s) => {
-        s.transition(id, 'preparing');
-        s.transition(id, 'submitting');
-        s.setInput(id, 'cbct', {
-          uploadUrl: 'http://127.0.0.1:9/storage/x/inputs/cbct?X-Expires=1',
-          notifyUrl: 'http://127.0.0.1:9/n',
+    it.each(['uploading', 'notifying'] as const)(
+      'creates the job again when it was %s for an engine that is gone',
+      async (state) => {
+        const id = await parkedJob();
+        crashState((s) => {
+          s.transition(id, 'preparing');
+          s.transition(id, 'submitting');
+          s.setInput(id, 'cbct', {
+            uploadUrl: 'http://127.0.0.1:9/storage/x/inputs/cbct?X-Expires=1',
+            notifyUrl: 'http://127.0.0.1:9/n',
+          });
+          s.transition(id, 'uploading', { remoteJobId: '00000000-0000-4000-8000-000000000000' });
+          // Killed after the upload, before the notification (resume spun on this one forever).
+          if (state === 'notifying') {
+            s.setInput(id, 'cbct', { uploaded: true });
+            s.transition(id, 'notifying');
+          }
         });
-        s.transition(id, 'uploading', { remoteJobId: '00000000-0000-4000-8000-000000000000' });
+        const { ended: done } = await resumeUntilEnded(h, id);
+        expect(done?.state).toBe('done');
+        expect(done?.remoteJobId).not.toBe('00000000-0000-4000-8000-000000000000');
+        expect(engine.stats.jobsCreated).toBe(1);
+      },
+    );
+
+    it('starts over from the package when the engine no longer knows a job it was downloading', async () => {
+      const id = await parkedJob();
+      // Killed while downloading from an engine that ended with that process (the command line's).
+      crashState((s) => {
+        s.transition(id, 'processing', { remoteJobId: '00000000-0000-4000-8000-00000000dead' });
+        s.transition(id, 'downloading');
       });
-      const { ended: done } = await resumeUntilEnded(h, id);
+      const { m, ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
-      expect(done?.remoteJobId).not.toBe('00000000-0000-4000-8000-000000000000');
-      expect(engine.stats.jobsCreated).toBe(1);
+      expect(done?.remoteJobId).not.toBe('00000000-0000-4000-8000-00000000dead');
+      expect(statesOf(m, id)).toEqual(['processing', 'downloading', 'failed', 'queued', ...STATES_OF_A_RUN]);
     });
 
     it('starts over from the package when the engine no longer knows a processing job', async () => {
@@ -239,7 +260,7 @@ describe('when the network goes away', () => {
     await new Promise((res) => setTimeout(res, 1_500));
     const waiting = h.manager.get(job.id);
     expect(waiting?.state).toBe('processing');
-    expect(waiting?.progress.stage).toMatch(/^No connection; trying again at \d\d:\d\d$/);
+    expect(waiting?.progress.stage).toMatch(/^No connection; trying again at \d\d:\d\d \(in \d+ s\)$/);
     ({ engine } = await startTestEngine({ ...settings, port }));
     const [done] = await h.manager.waitFor([job.id]);
     expect(done?.state).toBe('done');

@@ -117,8 +117,20 @@ export class JobRunner implements JobRun {
         troubleCount = 0;
       } catch (e) {
         if (this.signal.aborted) return;
-        // Another process (or the user, through the manager) moved the job: look at it again.
-        if (e instanceof TransitionRefused) continue;
+        // Another process (or the user, through the manager) moved the job: look at it again. A
+        // refusal of a job nobody moved is this runner's own wrong step: looked at again, it would be
+        // refused again, at full speed, forever; the job fails and says so instead.
+        if (e instanceof TransitionRefused) {
+          const now = this.d.store.get(this.jobId);
+          if (!job || !now || now.state !== job.state || now.updatedAt !== job.updatedAt) continue;
+          await this.fail(
+            now,
+            new AppError('internal', `The job could not go on from "${now.state}" (${e.message}).`, {
+              action: 'Retry the job; if it happens again, report it with the log.',
+            }),
+          );
+          return;
+        }
         const err = asAppError(e);
         const current = this.d.store.get(this.jobId);
         if (!current || isTerminal(current.state)) return;

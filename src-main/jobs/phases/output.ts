@@ -4,6 +4,7 @@ import type { MeshResult, PollResult } from '../../../src-shared/job-spec.js';
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
 import { jobOutputPath } from '../../settings/output-naming.js';
+import { isUnknownJob } from '../job-errors.js';
 import { removeJobPackage } from '../job-leftovers.js';
 import type { JobRecord, OutputRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
@@ -16,6 +17,7 @@ import {
   stagingPath,
   statOrNull,
 } from '../output-place.js';
+import { startOverOnLocalEngine } from './processing.js';
 
 /**
  * The output phase: download each mesh to a staging file, give it its final name, record it (synced),
@@ -39,7 +41,13 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
         continue;
       }
       const listed = await removePartials(staging);
-      let record = await resultFor(run, conn, remoteJobId, output.idx, job);
+      let record: MeshResult;
+      try {
+        record = await resultFor(run, conn, remoteJobId, output.idx, job);
+      } catch (e) {
+        if (conn.kind === 'local-engine' && isUnknownJob(e)) return await startOverOnLocalEngine(run, job, e);
+        throw e;
+      }
       // A staging file is whole: a download gets that name only once it has been checked.
       const staged = listed ? await statOrNull(staging) : null;
       const adopted = staged && (await adoptPlaced(staged, dest));

@@ -29,24 +29,7 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
     try {
       state = await conn.client.pollOnce(remoteJobId, run.signal);
     } catch (e) {
-      if (conn.kind === 'local-engine' && isUnknownJob(e)) {
-        // The local engine does not know the job: it was restarted on a temporary folder (the
-        // command line's engine is), or its folder was removed. Ours, nothing billed: the job starts
-        // over from its package. A remote service's job is never created again.
-        // Both asked in one turn, so both go in one commit: whoever waits for the job to end never
-        // sees it end on the failure it starts over from.
-        const error = errorOf(asAppError(e));
-        await Promise.all([
-          run.transition(job, 'failed', { error }),
-          dropRemote(
-            run,
-            { ...job, state: 'failed', error },
-            'queued',
-            'the local engine no longer knows the job',
-          ),
-        ]);
-        return;
-      }
+      if (conn.kind === 'local-engine' && isUnknownJob(e)) return startOverOnLocalEngine(run, job, e);
       if (isUnknownJob(e)) {
         run.unknownSince ??= Date.now();
         if (Date.now() - run.unknownSince < d.policy.unknownJobGraceMs) {
@@ -109,4 +92,19 @@ function pollSleep(run: JobRun, ms: number): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
     run.wakePoll = wake;
   });
+}
+
+/**
+ * The local engine does not know the job: it was restarted on a temporary folder (the command
+ * line's engine is), or its folder was removed. Ours, nothing billed: the job starts over from its
+ * package, while it waits for the result or fetches it (meshes already saved stay saved). A remote
+ * service's job is never created again. Both changes are asked in one turn, so both go in one commit:
+ * whoever waits for the job to end never sees it end on the failure it starts over from.
+ */
+export async function startOverOnLocalEngine(run: JobRun, job: JobRecord, e: unknown): Promise<void> {
+  const error = errorOf(asAppError(e));
+  await Promise.all([
+    run.transition(job, 'failed', { error }),
+    dropRemote(run, { ...job, state: 'failed', error }, 'queued', 'the local engine no longer knows the job'),
+  ]);
 }
