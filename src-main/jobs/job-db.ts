@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError } from '../../src-shared/errors.js';
 import { sqliteNativeBinding } from '../platform/native-binding.js';
+import { PRIVATE_DIR_MODE } from '../platform/private-files.js';
 
 export type Db = Database.Database;
 
@@ -107,7 +108,8 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * through JobStore.durable(), which syncs them, and with them every commit before.
  */
 export function openJobDatabase(dataDir: string, opts: { readonly?: boolean } = {}): Db {
-  mkdirSync(dataDir, { recursive: true });
+  // The data folder holds packed scans and the records that name patients' files: private.
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const file = join(dataDir, JOB_DB_FILE);
   let db: Db;
   // Under Electron the module's build for Electron's ABI; under Node its own (platform/native-binding.ts).

@@ -11,15 +11,27 @@ import type { JobError, JobRecord } from './job-record.js';
 export function asAppError(e: unknown): AppError {
   if (isAppError(e)) return e;
   const err = e as NodeJS.ErrnoException;
+  // Which file, for the user (logs redact paths): a full or read-only disk is found by its folder.
+  const where = typeof err?.path === 'string' ? ` (${err.path})` : '';
   if (err?.code === 'ENOSPC')
-    return new AppError('disk-full', 'The disk is full.', {
+    return new AppError('disk-full', `The disk is full: a file cannot be written${where}.`, {
       action: 'Free some disk space and retry the job.',
       retryable: true,
     });
-  if (err?.code === 'EACCES' || err?.code === 'EPERM')
-    return new AppError('bad-input', `A file cannot be written: ${err.message}`, {
-      action: 'Check that the output folder is writable, then retry the job.',
-    });
+  if (err?.code === 'EACCES' || err?.code === 'EPERM' || err?.code === 'EROFS')
+    return new AppError(
+      'bad-input',
+      `A file cannot be written${where}: ${err.code === 'EROFS' ? 'the disk is read-only' : 'permission denied'}.`,
+      { action: 'Check that the output folder is writable, then retry the job.' },
+    );
+  if (err?.code === 'ENOENT' && (err.syscall === 'mkdir' || err.syscall === 'open'))
+    return new AppError(
+      'bad-input',
+      `A folder cannot be made or written${where}: it, or a folder above it, is gone.`,
+      {
+        action: 'Check that the output folder exists and is writable, then retry the job.',
+      },
+    );
   return new AppError('internal', e instanceof Error ? e.message : String(e), { cause: e });
 }
 

@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../platform/private-files.js';
 
 /**
  * A file sink for downloads, built for throughput. Socket reads arrive as buffers of 16 KiB (a TLS
@@ -29,7 +30,8 @@ export class FileBatcher {
 
   /** `expectedBytes`: the file's size, when known (more may come; it is then written too). */
   static async create(path: string, batchBytes = 1024 * 1024, expectedBytes?: number): Promise<FileBatcher> {
-    const file = new FileBatcher(await open(path, 'w'), batchBytes);
+    // A download is a patient's mesh: readable by the user only, from its first byte.
+    const file = new FileBatcher(await open(path, 'w', PRIVATE_FILE_MODE), batchBytes);
     if (expectedBytes !== undefined) file.expectBytes(expectedBytes);
     return file;
   }

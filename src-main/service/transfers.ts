@@ -1,4 +1,5 @@
 import { mkdir, rename, stat, unlink } from 'node:fs/promises';
+import { PRIVATE_DIR_MODE } from '../platform/private-files.js';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -123,7 +124,8 @@ export class Transfers {
     opts: DownloadOptions = {},
   ): Promise<{ path: string; bytes: number }> {
     const target = parseTransportUrl(url, 'The download address');
-    await mkdir(dirname(destPath), { recursive: true });
+    // A folder made here holds a patient's meshes: private, as the files in it (PRIVATE_FILE_MODE).
+    await mkdir(dirname(destPath), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = join(dirname(destPath), `.${basename(destPath)}.${randomBytes(4).toString('hex')}.part`);
     let bytes = 0;
     try {

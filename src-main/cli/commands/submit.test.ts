@@ -7,6 +7,7 @@ import {
   readFileSync,
   readdirSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,5 +211,17 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
       `  error: slice050.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths). (${join(scan, 'slice050.dcm')})\n`,
     );
     expect(told).toContain(`  skipped: ${join(scan, 'notes.txt')}: a text file, not DICOM\n`);
+    // A patient's mesh, the folders made for it and the data folder are the user's alone, whatever
+    // the umask (this process's is usually 022).
+    const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
+    const out = join(work, 'unnamed-out');
+    expect(mode(out)).toBe('700');
+    expect(mode(join(work, 'unnamed-data'))).toBe('700');
+    const folders = readdirSync(out);
+    expect(folders).toHaveLength(1);
+    expect(mode(join(out, folders[0]!))).toBe('700');
+    const meshes = readdirSync(join(out, folders[0]!));
+    expect(meshes.length).toBeGreaterThan(0);
+    for (const m of meshes) expect(mode(join(out, folders[0]!, m))).toBe('600');
   });
 });

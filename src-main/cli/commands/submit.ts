@@ -1,5 +1,5 @@
-import { mkdir, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import {
   MESH_EXTENSIONS,
   meshFileName,
@@ -13,6 +13,7 @@ import type { StructureVerdict } from '../../../src-shared/structure-check.js';
 import { checkMeshes, connectionCapabilities, scanRefusalFor } from '../../app/structure-check.js';
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { CliExit, EXIT, exitCodeOf } from '../exit-codes.js';
@@ -211,15 +212,29 @@ function parseFormat(format: string): MeshExtension {
   return ext as MeshExtension;
 }
 
+/**
+ * Makes the output folder (private when made here: it will hold patients' meshes) and writes a file
+ * in it, before anything is sent: a read-only or foreign folder otherwise showed only after the
+ * whole job had run, and its meshes were lost.
+ */
 async function prepareOutDir(dir: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     if (!(await stat(dir)).isDirectory()) throw new Error('not a folder');
+    const probe = join(dir, `.scan2mesh-write-test-${process.pid}`);
+    await writeFile(probe, '', { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+    await unlink(probe);
   } catch (e) {
-    throw new CliExit(
-      EXIT.usage,
-      `--out ${dir} cannot be used as the output folder (${(e as Error).message})`,
-    );
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EROFS'
+        ? 'its disk is read-only'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'you may not write in it'
+          : code === 'ENOSPC'
+            ? 'its disk is full'
+            : (e as Error).message;
+    throw new CliExit(EXIT.usage, `--out ${dir} cannot be used as the output folder (${why})`);
   }
 }
 
