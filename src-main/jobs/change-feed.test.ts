@@ -87,4 +87,18 @@ describe('the change feed', () => {
     vi.advanceTimersByTime(0);
     await expect(ended).resolves.toMatchObject([{ id: 'j1', state: 'canceled' }]);
   });
+
+  it('ends a wait on a job whose runner stopped on an error it could not record', async () => {
+    store.transition('j1', 'preparing');
+    let ended: JobView[] | undefined;
+    void feed.waitFor(['j1']).then((v) => (ended = v));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(ended).toBeUndefined();
+    // The job's row still says "preparing": the write of its failure is what failed.
+    feed.halt('j1');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ended?.map((v) => [v.id, v.state])).toEqual([['j1', 'preparing']]);
+    // A wait begun afterwards does not hang either.
+    await expect(feed.waitFor(['j1'])).resolves.toHaveLength(1);
+  });
 });

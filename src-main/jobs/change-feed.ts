@@ -18,6 +18,8 @@ const EMIT_MS = 100;
  */
 export class ChangeFeed {
   private readonly listeners = new Set<Listener>();
+  /** Jobs whose runner here stopped on an error it could not record (see halt). */
+  private readonly halted = new Set<string>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Immediate | undefined;
@@ -108,7 +110,17 @@ export class ChangeFeed {
     return changed;
   }
 
-  /** Resolves when every job named is done, failed or canceled (or gone), with their views. */
+  /**
+   * A job whose runner stopped on an error it could not even record as the job's failure (a full
+   * disk under the queue): waiters take it as ended, with that error in its view, rather than wait
+   * for a change that cannot be written.
+   */
+  halt(id: string): void {
+    this.halted.add(id);
+    this.changed([id], true);
+  }
+
+  /** Resolves when every job named is done, failed or canceled (or gone, or halted), with their views. */
   waitFor(ids: string[]): Promise<JobView[]> {
     const read = (id: string): JobView | undefined => {
       const r = this.store.get(id);
@@ -117,7 +129,7 @@ export class ChangeFeed {
     const open = new Set(
       ids.filter((id) => {
         const r = this.store.get(id);
-        return r !== undefined && !isTerminal(r.state);
+        return r !== undefined && !isTerminal(r.state) && !this.halted.has(id);
       }),
     );
     const result = (): JobView[] => ids.map(read).filter((v): v is JobView => v !== undefined);
@@ -125,7 +137,7 @@ export class ChangeFeed {
     return new Promise((resolve) => {
       // Only the jobs that changed are looked at: a batch of hundreds must not be read on every change.
       const off = this.onChange((changed) => {
-        for (const v of changed) if (isTerminal(v.state)) open.delete(v.id);
+        for (const v of changed) if (isTerminal(v.state) || this.halted.has(v.id)) open.delete(v.id);
         if (open.size === 0) {
           off();
           resolve(result());

@@ -13,6 +13,24 @@ export function asAppError(e: unknown): AppError {
   const err = e as NodeJS.ErrnoException;
   // Which file, for the user (logs redact paths): a full or read-only disk is found by its folder.
   const where = typeof err?.path === 'string' ? ` (${err.path})` : '';
+  // SQLite's own codes: the queue's database cannot be written.
+  if (err?.code === 'SQLITE_FULL')
+    return new AppError(
+      'disk-full',
+      "The disk holding scan2mesh's data folder is full: the job's progress cannot be recorded.",
+      {
+        action: 'Free some disk space, then run `scan2mesh resume` (the job is kept where it stood).',
+        retryable: true,
+      },
+    );
+  if (err?.code === 'SQLITE_READONLY' || err?.code === 'SQLITE_CANTOPEN')
+    return new AppError(
+      'internal',
+      "scan2mesh's data folder cannot be written: the job's progress cannot be recorded.",
+      {
+        action: 'Check that the data folder and its disk are writable, then run `scan2mesh resume`.',
+      },
+    );
   if (err?.code === 'ENOSPC')
     return new AppError('disk-full', `The disk is full: a file cannot be written${where}.`, {
       action: 'Free some disk space and retry the job.',

@@ -12,12 +12,12 @@ import { revealWithSystemTools } from '../platform/reveal.js';
 import { AppSettingsStore } from '../settings/app-settings.js';
 import { checkNamingTemplate } from '../settings/output-naming.js';
 import { openJobDatabase } from './job-db.js';
-import { retryNeedsNewRemoteJob, retryRefusal } from './job-errors.js';
+import { errorOf, retryNeedsNewRemoteJob, retryRefusal } from './job-errors.js';
 import { JobFiles } from './job-files.js';
 import type { JobManagerOptions } from './job-manager-options.js';
 import type { Leftover } from './job-leftovers.js';
 import { ChangeFeed } from './change-feed.js';
-import type { JobEvent, JobRecord } from './job-record.js';
+import type { JobError, JobEvent, JobRecord } from './job-record.js';
 import { DEFAULT_QUEUE_POLICY, type QueuePolicy, type ScanSource } from './job-run.js';
 import { RunnerPool } from './runner-pool.js';
 import { JobStore } from './job-store.js';
@@ -39,6 +39,8 @@ export type { JobManagerOptions } from './job-manager-options.js';
 export class JobManager {
   private readonly runners: RunnerPool;
   private readonly live = new LiveProgress();
+  /** Errors that stopped a runner here before they could be recorded (see ChangeFeed.halt). */
+  private readonly crashes = new Map<string, JobError>();
   private readonly gate = new PauseGate();
   private readonly slots;
   private readonly files: JobFiles;
@@ -84,6 +86,10 @@ export class JobManager {
       live: this.live,
       changed: (ids, now) => this.feed.changed(ids, now),
       ended: (rec) => void this.files.ended(rec),
+      crashed: (id, error) => {
+        this.crashes.set(id, errorOf(error));
+        this.feed.halt(id);
+      },
       leaseMs: opts.leaseMs ?? 60_000,
       logger,
       safely: (fn) => this.safely(fn),
@@ -355,6 +361,9 @@ export class JobManager {
 
   private view(r: JobRecord): JobView {
     const v = toView(r, this.live.progressOf(r));
+    // A runner here stopped on an error it could not record: the view says what it was.
+    const crash = this.crashes.get(r.id);
+    if (crash && !isTerminal(r.state)) v.error = crash;
     const trouble = this.live.troubleOf(r);
     if (trouble) v.trouble = trouble;
     const batchHeld = this.gate.isHeld(r.batchId);

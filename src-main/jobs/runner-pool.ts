@@ -7,6 +7,8 @@ import { JobRunner } from './job-runner.js';
 import type { JobStore } from './job-store.js';
 import type { LiveProgress } from './live-progress.js';
 import type { PauseGate } from './slots.js';
+import type { AppError } from '../../src-shared/errors.js';
+import { asAppError } from './job-errors.js';
 
 export interface RunnerPoolDeps {
   store: JobStore;
@@ -18,6 +20,8 @@ export interface RunnerPoolDeps {
   changed(ids: string[], now?: boolean): void;
   /** A runner let go of its job (not for a shutdown): what the job left may go. */
   ended(rec: JobRecord): void;
+  /** A runner stopped on an error it could not record as the job's failure (the queue's disk full). */
+  crashed(id: string, error: AppError): void;
   leaseMs: number;
   logger: Logger;
   safely(fn: () => void): void;
@@ -113,7 +117,10 @@ export class RunnerPool {
     this.startedHere.add(rec.id);
     runner
       .start()
-      .catch((e: unknown) => this.d.logger.error('job runner crashed', { jobId: rec.id, error: String(e) }))
+      .catch((e: unknown) => {
+        this.d.logger.error('job runner crashed', { jobId: rec.id, error: String(e) });
+        this.d.crashed(rec.id, asAppError(e));
+      })
       .finally(() => {
         if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
         if (!this.closing) this.releaseSoon(rec.id);
