@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { AppError } from '../../src-shared/errors.js';
+import { AppError, isAppError } from '../../src-shared/errors.js';
 import { sqliteNativeBinding } from '../platform/native-binding.js';
 import { PRIVATE_DIR_MODE } from '../platform/private-files.js';
 
@@ -142,9 +142,29 @@ export function openJobDatabase(dataDir: string, opts: { readonly?: boolean } = 
     }
   } catch (e) {
     db.close();
-    throw e;
+    throw isAppError(e) ? e : unusableDatabase(file, e);
   }
   return db;
+}
+
+/** The job list's file could be opened but not used: damaged, read-only, or on a full disk. */
+function unusableDatabase(file: string, e: unknown): AppError {
+  const code = (e as { code?: string }).code ?? '';
+  const damaged = code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+  const readOnly = code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EROFS';
+  const what = damaged
+    ? 'is damaged (it is not a database scan2mesh can read)'
+    : readOnly
+      ? 'cannot be written (the file or its disk is read-only)'
+      : code === 'SQLITE_FULL'
+        ? 'cannot be written: its disk is full'
+        : `cannot be used (${(e as Error).message})`;
+  return new AppError('internal', `The job list ${file} ${what}.`, {
+    action: damaged
+      ? `Move ${file} (and any ${JOB_DB_FILE}-wal and -shm beside it) to another folder to start a new, empty job list; keep it in case its jobs are needed.`
+      : `Check that the data folder and ${file} are writable and the disk has room, then try again.`,
+    cause: e,
+  });
 }
 
 function checkVersion(db: Db): number {

@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import { AppError } from '../../src-shared/errors.js';
 import { JobViewSchema } from '../../src-shared/jobs.js';
 import { openJobDatabase, SCHEMA_VERSION, type Db } from './job-db.js';
 import { JOB_COLUMNS, jobRowOf } from './job-rows.js';
@@ -51,6 +53,29 @@ describe('job database', () => {
     db = openJobDatabase(dir);
     store = new JobStore(db);
     expect(store.list().map((j) => j.id)).toEqual(['j1']);
+  });
+
+  it('says which file is damaged and what to do, and leaves it as it was', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'scan2mesh-store-bad-'));
+    try {
+      const file = join(other, 'jobs.sqlite');
+      const garbage = randomBytes(20_000);
+      await writeFile(file, garbage);
+      const e = (() => {
+        try {
+          openJobDatabase(other);
+          return undefined;
+        } catch (err) {
+          return err as AppError;
+        }
+      })();
+      expect(e).toBeInstanceOf(AppError);
+      expect(e!.message).toBe(`The job list ${file} is damaged (it is not a database scan2mesh can read).`);
+      expect(e!.action).toMatch(/^Move .*jobs\.sqlite .* to start a new, empty job list; keep it/);
+      expect(await readFile(file)).toEqual(garbage);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
   });
 
   it('reads job rows by every column of the table, each into its own field', () => {
