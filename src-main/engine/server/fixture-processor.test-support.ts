@@ -1,4 +1,4 @@
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { meshFileName } from '../../../src-shared/job-spec.js';
@@ -19,7 +19,13 @@ const MESH_BY_EXTENSION: Record<string, string> = {
  * that the protocol can be tested without segmentation. Never the app's processor.
  */
 export function createFixtureProcessor(
-  opts: { stepMs?: number; fail?: string; calls?: ProcessorJob[] } = {},
+  opts: {
+    stepMs?: number;
+    fail?: string;
+    calls?: ProcessorJob[];
+    /** The bytes of each job's inputs, as the processor found them (the engine removes them after). */
+    received?: Buffer[][];
+  } = {},
 ): Processor {
   return {
     validate(spec) {
@@ -29,6 +35,7 @@ export function createFixtureProcessor(
     },
     async process(job, onProgress, signal) {
       opts.calls?.push(job);
+      if (opts.received) opts.received.push(await Promise.all(job.inputs.map((i) => readFile(i.path))));
       onProgress({ fraction: 0.1, stage: 'reading scan' });
       await delay(opts.stepMs ?? 0, undefined, { signal });
       if (opts.fail) throw new Error(opts.fail);

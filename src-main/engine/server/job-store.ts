@@ -80,6 +80,20 @@ export class JobStore {
     await rename(tmp, file);
   }
 
+  /**
+   * Removes the job's copies of the scan (the upload in inputs/, what was unpacked of it in work/)
+   * once they are of no more use, its meshes kept for download: a finished or failed job is never
+   * processed again (a retry is a new job), and a copy of patient data lives no longer than it must.
+   */
+  async dropScanCopies(job: EngineJob): Promise<void> {
+    const keep = new Set(job.meshes.map((m) => m.path).filter((p): p is string => p !== undefined));
+    await rm(join(this.jobDir(job.id), 'inputs'), { recursive: true, force: true });
+    const work = join(this.jobDir(job.id), 'work');
+    const names = await readdir(work).catch(() => [] as string[]);
+    for (const name of names)
+      if (!keep.has(join(work, name))) await rm(join(work, name), { recursive: true, force: true });
+  }
+
   /** Loads the jobs of earlier runs; those older than `retentionMs` are deleted with their files. */
   async load(retentionMs: number): Promise<void> {
     let ids: string[];

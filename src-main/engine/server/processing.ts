@@ -164,6 +164,8 @@ export class JobProcessing {
         if (made.triangles !== undefined) mesh.triangles = made.triangles;
         if (mesh.uploadUrl) await putFile(mesh.uploadUrl, made.path);
       }
+      // Before the job is told finished: a client that sees it finished never finds its scan kept.
+      await store.dropScanCopies(job);
       job.state = 'finished';
       job.progress = { fraction: 1, stage: 'done' };
       job.finishedAt = Date.now();
@@ -179,6 +181,9 @@ export class JobProcessing {
   }
 
   private async fail(job: EngineJob, message: string): Promise<void> {
+    await this.deps.store.dropScanCopies(job).catch((e: unknown) => {
+      this.deps.logger.warn('scan copy of a failed job not removed', { jobId: job.id, error: String(e) });
+    });
     job.state = 'failed';
     job.error = message;
     job.finishedAt = Date.now();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalEngine, type LocalEngineOptions, type RunningEngine } from '../local-engine.js';
@@ -19,8 +19,9 @@ afterEach(async () => {
 async function start(
   opts: Partial<LocalEngineOptions> = {},
   calls: ProcessorJob[] = [],
+  received: Buffer[][] = [],
 ): Promise<RunningEngine> {
-  const engine = await startLocalEngine({ processor: createFixtureProcessor({ calls }), ...opts });
+  const engine = await startLocalEngine({ processor: createFixtureProcessor({ calls, received }), ...opts });
   engines.push(engine);
   return engine;
 }
@@ -135,7 +136,8 @@ describe('local engine protocol server', () => {
 
   it('starts processing only after every input is uploaded and notified (§3)', async () => {
     const calls: ProcessorJob[] = [];
-    const engine = await start({}, calls);
+    const received: Buffer[][] = [];
+    const engine = await start({}, calls, received);
     const auth = await bearer(engine);
     const res = await createJob(engine, auth, {
       inputFiles: { cbct: { extension: '.dcm' }, ios_upper: { extension: '.stl' } },
@@ -179,7 +181,9 @@ describe('local engine protocol server', () => {
         meshes: [{ status: 'Available', size: 68484, extension: '.stl', structures: ['mandible'] }],
       },
     });
-    expect((await readFile(calls[0]?.inputs[0]?.path as string)).equals(await readFile(SCAN))).toBe(true);
+    expect(received[0]?.[0]?.equals(await readFile(SCAN))).toBe(true);
+    // The finished job keeps its mesh, not the copies of its inputs (patient data).
+    await expect(stat(calls[0]?.inputs[0]?.path as string)).rejects.toThrow(/ENOENT/);
   });
 
   it('signs pre-signed addresses with an expiry and refuses tampering, expiry and Authorization headers', async () => {
