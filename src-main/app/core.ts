@@ -85,6 +85,8 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
       logger: logger.child('jobs'),
       ...(platform.revealInFolder ? { revealInFolder: platform.revealInFolder.bind(platform) } : {}),
       localEngine: engine.get,
+      // A job whose command line was killed is finished here, not shown as under way forever.
+      adoptEveryMs: 15_000,
     });
     manager.onChange((changed) => bus.emit('jobs.changed', { jobs: changed, paused: manager.isPaused() }));
     // Notifications and taskbar progress listen to the queue from outside it.

@@ -27,4 +27,10 @@ export interface JobManagerOptions {
   leaseMs?: number;
   /** How often changes written by another process (the app, the command line) are looked for. */
   watchMs?: number;
+  /**
+   * How often unfinished jobs that no live process runs (their command line was killed) are taken
+   * over here. The app's queue does this, so a job left by a killed command does not show as under
+   * way forever; the command line's own queue does not (`scan2mesh resume` does it when asked).
+   */
+  adoptEveryMs?: number;
 }

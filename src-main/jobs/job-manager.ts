@@ -46,6 +46,7 @@ export class JobManager {
   private readonly files: JobFiles;
   private readonly feed: ChangeFeed;
   private closed = false;
+  private adopting: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly opts: JobManagerOptions,
@@ -111,7 +112,24 @@ export class JobManager {
     const policy = { ...DEFAULT_QUEUE_POLICY, ...opts.policy };
     const manager = new JobManager(opts, new JobStore(db), connections, settings, policy, logger);
     await manager.files.sweep();
+    if (opts.adoptEveryMs) manager.adoptOrphans(opts.adoptEveryMs);
     return manager;
+  }
+
+  /** Takes over, every `everyMs`, the unfinished jobs whose process is gone (see adoptEveryMs). */
+  private adoptOrphans(everyMs: number): void {
+    this.adopting = setInterval(() => {
+      if (this.closed) return;
+      // Jobs run here or by a live process are left be (looked at without a word each time).
+      const left = this.store
+        .unfinished()
+        .some((r) => !this.runners.has(r.id) && !this.runners.elsewhere(r) && this.connections.canResolve(r));
+      if (!left) return;
+      this.resumeUnfinished().catch((e: unknown) =>
+        this.logger.warn('jobs left by another process not taken over', { error: String(e) }),
+      );
+    }, everyMs);
+    this.adopting.unref();
   }
 
   // ---- queries ---------------------------------------------------------------------------------
@@ -342,6 +360,7 @@ export class JobManager {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.adopting);
     this.feed.stopWatching();
     await this.runners.close();
     this.live.write(this.store, true);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
@@ -106,6 +107,19 @@ describe('resuming from the states a crash leaves', () => {
         expect(engine.stats.jobsCreated).toBe(1);
       },
     );
+
+    it("is taken over by the app's queue once the process that ran it is gone, without a resume", async () => {
+      const id = await parkedJob();
+      // A command line killed while it ran the job: its pid is gone, its lease still runs.
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+      crashState((s) => {
+        s.transition(id, 'preparing');
+        expect(s.claim(id, 'a-killed-command', gone, 60_000)).toBe(true);
+      });
+      const app = await h.open({ adoptEveryMs: 50 });
+      const [done] = await app.waitFor([id]);
+      expect(done?.state).toBe('done');
+    });
 
     it('starts over from the package when the engine no longer knows a job it was downloading', async () => {
       const id = await parkedJob();
