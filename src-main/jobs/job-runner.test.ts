@@ -53,6 +53,20 @@ function crashState(edit: (store: JobStore) => void): void {
   writeAsAnotherProcess(h.dataDir, edit);
 }
 
+/** What a crash leaves after POST /job was answered and its addresses stored, before the upload ended. */
+function crashAfterCreate(
+  id: string,
+  remoteJobId: string,
+  upload: { uploadUrl: string; notifyUrl: string },
+): void {
+  crashState((s) => {
+    s.transition(id, 'preparing');
+    s.transition(id, 'submitting');
+    s.setInput(id, 'cbct', { uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl });
+    s.transition(id, 'uploading', { remoteJobId });
+  });
+}
+
 /** What a crash leaves between POST /job going out and its answer being stored. */
 function createAnswerLost(s: JobStore, id: string): void {
   s.transition(id, 'preparing');
@@ -191,12 +205,7 @@ describe('resuming from the states a crash leaves', () => {
       });
       client.close();
       const upload = created.uploads[0]!;
-      crashState((s) => {
-        s.transition(id, 'preparing');
-        s.transition(id, 'submitting');
-        s.setInput(id, 'cbct', { uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl });
-        s.transition(id, 'uploading', { remoteJobId: created.jobId });
-      });
+      crashAfterCreate(id, created.jobId, upload);
       const { ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
       expect(done?.remoteJobId).toBe(created.jobId);
@@ -217,12 +226,7 @@ describe('resuming from the states a crash leaves', () => {
       client.close();
       engine.setFaults({});
       const upload = created.uploads[0]!;
-      crashState((s) => {
-        s.transition(id, 'preparing');
-        s.transition(id, 'submitting');
-        s.setInput(id, 'cbct', { uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl });
-        s.transition(id, 'uploading', { remoteJobId: created.jobId });
-      });
+      crashAfterCreate(id, created.jobId, upload);
       const { m, ended: done } = await resumeUntilEnded(h, id);
       expect(done?.state).toBe('done');
       expect(done?.remoteJobId).not.toBe(created.jobId);

@@ -109,6 +109,13 @@ function service(origin: () => string, overrides: Partial<Record<string, Script>
   };
 }
 
+/** A job as the interface shows one: a .dcm in, a mandible out. */
+const createMandibleJob = (c: ServiceClient): Promise<unknown> =>
+  c.createJob({
+    inputs: { cbct: { extension: '.dcm' } },
+    meshes: [{ extension: '.stl', structures: ['mandible'] }],
+  });
+
 async function expectAppError(p: Promise<unknown>, code: AppError['code']): Promise<AppError> {
   const e = await p.then(
     () => undefined,
@@ -269,13 +276,7 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
     );
     origin = srv.origin;
     const c = client(origin);
-    const err = await expectAppError(
-      c.createJob({
-        inputs: { cbct: { extension: '.dcm' } },
-        meshes: [{ extension: '.stl', structures: ['mandible'] }],
-      }),
-      'job-may-exist',
-    );
+    const err = await expectAppError(createMandibleJob(c), 'job-may-exist');
     // The job was made: its id is said, so that nothing creates a second one unasked.
     expect(err.message).toContain(`The service created job ${JOB}, but its answer cannot be used`);
     expect(err.message).toContain('not a site of the configured service');
@@ -369,13 +370,7 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
     );
     origin = srv.origin;
     const c = client(origin);
-    const err = await expectAppError(
-      c.createJob({
-        inputs: { cbct: { extension: '.dcm' } },
-        meshes: [{ extension: '.stl', structures: ['mandible'] }],
-      }),
-      'service',
-    );
+    const err = await expectAppError(createMandibleJob(c), 'service');
     expect(err.message).toBe(
       'Job creation: the service answered 403: Token [redacted] (client [redacted]) not allowed; also saw [redacted].',
     );
