@@ -12,6 +12,8 @@ export interface StatusOptions {
 /** A job as `status --json` shows it: what the app shows, and which process runs it now. */
 interface StatusEntry extends JobView {
   runningInPid?: number;
+  /** A stopped job's last trouble since its last step: why it was waiting when its process ended. */
+  lastTrouble?: string;
 }
 
 /**
@@ -30,6 +32,10 @@ export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: s
         const entry: StatusEntry = toView(r);
         const pid = runningIn(r);
         if (pid !== undefined) entry.runningInPid = pid;
+        else if (!isTerminal(r.state)) {
+          const trouble = lastTroubleOf(store, r.id);
+          if (trouble) entry.lastTrouble = trouble;
+        }
         return entry;
       });
   } finally {
@@ -74,8 +80,20 @@ function detailOf(e: StatusEntry): string {
   if (e.state === 'failed') return e.error?.message ?? '';
   if (e.state === 'done') return e.outputs.map((o) => o.path).join(', ');
   if (e.runningInPid !== undefined) return `${e.progress.stage ?? ''} (pid ${e.runningInPid})`.trim();
-  // What a stopped process last said is stale; where the job stands is in STATE.
-  return '';
+  // What a stopped process last said of its progress is stale (STATE says where the job stands);
+  // why it was waiting is not.
+  return e.lastTrouble ? `was waiting: ${e.lastTrouble}` : '';
+}
+
+/** The message of the job's last trouble note, when no step came after it. */
+function lastTroubleOf(store: JobStore, id: string): string | undefined {
+  const events = store.events(id);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.kind === 'trouble') return typeof e.detail?.message === 'string' ? e.detail.message : undefined;
+    if (e.kind === 'state' || e.kind === 'created') return undefined;
+  }
+  return undefined;
 }
 
 /** The pid of the live process that runs the job, if one does. */
