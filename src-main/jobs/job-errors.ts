@@ -1,5 +1,5 @@
 import { AppError, isAppError, type AppErrorShape } from '../../src-shared/errors.js';
-import type { JobError, JobRecord } from './job-record.js';
+import type { JobError, JobPatch, JobRecord } from './job-record.js';
 
 /**
  * The queue's rules about failures, in one place: what a thrown thing means for the user, which
@@ -80,6 +80,29 @@ export function isUnknownJob(e: unknown): boolean {
  */
 export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'error'>): boolean {
   return !job.remoteJobId || job.error?.code === 'job-failed' || job.error?.code === 'job-unknown';
+}
+
+/**
+ * What a retry writes: the job queued again, its error cleared, and, when its remote job cannot be
+ * gone on with (retryNeedsNewRemoteJob), that job forgotten so that a new one is created.
+ */
+export function retryChange(rec: Pick<JobRecord, 'state' | 'error' | 'remoteJobId' | 'attempts'>): {
+  patch: JobPatch;
+  detail: Record<string, unknown>;
+  extras: { forgetRemote: boolean };
+} {
+  const mayExist = rec.state === 'failed' && rec.error?.code === 'job-may-exist';
+  const fresh = retryNeedsNewRemoteJob(rec);
+  return {
+    patch: {
+      error: null,
+      progress: {},
+      attempts: rec.attempts + 1,
+      ...(fresh ? { remoteJobId: null, serviceUrl: null, createSentAt: null, resumeState: null } : {}),
+    },
+    detail: { by: 'user', retry: mayExist ? 'resubmitted' : fresh ? 'new job' : 'same job' },
+    extras: { forgetRemote: fresh },
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import { revealWithSystemTools } from '../platform/reveal.js';
 import { AppSettingsStore } from '../settings/app-settings.js';
 import { checkNamingTemplate } from '../settings/output-naming.js';
 import { openJobDatabase } from './job-db.js';
-import { errorOf, retryNeedsNewRemoteJob, retryRefusal } from './job-errors.js';
+import { errorOf, retryChange, retryRefusal } from './job-errors.js';
 import { JobFiles } from './job-files.js';
 import type { JobManagerOptions } from './job-manager-options.js';
 import type { Leftover } from './job-leftovers.js';
@@ -120,11 +120,6 @@ export class JobManager {
   private adoptOrphans(everyMs: number): void {
     this.adopting = setInterval(() => {
       if (this.closed) return;
-      // Jobs run here or by a live process are left be (looked at without a word each time).
-      const left = this.store
-        .unfinished()
-        .some((r) => !this.runners.has(r.id) && !this.runners.elsewhere(r) && this.connections.canResolve(r));
-      if (!left) return;
       this.resumeUnfinished().catch((e: unknown) =>
         this.logger.warn('jobs left by another process not taken over', { error: String(e) }),
       );
@@ -236,20 +231,8 @@ export class JobManager {
     const id = rec.id;
     const refused = retryRefusal(rec, opts.resubmit === true);
     if (refused) throw refused;
-    const mayExist = rec.state === 'failed' && rec.error?.code === 'job-may-exist';
-    const fresh = retryNeedsNewRemoteJob(rec);
-    const next = this.store.transition(
-      id,
-      'queued',
-      {
-        error: null,
-        progress: {},
-        attempts: rec.attempts + 1,
-        ...(fresh ? { remoteJobId: null, serviceUrl: null, createSentAt: null, resumeState: null } : {}),
-      },
-      { by: 'user', retry: mayExist ? 'resubmitted' : fresh ? 'new job' : 'same job' },
-      { forgetRemote: fresh },
-    );
+    const { patch, detail, extras } = retryChange(rec);
+    const next = this.store.transition(id, 'queued', patch, detail, extras);
     this.runners.start(next);
     this.feed.changed([id], true);
     return this.view(next);
@@ -340,9 +323,10 @@ export class JobManager {
     this.checkOpen();
     const resumable: JobRecord[] = [];
     for (const rec of this.store.unfinished()) {
-      if (this.runners.has(rec.id)) continue;
+      // Run here, or by a live process: left be, without a word (adoptOrphans asks every few seconds).
+      if (this.runners.has(rec.id) || this.runners.elsewhere(rec)) continue;
       if (!this.connections.canResolve(rec)) {
-        this.logger.info('not resumed here: connection unknown to this process', { jobId: rec.id });
+        this.logger.debug('not resumed here: connection unknown to this process', { jobId: rec.id });
         continue;
       }
       resumable.push(rec);

@@ -67,7 +67,7 @@ function noPresignedAuth(engine: RunningEngine): void {
 
 describe('ServiceClient against the local engine on loopback', () => {
   it('runs a job end to end: token, job, upload, notify, poll, download', async () => {
-    await withEngine({}, async ({ engine, client, calls }) =>
+    await withEngine({}, async ({ engine, client, calls, inputsReceived }) =>
       withTempDir(async (dir) => {
         const polls: PollState[] = [];
         const uploaded: number[] = [];
@@ -90,7 +90,7 @@ describe('ServiceClient against the local engine on loopback', () => {
         // What the processor got is what the spec said, options passed through untouched.
         expect(calls).toHaveLength(1);
         expect(calls[0]?.inputs).toEqual([expect.objectContaining({ name: 'cbct', extension: '.dcm' })]);
-        expect(await sameFile(calls[0]?.inputs[0]?.path as string, SCAN)).toBe(true);
+        expect(inputsReceived[0]?.[0]?.equals(await readFile(SCAN))).toBe(true);
         expect(calls[0]?.meshes).toEqual([
           { extension: '.stl', structures: ['mandible'] },
           { extension: '.ply', structures: ['left_nerve', 'right_nerve'] },
@@ -448,7 +448,7 @@ describe('ServiceClient against the local engine on loopback', () => {
     await new Promise<void>((r) => storage.listen(0, '127.0.0.1', r));
     const origin = `http://127.0.0.1:${(storage.address() as { port: number }).port}`;
     try {
-      await withEngine({}, async ({ engine, client, calls }) =>
+      await withEngine({}, async ({ engine, client, inputsReceived }) =>
         withTempDir(async (dir) => {
           const res = await runTestJob(
             client,
@@ -468,7 +468,7 @@ describe('ServiceClient against the local engine on loopback', () => {
             dir,
           );
           expect(engine.stats.uploads).toBe(0);
-          expect((await readFile(calls[0]?.inputs[0]?.path as string)).equals(scan)).toBe(true);
+          expect(inputsReceived[0]?.[0]?.equals(scan)).toBe(true);
           expect(res.outputs[0]).toMatchObject({ deliveredToUploadUrl: true, bytes: 68_484 });
           expect(received[0]?.equals(await readFile(SPIDER_STL))).toBe(true);
           // The finish webhook carries the poll result.

@@ -26,6 +26,8 @@ export const SPEC: JobSpec = {
 export interface TestEngine {
   engine: RunningEngine;
   calls: ProcessorJob[];
+  /** The bytes of each job's inputs as the processor read them (the engine removes them after). */
+  inputsReceived: Buffer[][];
 }
 
 /** The local engine with the FIXTURE processor (tests only), quick to process. */
@@ -33,14 +35,20 @@ export async function startTestEngine(
   opts: Partial<LocalEngineOptions> & { stepMs?: number; fail?: string } = {},
 ): Promise<TestEngine> {
   const calls: ProcessorJob[] = [];
+  const inputsReceived: Buffer[][] = [];
   const { stepMs, fail, ...rest } = opts;
   const engine = await startLocalEngine({
-    processor: createFixtureProcessor({ calls, stepMs: stepMs ?? 20, ...(fail ? { fail } : {}) }),
+    processor: createFixtureProcessor({
+      calls,
+      received: inputsReceived,
+      stepMs: stepMs ?? 20,
+      ...(fail ? { fail } : {}),
+    }),
     processingDelayMs: 60,
     concurrency: 4,
     ...rest,
   });
-  return { engine, calls };
+  return { engine, calls, inputsReceived };
 }
 
 /** A client of that engine with short waits, so fault tests stay fast. */

@@ -1,0 +1,193 @@
+/**
+ * Parsing DICOM bytes with dicom-parser, bounded: the element count and undefined lengths are
+ * checked before it builds anything, deflated data sets inflate within a bound, and what it throws
+ * becomes words a clinician can act on. Reading the bytes from files is dicom-file.ts's.
+ */
+import { inflateRawSync } from 'node:zlib';
+import dicomParser from 'dicom-parser';
+import type { DataSet } from 'dicom-parser';
+import { isVr, type DicomLayout } from './dicom-sniff.js';
+import {
+  countElements,
+  MAX_HEADER_ELEMENTS,
+  strayUndefinedLength,
+  tooManyElements,
+  tooManyFragments,
+} from './header-bounds.js';
+import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
+
+export const PIXEL_DATA = 'x7fe00010';
+
+/**
+ * A file that is DICOM but cannot be parsed. `message` is in our words, for people; `detail`
+ * keeps the parser's own text for the log only (it means nothing to a clinician).
+ */
+export class DicomParseError extends Error {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+    this.name = 'DicomParseError';
+  }
+}
+
+/** dicom-parser's messages, in words a clinician can act on. */
+const PLAIN_WORDS: [RegExp, string][] = [
+  [
+    /buffer overrun|past end of buffer|eof encountered|maxPosition|outside the bounds|out of range/i,
+    'its header is cut off or has wrong lengths',
+  ],
+  [/0002,0010/, 'its header does not say how it is encoded'],
+  [/DICM prefix/, 'it is not a DICOM file'],
+  [
+    /larger than|too large|ERR_BUFFER_TOO_LARGE|maxOutputLength/i,
+    'its compressed header unpacks to an absurd size',
+  ],
+  [
+    /inflat|incorrect header check|unexpected end of file|invalid (block|distance|code)/i,
+    'its compressed header cannot be unpacked',
+  ],
+];
+
+/** Words for anything the parser says that the table above does not know. */
+const UNKNOWN_WORDS = 'its header is not laid out as DICOM requires';
+
+/** Any failure while reading a header, as a DicomParseError in words (the original text kept as detail). */
+export function parseFailure(e: unknown): DicomParseError {
+  if (e instanceof DicomParseError) return e;
+  // dicom-parser throws strings, Errors, or { exception, dataSet }.
+  const inner =
+    typeof e === 'object' && e !== null && 'exception' in e ? (e as { exception: unknown }).exception : e;
+  const text =
+    inner instanceof Error
+      ? `${(inner as NodeJS.ErrnoException).code ?? ''} ${inner.message}`
+      : String(inner);
+  const plain = PLAIN_WORDS.find(([re]) => re.test(text))?.[1];
+  return new DicomParseError(plain ?? UNKNOWN_WORDS, text.trim());
+}
+
+/**
+ * A deflated data set can be a zip bomb: a few kilobytes that inflate to gigabytes. dicom-parser
+ * inflates without a limit, so it is given this inflater, which stops at a size bounded by the bytes
+ * present: 200 times the deflated size (images rarely deflate below a half; a blank one to about a
+ * hundredth), at least 64 MB and at most 1 GB.
+ */
+export function maxInflated(deflatedBytes: number): number {
+  return Math.min(1024 ** 3, Math.max(64 * 1024 ** 2, 200 * deflatedBytes));
+}
+
+function boundedInflater(bytes: Uint8Array, position: number): Buffer {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const deflated = b.subarray(position);
+  const inflated = inflateRawSync(deflated, { maxOutputLength: maxInflated(deflated.length) });
+  // What was inflated is explicit VR little endian, and dicom-parser reads all of it.
+  checkElementCount(inflated, 0, EXPLICIT_LE, false);
+  return Buffer.concat([b.subarray(0, position), inflated]);
+}
+
+/** Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements. */
+function checkElementCount(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
+  const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
+  if (c.stray) throw new DicomParseError(strayUndefinedLength(c.stray));
+  if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
+    throw new DicomParseError(c.fragments > c.elements ? tooManyFragments() : tooManyElements());
+}
+
+export interface ParsedDicom {
+  dataSet: DataSet;
+  layout: DicomLayout;
+  /** The transfer syntax the data set was read with (from the meta header, or guessed). */
+  transferSyntaxUid: string;
+  /** True when the transfer syntax was not in the file and had to be inferred. */
+  transferSyntaxGuessed: boolean;
+  /** Where `dataSet.byteArray[0]` lies in the file; undefined when the data set was inflated. */
+  fileOffset?: number;
+}
+
+/** The transfer syntax a data set without meta header is read with. */
+const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
+  'raw-explicit': EXPLICIT_LE,
+  'raw-implicit': IMPLICIT_LE,
+  'raw-explicit-be': EXPLICIT_BE,
+};
+
+/**
+ * Parses DICOM bytes of any supported layout. With `untilPixelData` parsing stops at the pixel
+ * data element (its header is read, its value is not), so a leading chunk of the file suffices.
+ * Pass a Buffer: deflated data sets are inflated with Node's zlib, which needs one.
+ */
+export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): ParsedDicom {
+  const untilTag = untilPixelData ? PIXEL_DATA : undefined;
+  const options = { ...(untilTag ? { untilTag } : {}), inflater: boundedInflater };
+  try {
+    const raw = RAW_SYNTAX[layout];
+    if (raw) {
+      checkElementCount(buf, 0, raw, untilPixelData);
+      const dataSet = dicomParser.parseDicom(buf, { ...options, TransferSyntaxUID: raw });
+      return { dataSet, layout, transferSyntaxUid: raw, transferSyntaxGuessed: true, fileOffset: 0 };
+    }
+    if (layout === 'raw-meta') return parseRawMeta(buf, untilTag);
+    const meta = dicomParser.readPart10Header(buf);
+    const tsElement = meta.elements.x00020010;
+    if (!tsElement || tsElement.length === 0) {
+      // The meta header lacks its transfer syntax: infer it from the first element of the data set.
+      const start = (meta as DataSet & { position: number }).position;
+      const ts = isVr(buf, start + 4) ? EXPLICIT_LE : IMPLICIT_LE;
+      checkElementCount(buf, start, ts, untilPixelData);
+      const dataSet = dicomParser.parseDicom(buf.subarray(start), { ...options, TransferSyntaxUID: ts });
+      return { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: true, fileOffset: start };
+    }
+    const metaTs = (meta.string('x00020010') ?? '').replace(/\0/g, '').trim();
+    const start = (meta as DataSet & { position: number }).position;
+    if (metaTs === IMPLICIT_LE && isVr(buf, start + 4)) {
+      // The meta header says implicit VR, the data set names its VRs: pydicom reads such a file as
+      // explicit VR, and so does this (dicom-parser would take the VR letters for lengths).
+      checkElementCount(buf, start, EXPLICIT_LE, untilPixelData);
+      const dataSet = dicomParser.parseDicom(buf.subarray(start), {
+        ...options,
+        TransferSyntaxUID: EXPLICIT_LE,
+      });
+      return {
+        dataSet,
+        layout,
+        transferSyntaxUid: EXPLICIT_LE,
+        transferSyntaxGuessed: true,
+        fileOffset: start,
+      };
+    }
+    // A deflated data set is counted as it is inflated (boundedInflater).
+    if (metaTs !== DEFLATED_LE) checkElementCount(buf, start, metaTs, untilPixelData);
+    const dataSet = dicomParser.parseDicom(buf, options);
+    const ts = (dataSet.string('x00020010') ?? '').replace(/\0/g, '').trim();
+    const parsed: ParsedDicom = { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: false };
+    if (ts !== DEFLATED_LE) parsed.fileOffset = 0;
+    return parsed;
+  } catch (e) {
+    throw parseFailure(e);
+  }
+}
+
+/** A meta header without preamble: read it as explicit LE, then the data set with the syntax it names. */
+function parseRawMeta(buf: Buffer, untilTag: string | undefined): ParsedDicom {
+  const metaOnly = dicomParser.parseDicom(buf, { TransferSyntaxUID: EXPLICIT_LE, untilTag: 'x00080000' });
+  let end = 0;
+  for (const el of Object.values(metaOnly.elements)) {
+    if (el.tag < 'x00030000') end = Math.max(end, el.dataOffset + el.length);
+  }
+  const ts = (metaOnly.string('x00020010') ?? EXPLICIT_LE).replace(/\0/g, '').trim() || EXPLICIT_LE;
+  if (ts === DEFLATED_LE)
+    throw new DicomParseError('it is compressed as a whole without the file header that says so');
+  checkElementCount(buf, end, ts, untilTag !== undefined);
+  const dataSet = dicomParser.parseDicom(buf.subarray(end), {
+    TransferSyntaxUID: ts,
+    ...(untilTag ? { untilTag } : {}),
+  });
+  return {
+    dataSet,
+    layout: 'raw-meta',
+    transferSyntaxUid: ts,
+    transferSyntaxGuessed: false,
+    fileOffset: end,
+  };
+}
