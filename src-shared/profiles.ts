@@ -51,12 +51,12 @@ export function isLoopbackHost(hostname: string): boolean {
  * Checks an address the user typed: https, or plain http only to this computer (loopback), because
  * tokens and patient data must not cross a network unencrypted. Returns a message, or null when fine.
  */
-function checkServiceAddress(value: string, what: string): string | null {
+function checkServiceAddress(value: string, what: string, example: string): string | null {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return `${what} is not a valid address. Write it in full, e.g. https://eu.virtualpatientengine.com/24.06`;
+    return `${what} is not a valid address. Write it in full, e.g. ${example}`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${what} must start with https://`;
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
@@ -91,7 +91,11 @@ export const RemoteProfileInputSchema = z
     clientId: z.string().trim().min(1, 'The client id is required; the service operator gives it.'),
   })
   .superRefine((p, ctx) => {
-    const base = checkServiceAddress(p.baseUrl, 'The service address');
+    const base = checkServiceAddress(
+      p.baseUrl,
+      'The service address',
+      'https://eu.virtualpatientengine.com/24.06',
+    );
     if (base) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: base });
     else if (!serviceVersion(p.baseUrl))
       ctx.addIssue({
@@ -99,7 +103,7 @@ export const RemoteProfileInputSchema = z
         path: ['baseUrl'],
         message: 'The service address must end with the version segment, e.g. …/24.06',
       });
-    const auth = checkServiceAddress(p.authUrl, 'The sign-in address');
+    const auth = checkServiceAddress(p.authUrl, 'The sign-in address', 'https://vpengine.eu.auth0.com');
     if (auth) ctx.addIssue({ code: 'custom', path: ['authUrl'], message: auth });
   });
 export type RemoteProfileInput = z.infer<typeof RemoteProfileInputSchema>;

@@ -18,7 +18,10 @@ describe('connection form', () => {
     expect(input).toBeNull();
     expect(errors.name).toBe('Give the connection a name.');
     expect(errors.baseUrl).toMatch(/plain http to another computer/);
-    expect(errors.authUrl).toMatch(/not a valid address/);
+    // Each field's example is an address of its own kind.
+    expect(errors.authUrl).toBe(
+      'The sign-in address is not a valid address. Write it in full, e.g. https://vpengine.eu.auth0.com',
+    );
     expect(errors.clientId).toMatch(/client id is required/);
     expect(errors.clientSecret).toMatch(/client secret is required/);
   });

@@ -83,15 +83,17 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
               <strong>Also dropped as {firstSource ?? seriesTitle(first)}</strong>: the same series with the
               same images. It is sent once, from that card.
             </p>
-            <label className="row">
-              <input
-                type="checkbox"
-                checked={insisted}
-                disabled={!usable}
-                onChange={(e) => setInsist(series.id, e.target.checked)}
-              />
-              Send this copy too
-            </label>
+            {/* A series that cannot be sent is offered no way to send a copy of it. */}
+            {usable && (
+              <label className="row">
+                <input
+                  type="checkbox"
+                  checked={insisted}
+                  onChange={(e) => setInsist(series.id, e.target.checked)}
+                />
+                Send this copy too
+              </label>
+            )}
           </div>
         </div>
       )}

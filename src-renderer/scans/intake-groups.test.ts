@@ -53,6 +53,16 @@ describe('a bad drop grouped by reason', () => {
     ]);
   });
 
+  it('titles even one damaged file by its kind, its own words (with its name) below', () => {
+    const message =
+      'huge.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths).';
+    const [group] = groupByReason(
+      [{ severity: 'error', code: 'corrupt-file', message, file: 'huge.dcm' }],
+      [],
+    );
+    expect(group).toMatchObject({ reason: 'Damaged files', items: [{ file: 'huge.dcm', detail: message }] });
+  });
+
   it('says what to do for each kind of file', () => {
     expect(actionFor('a 3D mesh (STL), not a scan: open meshes in the Viewer')).toMatch(/Viewer/);
     expect(actionFor('a 7-Zip or RAR archive, which scan2mesh cannot open (use zip)')).toMatch(/\.zip/);

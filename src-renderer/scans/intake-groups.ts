@@ -87,9 +87,11 @@ export function groupByReason(
   }
   const out = [...groups.values()];
   for (const g of out) {
-    // A group of several problems shows its items' own words; its title says what they share.
-    if (g.items.length > 1 && g.items.some((i) => i.detail !== undefined))
-      g.reason = CODE_TITLES[codeOf(g)] ?? 'Files with a problem';
+    // Problems with a file show their own words (which name the file) under a title that says what
+    // they share, one file or several: a sentence naming one file is no group's title.
+    const title = CODE_TITLES[codeOf(g)];
+    if (g.items.some((i) => i.detail !== undefined) && (title || g.items.length > 1))
+      g.reason = title ?? 'Files with a problem';
     else if (g.items.length === 1) delete g.items[0]!.detail;
   }
   const rank = { error: 0, warning: 1, info: 2 } as const;
