@@ -122,6 +122,19 @@ describe('resuming from the states a crash leaves', () => {
       },
     );
 
+    it('tells a refusal of the local engine in its own words, as final', async () => {
+      engine.setFaults({ failJobs: { message: 'No soft tissue can be found: the scan shows no air.' } });
+      const job = await submitScan(h, [join(DICOM, 'multiframe')]);
+      const [failed] = await h.manager.waitFor([job.id]);
+      engine.setFaults({});
+      expect(failed?.error).toMatchObject({
+        code: 'job-failed',
+        message: 'The local engine made no model: No soft tissue can be found: the scan shows no air.',
+        retryable: false,
+      });
+      expect(failed?.error?.action).toMatch(/^Submit the scan again without the structure it names/);
+    });
+
     it("is taken over by the app's queue once the process that ran it is gone, without a resume", async () => {
       const id = await parkedJob();
       // A command line killed while it ran the job: its pid is gone, its lease still runs.

@@ -116,16 +116,27 @@ export function networkError(label: string, url: URL, e: TransportError): AppErr
   );
 }
 
+/** A job the service ended as failed, with its own words for why (`reason`, when it gave any). */
+export class JobFailedError extends AppError {
+  constructor(
+    message: string,
+    action: string,
+    readonly reason: string | undefined,
+  ) {
+    super('job-failed', message, { action });
+  }
+}
+
 /** success: false and outputs that are not Available are failed jobs, told in the service's words. */
 export function checkFinished(jobId: string, result: PollResult): void {
-  if (!result.success)
-    throw new AppError(
-      'job-failed',
-      `The service reports job ${jobId} as failed: ${sentence(messageOf(result) ?? 'no reason given')}`,
-      {
-        action: 'Check the scan and the requested structures; submit again or contact the service operator.',
-      },
+  if (!result.success) {
+    const reason = messageOf(result);
+    throw new JobFailedError(
+      `The service reports job ${jobId} as failed: ${sentence(reason ?? 'no reason given')}`,
+      'Check the scan and the requested structures; submit again or contact the service operator.',
+      reason,
     );
+  }
   for (const mesh of result.outputFiles?.meshes ?? []) {
     if (mesh.status !== OUTPUT_AVAILABLE)
       throw new AppError(

@@ -74,6 +74,9 @@ describe('job formatting', () => {
     expect(kinds(failed('bad-input', false))).toEqual(['rescan']);
     expect(kinds(failed('disk-full', false))).toEqual(['retry']);
     expect(kinds(failed('job-unknown', false))).toEqual(['retry']);
+    // A remote service's failed job may pass on a retry; the local engine's refusal comes again.
+    expect(kinds(failed('job-failed'))).toEqual(['retry']);
+    expect(kinds(failed('job-failed', false), true)).toEqual(['rescan']);
     expect(kinds(job({ state: 'processing' }))).toEqual([]);
     expect(kinds(job({ state: 'canceled' }))).toEqual(['retry']);
     // A job that may exist on the service is never offered a plain retry, only a knowing resubmit.

@@ -57,7 +57,8 @@ export function errorActions(job: JobView, localEngine: boolean): ErrorAction[] 
     out.push({ kind: 'resubmit', label: 'Submit again (the service may bill twice)' });
   else if (
     job.state === 'canceled' ||
-    job.error?.retryable !== false ||
+    // A refusal the error says is final (the local engine's) would come again: no Retry for it.
+    (job.error?.retryable !== false && !(code === 'job-failed' && localEngine)) ||
     code === 'network' ||
     code === 'service' ||
     // Space the user frees, or a job the service forgot (sent again as a new job): worth a retry.
@@ -67,7 +68,8 @@ export function errorActions(job: JobView, localEngine: boolean): ErrorAction[] 
     out.push({ kind: 'retry', label: 'Retry' });
   if ((code === 'auth-failed' || code === 'network' || code === 'service') && !localEngine)
     out.push({ kind: 'edit-connection', label: 'Edit connection' });
-  if (code === 'bad-input') out.push({ kind: 'rescan', label: 'Back to scans' });
+  if (code === 'bad-input' || (code === 'job-failed' && localEngine))
+    out.push({ kind: 'rescan', label: 'Back to scans' });
   if (job.outputs.length > 0) out.push({ kind: 'reveal', label: 'Show files' });
   return out;
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../../../src-shared/errors.js';
 import { pollInterval, withJitter } from '../../service/retry.js';
+import { JobFailedError } from '../../service/service-errors.js';
 import { canceledError } from '../../service/transport-error.js';
 import { asAppError, errorOf, isUnknownJob } from '../job-errors.js';
 import type { JobRecord } from '../job-record.js';
@@ -30,6 +31,7 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
       state = await conn.client.pollOnce(remoteJobId, run.signal);
     } catch (e) {
       if (conn.kind === 'local-engine' && isUnknownJob(e)) return startOverOnLocalEngine(run, job, e);
+      if (conn.kind === 'local-engine' && e instanceof JobFailedError) throw localEngineRefusal(e);
       if (isUnknownJob(e)) {
         run.unknownSince ??= Date.now();
         if (Date.now() - run.unknownSince < d.policy.unknownJobGraceMs) {
@@ -107,4 +109,17 @@ export async function startOverOnLocalEngine(run: JobRun, job: JobRecord, e: unk
     run.transition(job, 'failed', { error }),
     dropRemote(run, { ...job, state: 'failed', error }, 'queued', 'the local engine no longer knows the job'),
   ]);
+}
+
+/**
+ * The local engine's refusal, in its own words: it runs on this computer (no service, no operator,
+ * no job id to quote), and the same scan and structures would be refused again, so no retry is
+ * offered; the user submits again without what it names.
+ */
+function localEngineRefusal(e: JobFailedError): AppError {
+  return new AppError('job-failed', `The local engine made no model: ${e.reason ?? 'it gave no reason'}`, {
+    action:
+      'Submit the scan again without the structure it names, or use a remote segmentation service for it.',
+    retryable: false,
+  });
 }
