@@ -171,6 +171,26 @@ test('the same series dropped twice is flagged and sent once unless the user ins
   await expect(page.getByTestId('selected-count')).toHaveText('1 scan of 2 ticked.');
 });
 
+test('a copy of a series that cannot be sent is flagged, with no way offered to send it', async ({ app }) => {
+  test.setTimeout(120_000);
+  const { page } = app;
+  // One real MR image (no model can be made of it), in two folders.
+  const mr = join(FIXTURES, 'dicom', 'mr', 'mr-small-64x64.dcm');
+  const a = join(app.dataDir, 'copies', 'mr-first');
+  const b = join(app.dataDir, 'copies', 'mr-again');
+  for (const dir of [a, b]) {
+    mkdirSync(dir, { recursive: true });
+    cpSync(mr, join(dir, 'mr-small-64x64.dcm'));
+  }
+  await addFolder(page, a);
+  await expect(page.getByTestId('series-card')).toHaveCount(1, { timeout: 60_000 });
+  await addFolder(page, b);
+  await expect(page.getByTestId('series-card')).toHaveCount(2, { timeout: 60_000 });
+  const repeat = page.getByTestId('series-card').nth(1).getByTestId('series-duplicate');
+  await expect(repeat).toContainText('Also dropped as mr-first');
+  await expect(repeat.getByRole('checkbox', { name: 'Send this copy too' })).toHaveCount(0);
+});
+
 test('a bad drop is summed up by reason, every file listed, with what to do', async ({ app }, testInfo) => {
   test.setTimeout(120_000);
   const { page } = app;
