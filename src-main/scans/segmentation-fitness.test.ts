@@ -290,6 +290,25 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
     expect(tilted).toMatchObject({ fit: true, reasons: [] });
   });
 
+  it('a stack whose spacing changes (1 mm, then 2 mm) is told so, not as 39 missing slices', async () => {
+    const z = (i: number): number => 694.21 + (i < 40 ? i : 40 + 2 * (i - 40));
+    const f = await fitnessOf(
+      phantomBySlice().slice(0, 80),
+      setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], z(i)])),
+    );
+    expect(f.problems).toContain('warning spacing-changes');
+    expect(f.problems).not.toContain('warning missing-slices');
+    expect(f.fit).toBe(true);
+    // Two slices really missing among even ones are still told as missing.
+    const gap = await fitnessOf(
+      phantomBySlice().slice(0, 80),
+      setFrames(
+        (fr, i) => (fr.position = [fr.position![0], fr.position![1], 694.21 + i + (i >= 40 ? 2 : 0)]),
+      ),
+    );
+    expect(gap.problems).toContain('warning missing-slices');
+  });
+
   it('slices 1e12 mm apart: larger than any head, and too far apart for a 3D scan', async () => {
     const edit = setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], i * 1e12]));
     const f = await fitnessOf(phantomBySlice(), edit);

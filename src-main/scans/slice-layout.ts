@@ -8,7 +8,15 @@ import {
   sizesOf,
   spacingWords,
 } from './slice-consistency.js';
-import { gapWords, maxBridgeableGap, maxOffLineMm, stackGrid, type StackGrid } from './stack-grid.js';
+import {
+  gapWords,
+  MAX_STACK_LEAN_DEG,
+  maxBridgeableGap,
+  maxOffLineMm,
+  stackGrid,
+  stackLeanDegrees,
+  type StackGrid,
+} from './stack-grid.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
 export interface FrameRef {
@@ -49,18 +57,6 @@ export interface SliceLayout {
 const DEFAULT_ORIENTATION: SliceLayout['orientation'] = [1, 0, 0, 0, 1, 0];
 
 const fmt = (v: number, digits = 1): string => v.toFixed(digits);
-
-/**
- * The largest angle between the line of the slice positions and the images' normal. Gantry tilt
- * leans a CT stack by up to about 30°; far past that, the positions contradict the orientation (a
- * stack stepping sideways within the image plane would make a volume of no thickness).
- */
-const MAX_STACK_LEAN_DEG = 45;
-
-/** Angle (degrees) between the stack's direction and the normal, either way along it. */
-function stackLeanDegrees(dir: Vec3, normal: Vec3): number {
-  return (Math.acos(Math.min(1, Math.abs(dot(dir, normal)))) * 180) / Math.PI;
-}
 
 /**
  * Orders the frames of one series along their slice normal and checks that they form a volume.
@@ -311,7 +307,17 @@ function reportSpacing(
       message: `Part of the scan is missing ${list(stack.unbridgeable.map(gapWords))}; ${normally}. A gap wider than ${fmt(maxBridgeableGap(spacing))} mm cannot be filled in honestly, so this scan cannot be made into a model.`,
     });
   }
-  if (stack.bridged.length > 0) {
+  const widths = stack.bridged.map((g) => g.sizeMm);
+  const widest = Math.max(...widths);
+  const narrowest = Math.min(...widths);
+  if (stack.bridged.length >= SPACING_CHANGE_MIN_GAPS && widest - narrowest <= 0.1 * narrowest) {
+    // Many gaps of one width: the scan changes its spacing (a protocol can), it does not lose slices.
+    problems.push({
+      severity: 'warning',
+      code: 'spacing-changes',
+      message: `The slices are ${fmt(spacing, 2)} mm apart in most of the scan and ${fmt(narrowest, 2)} mm apart in ${stack.bridged.length} places (${list(stack.bridged.map(gapWords))}): its spacing changes, and no slice seems to be missing. The volume is rebuilt on an even ${fmt(stack.step, 2)} mm grid from each slice's true position.`,
+    });
+  } else if (stack.bridged.length > 0) {
     const missing = stack.bridged.reduce((n, g) => n + missingCount(g.sizeMm, spacing), 0);
     problems.push({
       severity: 'warning',
@@ -344,6 +350,9 @@ function reportSpacing(
     });
   }
 }
+
+/** From this many gaps of one width, a stack is taken to change its spacing rather than to lose slices. */
+const SPACING_CHANGE_MIN_GAPS = 5;
 
 const missingCount = (gap: number, spacing: number): number => Math.max(1, Math.round(gap / spacing) - 1);
 const missingIn = (gap: number, spacing: number): string => {

@@ -192,3 +192,15 @@ export function planeSources(
   }
   return out;
 }
+
+/**
+ * The largest angle between the line of the slice positions and the images' normal. Gantry tilt
+ * leans a CT stack by up to about 30°; far past that, the positions contradict the orientation (a
+ * stack stepping sideways within the image plane would make a volume of no thickness).
+ */
+export const MAX_STACK_LEAN_DEG = 45;
+
+/** Angle (degrees) between the stack's direction and the normal, either way along it. */
+export function stackLeanDegrees(dir: Vec3, normal: Vec3): number {
+  return (Math.acos(Math.min(1, Math.abs(dot(dir, normal)))) * 180) / Math.PI;
+}
