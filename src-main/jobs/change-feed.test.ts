@@ -14,6 +14,8 @@ let db: Db;
 let store: JobStore;
 let feed: ChangeFeed;
 let told: JobView[][];
+/** Jobs whose runner stopped on an error it could not record (RunnerPool.crashOf stands in). */
+const halted = new Set<string>();
 
 const job: NewJob = {
   id: 'j1',
@@ -32,6 +34,7 @@ const job: NewJob = {
 
 beforeEach(async () => {
   vi.useFakeTimers();
+  halted.clear();
   dir = await mkdtemp(join(tmpdir(), 'scan2mesh-feed-'));
   db = openJobDatabase(dir);
   store = new JobStore(db);
@@ -45,6 +48,7 @@ beforeEach(async () => {
       everyMs: 60_000,
       othersChanged: () => {},
     },
+    (id) => halted.has(id),
   );
   told = [];
   feed.onChange((views) => told.push(views));
@@ -95,7 +99,8 @@ describe('the change feed', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     expect(ended).toBeUndefined();
     // The job's row still says "preparing": the write of its failure is what failed.
-    feed.halt('j1');
+    halted.add('j1');
+    feed.changed(['j1'], true);
     await vi.advanceTimersByTimeAsync(0);
     expect(ended?.map((v) => [v.id, v.state])).toEqual([['j1', 'preparing']]);
     // A wait begun afterwards does not hang either.

@@ -18,8 +18,6 @@ const EMIT_MS = 100;
  */
 export class ChangeFeed {
   private readonly listeners = new Set<Listener>();
-  /** Jobs whose runner here stopped on an error it could not record (see halt). */
-  private readonly halted = new Set<string>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Immediate | undefined;
@@ -36,6 +34,11 @@ export class ChangeFeed {
     private readonly logger: Logger,
     /** How often, and what to do besides telling, when another process changed jobs. */
     watch: { everyMs: number; othersChanged: (changed: JobRecord[]) => void },
+    /**
+     * Whether a job's runner here stopped on an error it could not record as the job's failure (a
+     * full disk under the queue), and no runner has taken the job up since: waiters take it as ended.
+     */
+    private readonly halted: (id: string) => boolean = () => false,
   ) {
     this.lastDataVersion = store.dataVersion();
     this.lastSeen = new Date().toISOString();
@@ -110,16 +113,6 @@ export class ChangeFeed {
     return changed;
   }
 
-  /**
-   * A job whose runner stopped on an error it could not even record as the job's failure (a full
-   * disk under the queue): waiters take it as ended, with that error in its view, rather than wait
-   * for a change that cannot be written.
-   */
-  halt(id: string): void {
-    this.halted.add(id);
-    this.changed([id], true);
-  }
-
   /** Resolves when every job named is done, failed or canceled (or gone, or halted), with their views. */
   waitFor(ids: string[]): Promise<JobView[]> {
     const read = (id: string): JobView | undefined => {
@@ -129,7 +122,7 @@ export class ChangeFeed {
     const open = new Set(
       ids.filter((id) => {
         const r = this.store.get(id);
-        return r !== undefined && !isTerminal(r.state) && !this.halted.has(id);
+        return r !== undefined && !isTerminal(r.state) && !this.halted(id);
       }),
     );
     const result = (): JobView[] => ids.map(read).filter((v): v is JobView => v !== undefined);
@@ -137,7 +130,7 @@ export class ChangeFeed {
     return new Promise((resolve) => {
       // Only the jobs that changed are looked at: a batch of hundreds must not be read on every change.
       const off = this.onChange((changed) => {
-        for (const v of changed) if (isTerminal(v.state) || this.halted.has(v.id)) open.delete(v.id);
+        for (const v of changed) if (isTerminal(v.state) || this.halted(v.id)) open.delete(v.id);
         if (open.size === 0) {
           off();
           resolve(result());

@@ -45,10 +45,9 @@ export function asAppError(e: unknown): AppError {
   if (err?.code === 'ENOENT' && (err.syscall === 'mkdir' || err.syscall === 'open'))
     return new AppError(
       'bad-input',
-      `A folder cannot be made or written${where}: it, or a folder above it, is gone.`,
-      {
-        action: 'Check that the output folder exists and is writable, then retry the job.',
-      },
+      // A read or a write: either may meet a file or folder removed meanwhile.
+      `A file or folder is missing${where}: it, or a folder above it, was removed.`,
+      { action: 'Check that the scan and the output folder are where they were, then retry the job.' },
     );
   return new AppError('internal', e instanceof Error ? e.message : String(e), { cause: e });
 }

@@ -12,12 +12,12 @@ import { revealWithSystemTools } from '../platform/reveal.js';
 import { AppSettingsStore } from '../settings/app-settings.js';
 import { checkNamingTemplate } from '../settings/output-naming.js';
 import { openJobDatabase } from './job-db.js';
-import { errorOf, retryChange, retryRefusal } from './job-errors.js';
+import { retryChange, retryRefusal } from './job-errors.js';
 import { JobFiles } from './job-files.js';
 import type { JobManagerOptions } from './job-manager-options.js';
 import type { Leftover } from './job-leftovers.js';
 import { ChangeFeed } from './change-feed.js';
-import type { JobError, JobEvent, JobRecord } from './job-record.js';
+import type { JobEvent, JobRecord } from './job-record.js';
 import { DEFAULT_QUEUE_POLICY, type QueuePolicy, type ScanSource } from './job-run.js';
 import { RunnerPool } from './runner-pool.js';
 import { JobStore } from './job-store.js';
@@ -39,8 +39,6 @@ export type { JobManagerOptions } from './job-manager-options.js';
 export class JobManager {
   private readonly runners: RunnerPool;
   private readonly live = new LiveProgress();
-  /** Errors that stopped a runner here before they could be recorded (see ChangeFeed.halt). */
-  private readonly crashes = new Map<string, JobError>();
   private readonly gate = new PauseGate();
   private readonly slots;
   private readonly files: JobFiles;
@@ -71,6 +69,7 @@ export class JobManager {
           for (const r of changed) if (r.state === 'canceled') this.runners.stop(r.id, 'cancel');
         },
       },
+      (id) => this.runners.crashOf(id) !== undefined,
     );
     this.runners = new RunnerPool({
       store,
@@ -87,10 +86,6 @@ export class JobManager {
       live: this.live,
       changed: (ids, now) => this.feed.changed(ids, now),
       ended: (rec) => void this.files.ended(rec),
-      crashed: (id, error) => {
-        this.crashes.set(id, errorOf(error));
-        this.feed.halt(id);
-      },
       leaseMs: opts.leaseMs ?? 60_000,
       logger,
       safely: (fn) => this.safely(fn),
@@ -365,7 +360,7 @@ export class JobManager {
   private view(r: JobRecord): JobView {
     const v = toView(r, this.live.progressOf(r));
     // A runner here stopped on an error it could not record: the view says what it was.
-    const crash = this.crashes.get(r.id);
+    const crash = this.runners.crashOf(r.id);
     if (crash && !isTerminal(r.state)) v.error = crash;
     const trouble = this.live.troubleOf(r);
     if (trouble) v.trouble = trouble;

@@ -95,14 +95,17 @@ function binaryInstance(
   return at;
 }
 
-async function walkBinary(
-  path: string,
-  h: PlyHeader,
-  size: number,
-  roles: Roles[],
-  vertices: number,
-  feed: Feed,
-): Promise<void> {
+/** What a walk of the body needs: the file, its header, each element's roles, where values go. */
+interface Walk {
+  path: string;
+  h: PlyHeader;
+  size: number;
+  roles: Roles[];
+  vertices: number;
+  feed: Feed;
+}
+
+async function walkBinary({ path, h, size, roles, vertices, feed }: Walk): Promise<void> {
   const le = h.format === 'binary_little_endian';
   let e = 0;
   let i = 0;
@@ -129,14 +132,7 @@ async function walkBinary(
   if (e < h.elements.length) throw ended(h.elements[e]!, i);
 }
 
-async function walkAscii(
-  path: string,
-  h: PlyHeader,
-  size: number,
-  roles: Roles[],
-  vertices: number,
-  feed: Feed,
-): Promise<void> {
+async function walkAscii({ path, h, size, roles, vertices, feed }: Walk): Promise<void> {
   let e = 0;
   let i = 0;
   await forEachLine(path, h.headerBytes, size, (line) => {
@@ -177,6 +173,6 @@ export async function checkPly(path: string, head: Buffer, size: number): Promis
   const { roles, vertexFirst } = rolesOf(h);
   const vertices = h.elements.find((el) => el.name === 'vertex')!.count;
   const feed = new Feed(vertexFirst ? new SurfaceWitness(vertices) : undefined);
-  await (h.format === 'ascii' ? walkAscii : walkBinary)(path, h, size, roles, vertices, feed);
+  await (h.format === 'ascii' ? walkAscii : walkBinary)({ path, h, size, roles, vertices, feed });
   feed.surface?.check();
 }

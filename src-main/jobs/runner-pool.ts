@@ -1,14 +1,13 @@
 import { isTerminal } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
 import { Ownership } from './job-owner.js';
-import type { JobRecord } from './job-record.js';
+import type { JobError, JobRecord } from './job-record.js';
 import type { RunnerDeps, StopReason } from './job-run.js';
 import { JobRunner } from './job-runner.js';
 import type { JobStore } from './job-store.js';
 import type { LiveProgress } from './live-progress.js';
 import type { PauseGate } from './slots.js';
-import type { AppError } from '../../src-shared/errors.js';
-import { asAppError } from './job-errors.js';
+import { asAppError, errorOf } from './job-errors.js';
 
 export interface RunnerPoolDeps {
   store: JobStore;
@@ -20,8 +19,6 @@ export interface RunnerPoolDeps {
   changed(ids: string[], now?: boolean): void;
   /** A runner let go of its job (not for a shutdown): what the job left may go. */
   ended(rec: JobRecord): void;
-  /** A runner stopped on an error it could not record as the job's failure (the queue's disk full). */
-  crashed(id: string, error: AppError): void;
   leaseMs: number;
   logger: Logger;
   safely(fn: () => void): void;
@@ -35,6 +32,8 @@ export class RunnerPool {
   private readonly runners = new Map<string, JobRunner>();
   /** Jobs this process has run since it started. */
   private readonly startedHere = new Set<string>();
+  /** Errors that stopped a runner here before they could be recorded as the job's failure. */
+  private readonly crashes = new Map<string, JobError>();
   private readonly ownership: Ownership;
   private closing = false;
   /** Jobs let go of in this turn of the event loop: released together, in one commit, at its end. */
@@ -70,6 +69,14 @@ export class RunnerPool {
     });
     for (const rec of claimed) this.run(rec);
     return claimed.map((r) => r.id);
+  }
+
+  /**
+   * The error that stopped the job's runner here without being recorded (the queue's disk full),
+   * while no runner has taken the job up again: its view shows it, and waiters take the job as ended.
+   */
+  crashOf(id: string): JobError | undefined {
+    return this.runners.has(id) ? undefined : this.crashes.get(id);
   }
 
   /** Runs the job here unless another process does; false when it does. */
@@ -119,13 +126,14 @@ export class RunnerPool {
       .start()
       .catch((e: unknown) => {
         this.d.logger.error('job runner crashed', { jobId: rec.id, error: String(e) });
-        this.d.crashed(rec.id, asAppError(e));
+        this.crashes.set(rec.id, errorOf(asAppError(e)));
       })
       .finally(() => {
         if (this.runners.get(rec.id) === runner) this.runners.delete(rec.id);
         if (!this.closing) this.releaseSoon(rec.id);
         if (runner.stopped !== 'shutdown') this.d.ended(rec);
-        changed([rec.id]);
+        // A crash is an end for whoever waits: told at once.
+        changed([rec.id], this.crashes.has(rec.id));
       });
   }
 
