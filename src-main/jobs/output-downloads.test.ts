@@ -180,4 +180,38 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(failed?.error?.message).toMatch(/Request has expired.*It was refused again with a fresh address/);
     expect(service.downloads.length - before).toBe(2);
   });
+
+  it('saves the meshes the service made when it lists another as not made, and fails the job naming it', async () => {
+    service.refuseDownloads = false;
+    engine.setFaults({ outputStatusAt: { 1: { status: 'Failed', message: 'No nerve canal was found.' } } });
+    const before = service.downloads.length;
+    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
+    const [job] = await h.manager.submit(
+      {
+        seriesIds: [scan.series[0]!.id],
+        meshes: [
+          { structures: ['mandible'], extension: '.stl' },
+          { structures: ['left_nerve', 'right_nerve'], extension: '.ply' },
+        ],
+        deidentify: false,
+        outputDir: h.outDir,
+      },
+      { namingTemplate: '{jobId}/{structures}{ext}' },
+    );
+    const [failed] = await h.manager.waitFor([job!.id]);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.error?.message).toMatch(
+      /made 1 of the 2 meshes .*left_nerve\+right_nerve\.ply has status "Failed": No nerve canal was found\. The mesh it made is saved\./,
+    );
+    // Only the mesh that was made is fetched, and it is kept with the failed job.
+    expect(service.downloads.slice(before)).toHaveLength(1);
+    expect(failed?.outputs.map((o) => o.structures)).toEqual([['mandible']]);
+    expect((await readFile(failed!.outputs[0]!.path)).equals(await readFile(SPIDER_STL))).toBe(true);
+    // A retry sends the job again and, the service now making both, ends done with both.
+    engine.setFaults({});
+    await h.manager.retry(job!.id);
+    const [done] = await h.manager.waitFor([job!.id]);
+    expect([done?.state, done?.error]).toEqual(['done', undefined]);
+    expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
+  });
 });

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../../src-shared/errors.js';
-import { OUTPUT_AVAILABLE, type PollResult } from '../../src-shared/job-spec.js';
+import { OUTPUT_AVAILABLE, type MeshResult, type PollResult } from '../../src-shared/job-spec.js';
 import { redact } from '../logging/redact.js';
 import { readBody, type HttpResponse, type TransportError } from './http-transport.js';
 
@@ -127,7 +127,11 @@ export class JobFailedError extends AppError {
   }
 }
 
-/** success: false and outputs that are not Available are failed jobs, told in the service's words. */
+/**
+ * success: false, or no output Available, is a failed job, told in the service's words. A finished
+ * job with some outputs Available and others not is not failed here: the output phase saves the
+ * meshes the service made and then fails the job naming those it did not (unavailableOutput).
+ */
 export function checkFinished(jobId: string, result: PollResult): void {
   if (!result.success) {
     const reason = messageOf(result);
@@ -137,16 +141,29 @@ export function checkFinished(jobId: string, result: PollResult): void {
       reason,
     );
   }
-  for (const mesh of result.outputFiles?.meshes ?? []) {
-    if (mesh.status !== OUTPUT_AVAILABLE)
-      throw new AppError(
-        'job-failed',
-        `The output ${mesh.structures.join('+')}${mesh.extension} of job ${jobId} has status "${mesh.status}"${sentence(
-          messageOf(mesh) ? `: ${messageOf(mesh)}` : '',
-        )}`,
-        { action: 'Check the requested structures; submit again or contact the service operator.' },
-      );
-  }
+  const meshes = result.outputFiles?.meshes ?? [];
+  const missing = meshes.find((m) => m.status !== OUTPUT_AVAILABLE);
+  if (missing && meshes.every((m) => m.status !== OUTPUT_AVAILABLE))
+    throw new AppError(
+      'job-failed',
+      `Job ${jobId} finished with no mesh available: ${unavailableOutput(missing)}.`,
+      {
+        action: 'Check the requested structures; submit again or contact the service operator.',
+      },
+    );
+}
+
+/** 'The output soft_tissue.stl has status "Failed": <the service's words>' (no full stop). */
+export function unavailableOutput(mesh: MeshResult): string {
+  const why = messageOf(mesh);
+  return `The output ${mesh.structures.join('+')}${mesh.extension} has status "${mesh.status}"${
+    why
+      ? `: ${why
+          .replace(/\s+/g, ' ')
+          .slice(0, 300)
+          .replace(/[.\s]+$/, '')}`
+      : ''
+  }`;
 }
 
 /** Text ended by one full stop, whether or not the service's words already end with one. */

@@ -65,7 +65,7 @@ export const JobRow = memo(function JobRow({
           </span>
         </div>
         <div className="job-actions">
-          {job.state === 'done' && job.outputs.length > 0 && (
+          {isTerminal(job.state) && job.outputs.length > 0 && (
             <button type="button" className="primary" onClick={() => shell.openInViewer(job.id)}>
               Open in viewer
             </button>
@@ -136,7 +136,7 @@ export const JobRow = memo(function JobRow({
         </div>
       )}
 
-      {job.state === 'done' && job.outputs.length > 0 && (
+      {isTerminal(job.state) && job.outputs.length > 0 && (
         <ul className="outputs" aria-label={`Files of ${label}`}>
           {job.outputs.map((o, i) => (
             <li key={o.path}>

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { api, errorText, fetchAppFile, type ErrorText } from '../bridge/api';
 import { ErrorNote } from '../common/ui';
+import { isTerminal } from '../../src-shared/job-states';
 import { describeMeshes } from '../jobs/job-format';
 import { useJobs } from '../jobs/jobs-store';
 import { ScanCheck } from '../review/ScanCheck';
@@ -31,7 +32,8 @@ async function sourcesFor(jobId: string, count: number): Promise<ViewerMeshSourc
 export function ViewerHost() {
   const jobId = useShell((s) => s.viewerJobId);
   const jobs = useJobs((s) => s.jobs);
-  const done = jobs.filter((j) => j.state === 'done' && j.outputs.length > 0);
+  // A job that ended failed may still have saved some of its meshes (the service made only some).
+  const done = jobs.filter((j) => isTerminal(j.state) && j.outputs.length > 0);
   const job = done.find((j) => j.id === jobId);
   const outputs = job?.outputs.length ?? 0;
   const [meshes, setMeshes] = useState<{ jobId: string; sources: ViewerMeshSource[] } | null>(null);
@@ -71,6 +73,7 @@ export function ViewerHost() {
               {done.map((j) => (
                 <option key={j.id} value={j.id}>
                   {j.scanName} — {describeMeshes(j)}
+                  {j.state === 'done' ? '' : ` (${j.outputs.length} of ${j.meshes.length} saved)`}
                 </option>
               ))}
             </select>

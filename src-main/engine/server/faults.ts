@@ -37,6 +37,8 @@ export interface FaultOptions {
   failJobs?: { message: string };
   /** Finished outputs report this status instead of Available. */
   outputStatus?: string;
+  /** The outputs at these positions (0-based) report this status and message; the others are Available. */
+  outputStatusAt?: Record<number, { status: string; message?: string }>;
   /** Lifetime of pre-signed addresses in seconds (default 3600); 0 or less makes them expired when issued. */
   presignedLifetimeSeconds?: number;
   /** A 202 poll answer carries Retry-After with this many seconds. */

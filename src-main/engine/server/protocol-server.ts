@@ -346,6 +346,7 @@ export class ProtocolServer {
       outputFiles: {
         meshes: job.meshes.map((m, i) => ({
           status,
+          ...this.deps.faults.options.outputStatusAt?.[i],
           size: m.size,
           extension: m.extension,
           structures: m.structures,

@@ -1,10 +1,11 @@
 import { basename } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
-import type { MeshResult, PollResult } from '../../../src-shared/job-spec.js';
+import { OUTPUT_AVAILABLE, type MeshResult, type PollResult } from '../../../src-shared/job-spec.js';
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
+import { unavailableOutput } from '../../service/service-errors.js';
 import { jobOutputPath } from '../../settings/output-naming.js';
-import { isUnknownJob } from '../job-errors.js';
+import { errorOf, isUnknownJob } from '../job-errors.js';
 import { removeJobPackage } from '../job-leftovers.js';
 import type { JobRecord, OutputRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
@@ -32,6 +33,8 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
     await d.gate.wait(run.signal);
     const job = d.store.get(start.id) as JobRecord;
     const remoteJobId = job.remoteJobId as string;
+    // Meshes the service lists as not made (a status other than Available): the others are saved.
+    const missing: MeshResult[] = [];
     for (const output of job.outputs) {
       const dest = jobOutputPath(job, output);
       const staging = stagingPath(dest, job.id, output.idx);
@@ -48,6 +51,10 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
         if (conn.kind === 'local-engine' && isUnknownJob(e)) return await startOverOnLocalEngine(run, job, e);
         throw e;
       }
+      if (record.status !== OUTPUT_AVAILABLE) {
+        missing.push(record);
+        continue;
+      }
       // A staging file is whole: a download gets that name only once it has been checked.
       const staged = listed ? await statOrNull(staging) : null;
       const adopted = staged && (await adoptPlaced(staged, dest));
@@ -63,6 +70,11 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
       d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record));
       await removeFile(staging);
       run.log.info('mesh saved', { jobId: job.id, idx: output.idx, bytes });
+    }
+    if (missing.length > 0) {
+      // Failed, not done: what was asked for is not all there. The package stays for a retry.
+      await run.transition(job, 'failed', { error: errorOf(partialResult(remoteJobId, job, missing)) });
+      return;
     }
     // The meshes are saved: the packaged scan (a copy of patient data) is not kept. Removed before the
     // job is marked done, so that a done job never has one (a crash in between: the resumed download
@@ -111,6 +123,10 @@ async function downloadMesh(
   // Download addresses expire; a fresh poll hands out new ones.
   run.result = undefined;
   const fresh = await resultFor(run, conn, job.remoteJobId as string, output.idx, job);
+  if (fresh.status !== OUTPUT_AVAILABLE)
+    throw new AppError('job-failed', `${unavailableOutput(fresh)} now, after it was listed as Available.`, {
+      action: 'Retry the job; if it happens again, report it to the service operator.',
+    });
   try {
     return { bytes: await download(fresh), record: fresh };
   } catch (e) {
@@ -141,6 +157,8 @@ async function resultFor(
     run.result = s.result;
   }
   const record = matchResult(job, idx, run.result);
+  // One the service did not make has no address to give; the caller names it.
+  if (record && record.status !== OUTPUT_AVAILABLE) return record;
   if (!record?.url)
     throw new AppError(
       'service',
@@ -161,6 +179,22 @@ export function matchResult(job: JobRecord, idx: number, result: PollResult): Me
   // Two requests alike: the n-th of them takes the n-th record alike.
   const nth = job.outputs.filter((o) => o.idx < idx && key(o.extension, o.structures) === k).length;
   return same[nth] ?? (records.length === job.outputs.length ? records[idx] : undefined);
+}
+
+/** The job ended with only some of its meshes: which are saved, which the service did not make, and why. */
+function partialResult(remoteJobId: string, job: JobRecord, missing: MeshResult[]): AppError {
+  const made = job.outputs.length - missing.length;
+  const saved = made === 1 ? 'The mesh it made is saved' : `The ${made} meshes it made are saved`;
+  return new AppError(
+    'job-failed',
+    `The service made ${made} of the ${job.outputs.length} meshes of job ${remoteJobId}. ${missing
+      .map(unavailableOutput)
+      .join('. ')}. ${saved}.`,
+    {
+      action:
+        'Open what was saved. For the rest, check the requested structures and retry (the whole job is sent again), or ask the service operator.',
+    },
+  );
 }
 
 function withNote(
