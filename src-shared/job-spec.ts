@@ -119,6 +119,8 @@ export type CreateJobResponse = z.infer<typeof CreateJobResponseSchema>;
 
 /** The one `status` value the interface shows; any other is treated as a failed output. */
 export const OUTPUT_AVAILABLE = 'Available';
+/** The local engine's status for a mesh it would not make (its message says why); not in the interface. */
+export const OUTPUT_REFUSED = 'Refused';
 
 /**
  * A field beyond those §2.3 shows: "the response contains further fields beyond these; they are not

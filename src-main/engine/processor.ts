@@ -26,13 +26,27 @@ export interface ProcessorJob {
   workDir: string;
 }
 
-export interface ProcessedMesh {
+/** One requested mesh, made: its file and what was done. */
+export interface MadeMesh {
   /** The written file, one per requested mesh, same order as ProcessorJob.meshes. */
   path: string;
   /** What the engine did for this mesh, in words (e.g. "mandible: bone surface, not separated from the skull"). */
   note?: string;
   triangles?: number;
+  refused?: undefined;
 }
+
+/**
+ * One requested mesh the processor would not make (what it asks for is not in the scan, or cannot be
+ * told apart), found before any work on it; the other meshes of the job are still made.
+ */
+interface RefusedMesh {
+  /** Why, and what to do, in words for the user. */
+  refused: string;
+  path?: undefined;
+}
+
+export type ProcessedMesh = MadeMesh | RefusedMesh;
 
 export interface ProcessorResult {
   meshes: ProcessedMesh[];

@@ -135,6 +135,29 @@ describe('resuming from the states a crash leaves', () => {
       expect(failed?.error?.action).toMatch(/^Submit the scan again without the structure it names/);
     });
 
+    it('saves the meshes the local engine made and fails the job naming the one it refused, as final', async () => {
+      const refusal = 'No soft tissue can be found: the scan shows no air. Leave soft_tissue out.';
+      engine.setFaults({ outputStatusAt: { 1: { status: 'Refused', message: refusal } } });
+      const job = await submitScan(
+        h,
+        [join(DICOM, 'multiframe')],
+        [
+          { structures: ['skull'], extension: '.stl' },
+          { structures: ['soft_tissue'], extension: '.stl' },
+        ],
+      );
+      const [failed] = await h.manager.waitFor([job.id]);
+      engine.setFaults({});
+      expect(failed?.error).toMatchObject({
+        code: 'job-failed',
+        message:
+          'The local engine made 1 of the 2 meshes. soft_tissue.stl was refused: ' +
+          'No soft tissue can be found: the scan shows no air. Leave soft_tissue out. The mesh it made is saved.',
+        retryable: false,
+      });
+      expect(failed?.outputs.map((o) => o.structures)).toEqual([['skull']]);
+    });
+
     it("is taken over by the app's queue once the process that ran it is gone, without a resume", async () => {
       const id = await parkedJob();
       // A command line killed while it ran the job: its pid is gone, its lease still runs.

@@ -153,17 +153,18 @@ export function checkFinished(jobId: string, result: PollResult): void {
     );
 }
 
-/** 'The output soft_tissue.stl has status "Failed": <the service's words>' (no full stop). */
-export function unavailableOutput(mesh: MeshResult): string {
-  const why = messageOf(mesh);
-  return `The output ${mesh.structures.join('+')}${mesh.extension} has status "${mesh.status}"${
-    why
-      ? `: ${why
-          .replace(/\s+/g, ' ')
-          .slice(0, 300)
-          .replace(/[.\s]+$/, '')}`
-      : ''
-  }`;
+/**
+ * 'The output soft_tissue.stl has status "Failed": <the service's words>' (no full stop); of the
+ * local engine, whose one status for a mesh it would not make is its refusal, 'soft_tissue.stl was
+ * refused: <its words>'.
+ */
+export function unavailableOutput(mesh: MeshResult, localEngine = false): string {
+  const name = `${mesh.structures.join('+')}${mesh.extension}`;
+  const said = messageOf(mesh)?.replace(/\s+/g, ' ');
+  // A service's words are cut short (it may send a page); the local engine's are ours, and whole.
+  const text = said && !localEngine && said.length > 300 ? `${said.slice(0, 300)}…` : said;
+  const why = text ? `: ${text.replace(/[.\s]+$/, '')}` : '';
+  return localEngine ? `${name} was refused${why}` : `The output ${name} has status "${mesh.status}"${why}`;
 }
 
 /** Text ended by one full stop, whether or not the service's words already end with one. */

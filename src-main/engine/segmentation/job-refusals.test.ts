@@ -33,8 +33,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('a job refused in words after the volume is read, before any surface', () => {
-  it('refuses all_teeth on every fifth slice of the real head CT (7.5 mm apart), and makes nothing', async () => {
+describe('a structure refused in words after the volume is read, before any work on it', () => {
+  it('refuses all_teeth on every fifth slice of the real head CT (7.5 mm apart), and makes only the skull', async () => {
     const files = (await readdir(SERIES)).sort().map((f) => join(SERIES, f));
     const zipPath = await zipOf(
       files.filter((_, i) => i % 5 === 0),
@@ -42,7 +42,7 @@ describe('a job refused in words after the volume is read, before any surface', 
     );
     const stages: string[] = [];
     const workDir = join(dir, 'job');
-    const job = processor.process(
+    const result = await processor.process(
       {
         jobId: 'thick',
         inputs: [{ name: 'cbct', extension: '.zip', path: zipPath }],
@@ -56,15 +56,17 @@ describe('a job refused in words after the volume is read, before any surface', 
       (p: ProcessorProgress) => stages.push(p.stage),
       new AbortController().signal,
     );
-    await expect(job).rejects.toThrow(
+    expect(result.meshes[0]?.path).toBe(join(workDir, 'mesh-1-skull.stl'));
+    expect(existsSync(join(workDir, 'mesh-1-skull.stl'))).toBe(true);
+    expect(result.meshes[1]?.refused).toMatch(
       /The voxels of this scan are 7\.5 mm apart \(slices or pixels\); teeth, .* need 2\.5 mm or less/,
     );
-    // Refused before the skull of the first mesh was made: nothing was segmented or written.
-    expect(stages.some((s) => /segmenting|extracting|writing/.test(s))).toBe(false);
-    expect(existsSync(join(workDir, 'mesh-1-skull.stl'))).toBe(false);
+    // Nothing was done for the teeth: no stage names them, no file of theirs.
+    expect(stages.filter((s) => /teeth/.test(s))).toEqual([]);
+    expect(existsSync(join(workDir, 'mesh-2-all_teeth.stl'))).toBe(false);
   }, 120_000);
 
-  it('refuses soft_tissue on the skull phantom before making the skull asked for first', async () => {
+  it('refuses soft_tissue on the skull phantom in words, and the job in those words when it is all that is asked', async () => {
     const zipPath = await zipOf(phantomFiles(), join(dir, 'phantom.zip'), PHANTOM_DIR);
     const stages: string[] = [];
     const workDir = join(dir, 'phantom-job');
@@ -72,10 +74,7 @@ describe('a job refused in words after the volume is read, before any surface', 
       {
         jobId: 'phantom',
         inputs: [{ name: 'cbct', extension: '.zip', path: zipPath }],
-        meshes: [
-          { extension: '.stl', structures: ['skull'] },
-          { extension: '.stl', structures: ['soft_tissue'] },
-        ],
+        meshes: [{ extension: '.stl', structures: ['soft_tissue'] }],
         options: {},
         workDir,
       },
@@ -84,6 +83,6 @@ describe('a job refused in words after the volume is read, before any surface', 
     );
     await expect(job).rejects.toThrow(/is bone over \d+ % of it: there is no soft tissue over the bone/);
     expect(stages.some((s) => /extracting|writing/.test(s))).toBe(false);
-    expect(existsSync(join(workDir, 'mesh-1-skull.stl'))).toBe(false);
+    expect(existsSync(join(workDir, 'mesh-1-soft_tissue.stl'))).toBe(false);
   }, 120_000);
 });

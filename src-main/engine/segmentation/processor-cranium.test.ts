@@ -1,3 +1,4 @@
+import { madeMeshes } from './made-meshes.test-support.js';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -63,10 +64,10 @@ describe('the local engine on a real human head CT, every structure it offers', 
   });
 
   it('gives no two structures the same surface (neither the same bytes nor the same vertices)', async () => {
-    expect(result.meshes).toHaveLength(offered.length);
-    const bytes = await Promise.all(result.meshes.map((m) => readFile(m.path)));
+    expect(madeMeshes(result)).toHaveLength(offered.length);
+    const bytes = await Promise.all(madeMeshes(result).map((m) => readFile(m.path)));
     const vertexSets = await Promise.all(
-      result.meshes.map(async (m) => {
+      madeMeshes(result).map(async (m) => {
         const mesh = await readStl(m.path);
         const keys = new Set<string>();
         for (let v = 0; v < mesh.positions.length; v += 3)
@@ -89,7 +90,7 @@ describe('the local engine on a real human head CT, every structure it offers', 
     expect(vol.sliceDir).toEqual([0, 0, 1]);
     const z0 = vol.origin[2];
     const height = (vol.dims[2] - 1) * vol.spacing[2];
-    const at = (name: string) => result.meshes[offered.indexOf(name)]!;
+    const at = (name: string) => madeMeshes(result)[offered.indexOf(name)]!;
 
     const teeth = await readStl(at('all_teeth').path);
     let low = 0;
@@ -107,7 +108,7 @@ describe('the local engine on a real human head CT, every structure it offers', 
   });
 
   it('says in each note how many separate surfaces its file holds', async () => {
-    for (const m of result.meshes) {
+    for (const m of madeMeshes(result)) {
       const said = Number(/; (\d+) separate surfaces? in the file\.$/.exec(m.note ?? '')?.[1]);
       expect(said, m.note).toBe(piecesOf(await readStl(m.path)));
     }

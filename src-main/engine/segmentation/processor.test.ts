@@ -1,3 +1,4 @@
+import { madeMeshes } from './made-meshes.test-support.js';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -85,8 +86,8 @@ describe('segmentation processor on the head phantom CT', () => {
       (p) => progress.push(p),
       new AbortController().signal,
     );
-    expect(result.meshes).toHaveLength(1);
-    const out = result.meshes[0]!;
+    expect(madeMeshes(result)).toHaveLength(1);
+    const out = madeMeshes(result)[0]!;
     expect(out.path.startsWith(workDir)).toBe(true);
     expect(out.note).toMatch(/^skull: all bone as one surface/);
     expect(out.note).toMatch(/simplified within 0\.1 mm/);
@@ -178,12 +179,12 @@ describe('segmentation processor on the head phantom CT', () => {
       () => {},
       new AbortController().signal,
     );
-    expect(result.meshes.map((m) => m.path.slice(-4))).toEqual(['.ply', '.obj', '.drc']);
-    for (const m of result.meshes) {
+    expect(madeMeshes(result).map((m) => m.path.slice(-4))).toEqual(['.ply', '.obj', '.drc']);
+    for (const m of madeMeshes(result)) {
       expect(m.triangles).toBeGreaterThan(100);
       expect(m.note).toMatch(/0 smoothing iterations; \d+ triangles \(from \d+, simplified within 0\.2 mm\)/);
     }
-    expect(new Set(result.meshes.map((m) => m.triangles)).size).toBe(1);
+    expect(new Set(madeMeshes(result).map((m) => m.triangles)).size).toBe(1);
     // Ready again and let go: dispose ends the waiting worker (the test would otherwise leave it).
     processor.prepare?.();
     await processor.dispose?.();

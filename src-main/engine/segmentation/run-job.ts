@@ -76,10 +76,19 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     lap('thresholds');
     log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing, ms });
     // A class the histogram or the voxel size shows is not there is refused before any surface.
+    const refusals = new Map<Tissue, AppError>();
     for (const t of new Set(plans.flatMap((p) => p.tissues))) {
       const absent = thresholds.absent[t] ?? resolutionRefusal(t, volume.spacing);
-      if (absent) throw new AppError('bad-input', absent.message, { action: absent.action });
+      if (absent) refusals.set(t, new AppError('bad-input', absent.message, { action: absent.action }));
     }
+    const refusalOf = (plan: MeshPlan): AppError | undefined =>
+      plan.tissues.map((t) => refusals.get(t)).find((e) => e !== undefined);
+    // Every mesh refused: the job fails in those words. Otherwise the others are made (partial result).
+    const unlessAllRefused = (): void => {
+      const first = refusalOf(plans[0] as MeshPlan);
+      if (first && plans.every(refusalOf)) throw first;
+    };
+    unlessAllRefused();
     const regions = new Map<Tissue, TissueRegion>();
     // Classes whose voxels must show what they are (teeth on bone, skin that is not bone, an airway
     // of an airway's size) are segmented and checked before the first mesh is made, so a refusal
@@ -87,10 +96,21 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     progress(0.38, 'checking what the scan shows');
     for (const plan of plans)
       for (const t of plan.tissues)
-        if (t !== 'bone') await segmentRegion(t, plan.label, { volume, thresholds, regions, pool });
+        if (t !== 'bone' && !refusalOf(plan))
+          await segmentRegion(t, plan.label, { volume, thresholds, regions, pool }).catch((e: unknown) => {
+            if (!(e instanceof AppError) || e.code !== 'bad-input') throw e;
+            refusals.set(t, e);
+          });
+    unlessAllRefused();
     lap('checks');
     for (const [m, plan] of plans.entries()) {
       checkAbort();
+      const refused = refusalOf(plan);
+      if (refused) {
+        results.push({ refused: [refused.message, refused.action].filter(Boolean).join(' ') });
+        log.info('mesh refused', { mesh: m + 1 });
+        continue;
+      }
       // Keep only the regions this or a later mesh needs: each costs a byte per voxel.
       const later = new Set(plans.slice(m).flatMap((p) => p.tissues));
       for (const t of regions.keys()) if (!later.has(t)) regions.delete(t);

@@ -26,6 +26,8 @@ const EngineMeshSchema = z.object({
   size: z.number().optional(),
   note: z.string().optional(),
   triangles: z.number().optional(),
+  /** Not made, and why (processor.ts RefusedMesh): listed with the status Refused. */
+  refused: z.string().optional(),
 });
 
 const EngineJobSchema = z.object({

@@ -158,6 +158,10 @@ export class JobProcessing {
       for (const [i, made] of result.meshes.entries()) {
         const mesh = job.meshes[i];
         if (!mesh) continue;
+        if (made.refused !== undefined) {
+          mesh.refused = made.refused;
+          continue;
+        }
         mesh.path = made.path;
         mesh.size = (await stat(made.path)).size;
         if (made.note !== undefined) mesh.note = made.note;

@@ -6,6 +6,7 @@ import {
   JobBodySchema,
   meshFileName,
   OUTPUT_AVAILABLE,
+  OUTPUT_REFUSED,
 } from '../../../src-shared/job-spec.js';
 import type { Logger } from '../../logging/logger.js';
 import type { Processor } from '../processor.js';
@@ -344,23 +345,33 @@ export class ProtocolServer {
       success: true,
       jobId: job.id,
       outputFiles: {
-        meshes: job.meshes.map((m, i) => ({
-          status,
-          ...this.deps.faults.options.outputStatusAt?.[i],
-          size: m.size,
-          extension: m.extension,
-          structures: m.structures,
-          ...(m.uploadUrl
-            ? {}
+        meshes: job.meshes.map((m, i) =>
+          m.refused !== undefined
+            ? // Not made: no file and no address; a status other than Available and a message say why.
+              {
+                status: OUTPUT_REFUSED,
+                extension: m.extension,
+                structures: m.structures,
+                message: m.refused,
+              }
             : {
-                url: this.presign(
-                  'GET',
-                  `/storage/${job.id}/outputs/${i}/${meshFileName(m.structures, m.extension)}`,
-                ),
-              }),
-          ...(m.note !== undefined ? { note: m.note } : {}),
-          ...(m.triangles !== undefined ? { triangles: m.triangles } : {}),
-        })),
+                status,
+                ...this.deps.faults.options.outputStatusAt?.[i],
+                size: m.size,
+                extension: m.extension,
+                structures: m.structures,
+                ...(m.uploadUrl
+                  ? {}
+                  : {
+                      url: this.presign(
+                        'GET',
+                        `/storage/${job.id}/outputs/${i}/${meshFileName(m.structures, m.extension)}`,
+                      ),
+                    }),
+                ...(m.note !== undefined ? { note: m.note } : {}),
+                ...(m.triangles !== undefined ? { triangles: m.triangles } : {}),
+              },
+        ),
       },
       engine: 'scan2mesh local engine',
     };

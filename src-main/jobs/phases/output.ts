@@ -73,7 +73,7 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
     }
     if (missing.length > 0) {
       // Failed, not done: what was asked for is not all there. The package stays for a retry.
-      await run.transition(job, 'failed', { error: errorOf(partialResult(remoteJobId, job, missing)) });
+      await run.transition(job, 'failed', { error: errorOf(partialResult(conn, remoteJobId, job, missing)) });
       return;
     }
     // The meshes are saved: the packaged scan (a copy of patient data) is not kept. Removed before the
@@ -181,15 +181,31 @@ export function matchResult(job: JobRecord, idx: number, result: PollResult): Me
   return same[nth] ?? (records.length === job.outputs.length ? records[idx] : undefined);
 }
 
-/** The job ended with only some of its meshes: which are saved, which the service did not make, and why. */
-function partialResult(remoteJobId: string, job: JobRecord, missing: MeshResult[]): AppError {
+/** The job ended with only some of its meshes: which are saved, which were not made, and why. */
+function partialResult(
+  conn: ResolvedConnection,
+  remoteJobId: string,
+  job: JobRecord,
+  missing: MeshResult[],
+): AppError {
   const made = job.outputs.length - missing.length;
   const saved = made === 1 ? 'The mesh it made is saved' : `The ${made} meshes it made are saved`;
+  const local = conn.kind === 'local-engine';
+  const why = missing.map((m) => unavailableOutput(m, local)).join('. ');
+  // The local engine's refusals are final and its own (no service, no operator, no job id to quote).
+  if (local)
+    return new AppError(
+      'job-failed',
+      `The local engine made ${made} of the ${job.outputs.length} meshes. ${why}. ${saved}.`,
+      {
+        action:
+          'Open what was saved. Submit the scan again without the structures it refused, or use a remote segmentation service for them.',
+        retryable: false,
+      },
+    );
   return new AppError(
     'job-failed',
-    `The service made ${made} of the ${job.outputs.length} meshes of job ${remoteJobId}. ${missing
-      .map(unavailableOutput)
-      .join('. ')}. ${saved}.`,
+    `The service made ${made} of the ${job.outputs.length} meshes of job ${remoteJobId}. ${why}. ${saved}.`,
     {
       action:
         'Open what was saved. For the rest, check the requested structures and retry (the whole job is sent again), or ask the service operator.',
