@@ -32,12 +32,13 @@ export function boundSecret(profile: BoundFields, secret: string): string {
  * The secret in `stored` when it was typed for `profile` as it is now; null when it was typed for other
  * addresses (the connection was edited since) or nothing is stored.
  *
- * A value without the prefix was stored by a version before this one, which deleted the secret on
- * every edit instead: it is taken as it is, and bound the next time the connection's secret is saved.
+ * A value without the prefix (stored by an early version, which deleted the secret on every edit
+ * instead) says nothing of what it was typed for, so it is not used: taken as it was, an edit racing a
+ * connection test sent it to the edited sign-in address (an audit reproduced it). The connection then
+ * asks for its secret again, once.
  */
 export function secretFor(profile: BoundFields, stored: string | null): string | null {
-  if (stored === null || stored === '') return null;
-  if (!stored.startsWith(PREFIX)) return stored;
+  if (stored === null || stored === '' || !stored.startsWith(PREFIX)) return null;
   const rest = stored.slice(PREFIX.length);
   if (rest.charAt(HASH_HEX) !== ':' || rest.slice(0, HASH_HEX) !== bindingOf(profile)) return null;
   return rest.slice(HASH_HEX + 1) || null;

@@ -12,7 +12,14 @@ import {
   type HttpResponse,
 } from './http-transport.js';
 import { waitBeforeRetry, type RetryPolicy } from './retry.js';
-import { describeIssues, errorDetail, jobMayExist, networkError, Transient } from './service-errors.js';
+import {
+  describeIssues,
+  errorDetail,
+  jobMayExist,
+  networkError,
+  Transient,
+  withoutKnownIn,
+} from './service-errors.js';
 import type { TokenManager } from './token-manager.js';
 import { safeUrl } from './url-policy.js';
 
@@ -135,7 +142,10 @@ export class ServiceCaller {
   async readJson(call: AuthedCall, res: HttpResponse): Promise<unknown> {
     const text = (await readBody(res)).toString('utf8');
     try {
-      return JSON.parse(text) as unknown;
+      // A service that quotes the token or secret back (in a failed job's message, say) has them cut
+      // out of every text in its answer before anything reads it: its words reach the UI, the logs
+      // and the job database. Cut after parsing, which undoes any escape JSON allows.
+      return withoutKnownIn(JSON.parse(text) as unknown, this.cfg.tokens.credentials());
     } catch {
       throw new Transient(
         new AppError('service', `${call.label}: the service answered with malformed JSON.`, {

@@ -378,6 +378,34 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
     c.close();
   });
 
+  it('cuts the secret and token out of answers that quote them escaped, in errors and in failed jobs', async () => {
+    let origin = '';
+    // JSON may write any character as \\uXXXX, and "/" as "\\/": the quoted credentials do not match as sent.
+    const escaped = (text: string): string =>
+      [...text].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const srv = await scripted(
+      service(() => origin, {
+        '/24.06/job': (_req, res) => {
+          const body = `{"message": "Token ${escaped(TOKEN)} refused"}`;
+          res.writeHead(403, { 'Content-Type': 'application/json' }).end(body);
+        },
+        '/24.06/pollJobResults': (_req, res) => {
+          const body = `{"success": false, "message": "client secret ${escaped('secret-1')} is wrong"}`;
+          res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+        },
+      }),
+    );
+    origin = srv.origin;
+    const c = client(origin);
+    const refused = await expectAppError(createMandibleJob(c), 'service');
+    expect(refused.message).toBe('Job creation: the service answered 403: Token [redacted] refused.');
+    const failed = await expectAppError(c.pollOnce(JOB), 'job-failed');
+    expect(failed.message).toBe(
+      `The service reports job ${JOB} as failed: client secret [redacted] is wrong.`,
+    );
+    c.close();
+  });
+
   it('downloads the meshes of a result whose sizes are no byte counts (null, a fraction, text, past 2^53)', async () => {
     for (const size of [null, 66.9, '68484', 2 ** 70, -1]) {
       let origin = '';

@@ -210,16 +210,35 @@ export function errorDetailOf(body: string, known: readonly string[] = []): stri
   if (!text) return '';
   let message = text;
   try {
-    message = messageOf(JSON.parse(text) as unknown) ?? text;
+    // Parsed from the body as it came: JSON may escape a credential (a "/" as "\/", any character
+    // as "\uXXXX"), which parsing undoes, so the parsed words are cut again below.
+    message = messageOf(JSON.parse(body) as unknown) ?? text;
   } catch {
     // plain text stays as it is
   }
-  return `: ${redact(message.replace(/\s+/g, ' ')).slice(0, 300)}`;
+  return `: ${redact(withoutKnown(message, known).replace(/\s+/g, ' ')).slice(0, 300)}`;
 }
 
-/** `text` with each of `known` (credentials of 4 characters or more) replaced by "[redacted]". */
+/**
+ * `text` with each of `known` (credentials of 4 characters or more) replaced by "[redacted]", in the
+ * forms an answer can quote it: as it is, escaped in JSON (with "/" as "\/" too), percent-encoded.
+ */
 export function withoutKnown(text: string, known: readonly string[]): string {
   let out = text;
-  for (const k of known) if (k.length >= 4) out = out.split(k).join('[redacted]');
+  for (const k of known) {
+    if (k.length < 4) continue;
+    const json = JSON.stringify(k).slice(1, -1);
+    for (const form of new Set([k, json, json.replace(/\//g, '\\/'), encodeURIComponent(k)]))
+      out = out.split(form).join('[redacted]');
+  }
   return out;
+}
+
+/** `value` (parsed JSON) with withoutKnown applied to every string in it, at any depth. */
+export function withoutKnownIn(value: unknown, known: readonly string[]): unknown {
+  if (typeof value === 'string') return withoutKnown(value, known);
+  if (Array.isArray(value)) return value.map((v) => withoutKnownIn(v, known));
+  if (value === null || typeof value !== 'object') return value;
+  // fromEntries defines each key as JSON.parse does: a "__proto__" key stays a plain key.
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutKnownIn(v, known)]));
 }

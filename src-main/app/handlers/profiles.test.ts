@@ -21,8 +21,8 @@ describe('secret binding', () => {
     expect(secretFor(ADDRESSES, stored)).toBe('se:cr:et with spaces');
     for (const field of ['baseUrl', 'authUrl', 'audience', 'clientId'] as const)
       expect(secretFor({ ...ADDRESSES, [field]: `${ADDRESSES[field]}x` }, stored)).toBeNull();
-    // Stored by an earlier version (which deleted it on every edit instead): taken as it is.
-    expect(secretFor(ADDRESSES, 'legacy-secret')).toBe('legacy-secret');
+    // Stored unbound by an early version: it could be for any address, so it is not used.
+    expect(secretFor(ADDRESSES, 'legacy-secret')).toBeNull();
     expect(secretFor(ADDRESSES, null)).toBeNull();
   });
 });
