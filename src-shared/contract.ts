@@ -137,6 +137,11 @@ export const channels = {
     response: IntakeResultSchema,
   },
   'scans.preview': { request: SlicePreviewRequestSchema.strict(), response: SlicePreviewSchema },
+  /** The user removed these series from the list: the main process lets go of them and their unpacked copies. */
+  'scans.forget': {
+    request: z.object({ seriesIds: z.array(z.string().min(1).max(200)).min(1).max(10_000) }).strict(),
+    response: Empty,
+  },
   /** Electron's native open dialog, answered with grants; refused in web mode, where the page has its own file input. */
   'scans.choose': { request: Empty, response: z.object({ grants: z.array(ScanGrantSchema) }) },
 

@@ -28,6 +28,8 @@ export interface ScanSource {
       signal?: AbortSignal;
     },
   ): Promise<{ path: string; extension: string; bytes: number }>;
+  /** Lets go of series and the unpacked copies that served only them. */
+  forget(ids: readonly string[]): Promise<void>;
 }
 
 export interface QueuePolicy extends PollPolicy {

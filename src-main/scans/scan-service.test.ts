@@ -275,3 +275,36 @@ describe('dispose', () => {
     expect(existsSync(file)).toBe(false);
   });
 });
+
+describe('unpacked copies', () => {
+  it('keeps one copy per series while it is listed, and none once it is forgotten or needs none', async () => {
+    const temp = fresh('copies');
+    const s = new ScanService({ tempDir: temp });
+    const copies = (): string[] => readdirSync(temp).filter((n) => n.startsWith('scan2mesh-scans-'));
+    const dir = fresh('zipped');
+    const zip = join(dir, 'scan.zip');
+    await writeZip(
+      zip,
+      phantomFiles()
+        .slice(0, 12)
+        .map((f) => ({ name: `DICOM/${basename(f)}`, file: f })),
+    );
+    // A folder of slices is read where it is: no copy is kept.
+    await s.intake([PHANTOM_DIR]);
+    expect(copies()).toEqual([]);
+    // The same zip dropped three times: the newest copy serves, the earlier ones go.
+    let id = '';
+    for (let i = 0; i < 3; i++) id = (await s.intake([zip])).series[0]!.id;
+    expect(copies()).toHaveLength(1);
+    const [first] = s.filesOf(id);
+    expect(first?.startsWith(join(temp, copies()[0]!))).toBe(true);
+    // A package being written keeps its copy, even when the series is forgotten meanwhile.
+    const packing = s.packageForUpload(id, { deidentify: false, outDir: fresh('packing') });
+    const forgotten = s.forget([id]);
+    expect((await packing).bytes).toBeGreaterThan(0);
+    await forgotten;
+    expect(copies()).toEqual([]);
+    expect(s.series(id)).toBeUndefined();
+    await s.dispose();
+  });
+});

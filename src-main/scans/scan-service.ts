@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { sep } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type {
   IntakeResult,
@@ -16,14 +18,21 @@ import type { Volume } from './volume.js';
 
 /**
  * The scans side of the app: intake of what the user dropped, previews, and packages for upload.
- * It remembers every series it has described, by id, until dispose(). Patient data is returned to
- * callers (the user sees it) but never logged.
+ * It remembers every series it has described, by id, until forget() or dispose(). Patient data is
+ * returned to callers (the user sees it) but never logged.
+ *
+ * Each intake unpacks archives into a folder of its own: copies of patient data, kept only while a
+ * series known here has its files there, or a package or preview is being read from them. A folder
+ * nothing was unpacked into goes at once; one whose series were all forgotten, or taken in again
+ * (the same drop twice: the newer copy serves), goes then. Before, every drop kept its copy until
+ * the app was closed (an audit counted four full copies of one scan after four drops).
  */
 export class ScanService {
   private readonly logger: Logger;
   private readonly tempRoot: string;
   private readonly known = new Map<string, IntakeSeries>();
-  private readonly tempDirs: OwnedTempFolder[] = [];
+  /** Each intake's folder, with who uses it: the ids of series with files there, and reads under way. */
+  private readonly folders = new Map<OwnedTempFolder, Set<string>>();
   private cached?: CachedVolume;
   private loading?: { id: string; promise: Promise<Volume> };
 
@@ -36,13 +45,26 @@ export class ScanService {
     const started = performance.now();
     // Named for this process: removed on a kill signal, and swept by a later process if this one dies.
     const workDir = await createOwnedTempFolder('scan2mesh-scans-', this.tempRoot);
-    this.tempDirs.push(workDir);
-    const outcome = await intake(paths, {
-      tempDir: workDir.path,
-      logger: this.logger,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-    for (const s of outcome.series) this.known.set(s.summary.id, s);
+    const users = new Set<string>();
+    this.folders.set(workDir, users);
+    let outcome;
+    try {
+      outcome = await intake(paths, {
+        tempDir: workDir.path,
+        logger: this.logger,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+    } finally {
+      // Its series are the ones known now: earlier copies of them are no longer used.
+      for (const s of outcome?.series ?? []) {
+        const id = s.summary.id;
+        this.known.set(id, s);
+        for (const other of this.folders.values()) other.delete(id);
+        if (this.cached?.id === id) this.cached = undefined;
+        if (s.headers.some((h) => isInside(h.path, workDir.path))) users.add(id);
+      }
+      await this.releaseUnused();
+    }
     const r = outcome.result;
     // Counts and codes only: names, ids and paths may identify the patient.
     this.logger.info('intake done', {
@@ -117,11 +139,8 @@ export class ScanService {
       return { path, size: h?.fileSize ?? 0, ...(h ? { id: h.fileId } : {}) };
     });
     const started = performance.now();
-    const result: PackagedScan = await packageSeries(
-      files,
-      s.summary.multiFrame,
-      packageBaseName(id, opts.deidentify),
-      opts,
+    const result: PackagedScan = await this.reading(s, () =>
+      packageSeries(files, s.summary.multiFrame, packageBaseName(id, opts.deidentify), opts),
     );
     this.logger.info('packaged', {
       files: files.length,
@@ -133,13 +152,48 @@ export class ScanService {
     return result;
   }
 
+  /**
+   * Forgets these series (the user removed them from the list): they are no longer previewed or
+   * packaged here (a job finds its scan again from its source files), and the unpacked copies that
+   * served only them are removed.
+   */
+  async forget(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      this.known.delete(id);
+      for (const users of this.folders.values()) users.delete(id);
+      if (this.cached?.id === id) this.cached = undefined;
+    }
+    await this.releaseUnused();
+  }
+
   /** Forgets all series and removes the folders where dropped archives were unpacked. */
   async dispose(): Promise<void> {
     this.known.clear();
     this.cached = undefined;
     this.loading = undefined;
-    const dirs = this.tempDirs.splice(0);
+    const dirs = [...this.folders.keys()];
+    this.folders.clear();
     await Promise.all(dirs.map((d) => d.remove()));
+  }
+
+  /** Runs `read` on a series' files with their folder kept until it ends, whatever is forgotten meanwhile. */
+  private async reading<T>(s: IntakeSeries, read: () => Promise<T>): Promise<T> {
+    const lease = `reading:${randomUUID()}`;
+    const held = [...this.folders].filter(([f]) => s.headers.some((h) => isInside(h.path, f.path)));
+    for (const [, users] of held) users.add(lease);
+    try {
+      return await read();
+    } finally {
+      for (const [, users] of held) users.delete(lease);
+      await this.releaseUnused();
+    }
+  }
+
+  /** Removes the folders no known series and no read under way uses. */
+  private async releaseUnused(): Promise<void> {
+    const unused = [...this.folders].filter(([, users]) => users.size === 0).map(([f]) => f);
+    for (const f of unused) this.folders.delete(f);
+    await Promise.all(unused.map((f) => f.remove()));
   }
 
   private require(id: string): IntakeSeries {
@@ -156,7 +210,8 @@ export class ScanService {
   private async volumeOf(s: IntakeSeries): Promise<CachedVolume> {
     const id = s.summary.id;
     if (this.cached?.id === id) return this.cached;
-    if (this.loading?.id !== id) this.loading = { id, promise: volumeFromHeaders(s.headers) };
+    if (this.loading?.id !== id)
+      this.loading = { id, promise: this.reading(s, () => volumeFromHeaders(s.headers)) };
     const { promise } = this.loading;
     let volume: Volume;
     try {
@@ -180,4 +235,8 @@ interface CachedVolume {
   volume: Volume;
   fileWindow?: WindowLevel;
   histogram?: WindowLevel;
+}
+
+function isInside(path: string, folder: string): boolean {
+  return path.startsWith(folder + sep);
 }

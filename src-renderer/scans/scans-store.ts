@@ -179,12 +179,16 @@ export const useScans = create<ScansState>((set) => ({
     return chain;
   },
 
-  remove: (id) =>
+  remove: (id) => {
     set((s) => ({
       series: s.series.filter((x) => x.id !== id),
       selected: s.selected.filter((x) => x !== id),
       insisted: s.insisted.filter((x) => x !== id),
-    })),
+    }));
+    // The main process lets go of it too, with the unpacked copy of patient data that served it. A
+    // failure changes nothing the user sees (the copy still goes when the app closes).
+    api.scans.forget({ seriesIds: [id] }).catch(() => undefined);
+  },
   toggleSelected: (id) =>
     set((s) => ({
       selected: s.selected.includes(id)

@@ -203,7 +203,9 @@ async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnecti
     return {
       pkg: { path: input.packagePath ?? '', extension: input.extension ?? '', bytes: input.bytes ?? 0 },
     };
-  if (!d.scans.series(job.seriesId)) {
+  // Read again by this job alone (after a restart): its unpacked copy goes once it is packed.
+  const reread = !d.scans.series(job.seriesId);
+  if (reread) {
     d.onProgress(job.id, { stage: 'reading the scan again' });
     await d.scans.intake(job.sourceFiles, { signal: run.signal });
   }
@@ -219,15 +221,17 @@ async function ensurePackage(run: JobRun, job: JobRecord, conn: ResolvedConnecti
   // A copy of patient data: in a private folder, and written readable by the user only (ScanSource).
   await freshPrivateDir(d.packagesDir, outDir);
   d.onProgress(job.id, { fraction: 0, stage: job.deidentify ? 'removing patient data' : 'packing the scan' });
-  const pkg = await d.scans.packageForUpload(job.seriesId, {
-    deidentify: job.deidentify,
-    acceptBurnedIn: job.acceptBurnedIn === true,
-    compress: packageCompression(conn.kind),
-    outDir,
-    signal: run.signal,
-    onProgress: (done, total) =>
-      d.onProgress(job.id, { fraction: total > 0 ? done / total : 0, bytesDone: done, bytesTotal: total }),
-  });
+  const pkg = await d.scans
+    .packageForUpload(job.seriesId, {
+      deidentify: job.deidentify,
+      acceptBurnedIn: job.acceptBurnedIn === true,
+      compress: packageCompression(conn.kind),
+      outDir,
+      signal: run.signal,
+      onProgress: (done, total) =>
+        d.onProgress(job.id, { fraction: total > 0 ? done / total : 0, bytesDone: done, bytesTotal: total }),
+    })
+    .finally(() => (reread ? d.scans.forget([job.seriesId]) : undefined));
   run.log.info('packaged', { jobId: job.id, bytes: pkg.bytes, extension: pkg.extension });
   return { pkg, record: { packagePath: pkg.path, extension: pkg.extension, bytes: pkg.bytes } };
 }
