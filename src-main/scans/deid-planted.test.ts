@@ -165,6 +165,66 @@ print(json.dumps({'files': len(outs), 'leftovers': leftovers, 'privateTags': pri
       expect(DEIDENTIFICATION_METHOD.length).toBeLessThanOrEqual(64);
     }, 180_000); // several pydicom runs over ~700 attributes each: slow on a loaded machine
 
+    it('keeps no value hidden in what is kept by its tag: codes, class UIDs, display tables', async () => {
+      // Found by an audit: each was copied byte for byte into every slice of the package.
+      const dir = fresh('hidden');
+      const hidden = [
+        'DOEXJOHNATHAN',
+        'MRN4711815',
+        '19650312',
+        'DOEX^JOHNATHAN',
+        'ISO_IR 192',
+        'LUTSECRET',
+        'FLOATSECRET',
+      ];
+      python(
+        String.raw`
+import sys, pydicom
+from pydicom.dataset import Dataset
+from pydicom.sequence import Sequence
+for i, f in enumerate(sys.argv[2:]):
+    ds = pydicom.dcmread(f)
+    ds.SpecificCharacterSet = 'ISO_IR 192'
+    # A valid orientation on one slice (kept), a name and a record number on the other (removed).
+    ds.add_new(0x00200020, 'CS', 'L\P' if i == 0 else 'DOEXJOHNATHAN\MRN4711815')
+    ds.add_new(0x00080062, 'UI', '1.2.840.10008.DOEX^JOHNATHAN')
+    private_class = '1.2.840.113619.4.19650312.4711815'
+    ds.SOPClassUID = private_class
+    ds.file_meta.MediaStorageSOPClassUID = private_class
+    lut = Dataset(); lut.LUTDescriptor = [6, 0, 16]; lut.add_new(0x00283006, 'OW', b'LUTSECRET\0\0\0')
+    ds.VOILUTSequence = Sequence([lut])
+    ds.add_new(0x7FE00008, 'OF', b'FLOATSECRET\0')
+    ds.save_as('%s/h%d.dcm' % (sys.argv[1], i), write_like_original=False)
+print('[]')`,
+        [dir, ...phantomBySlice().slice(64, 66)],
+      );
+      const files = readdirSync(dir).map((f) => ({ path: join(dir, f), size: 0 }));
+      expect(found(readFileSync(files[1]!.path), hidden)).toEqual(hidden);
+      const pkg = await packageSeries(files, false, 'scan', {
+        deidentify: true,
+        outDir: fresh('hidden-out'),
+      });
+      const entries = await unzip(readFileSync(pkg.path));
+      const out = fresh('hidden-unzipped');
+      for (const [name, bytes] of entries) {
+        expect(found(bytes, hidden), name).toEqual([]);
+        writeFileSync(join(out, name), bytes);
+      }
+      const check = python<{ orientation: (string | null)[]; classAgrees: boolean[]; classUid: string[] }>(
+        String.raw`
+import sys, json, glob, pydicom
+outs = [pydicom.dcmread(f) for f in sorted(glob.glob(sys.argv[1] + '/*.dcm'))]
+print(json.dumps({
+  'orientation': sorted([('\\'.join(d.PatientOrientation) if 'PatientOrientation' in d else None) for d in outs], key=str),
+  'classAgrees': [d.file_meta.MediaStorageSOPClassUID == d.SOPClassUID for d in outs],
+  'classUid': sorted({str(d.SOPClassUID)[:5] for d in outs}),
+}))`,
+        [out],
+      );
+      // The meta header names the same (replaced) class as the data set: before, it kept the original.
+      expect(check).toEqual({ orientation: ['L\\P', null], classAgrees: [true, true], classUid: ['2.25.'] });
+    });
+
     it('refuses a series with burned-in annotation unless the user accepts it', async () => {
       const slice = phantomBySlice()[70]!;
       const dir = fresh('burned');

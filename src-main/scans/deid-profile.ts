@@ -9,20 +9,22 @@
  *   service, which reads pixels and geometry, not those attributes.
  * - Private attributes (odd groups, the table's last row), group lengths (stale after editing) and
  *   every attribute the PS3.6 dictionary does not know (deid-dictionary.generated.ts) are removed.
- * - Public attributes the table does not list are kept only when their value cannot carry a name
- *   or free text: numbers (US SS UL SL UV SV FL FD DS IS), tags (AT), pixel data and lookup
- *   tables, and the code strings (CS) an image is read by (KEPT_CODES: a code string is any 16
- *   characters, so one nobody reads is not worth its risk). Every kept value is checked against
- *   its VR (deid-values.ts). Overlays and curves (groups 60xx, 50xx) are drawn text and graphics
- *   and go whole; the patient group (0010) outside the table goes too (patient characteristics
- *   such as the BMI). A UID the table does not list is replaced; only the attributes that name a
- *   SOP class, transfer syntax or coding scheme keep a standard one (1.2.840.10008...): anywhere
- *   else a UID under the DICOM root is as much an instance's as any other. Sequences are kept
- *   with each item filtered the same way (deidentify.ts drops them when nothing is left). Dates,
- *   times, person names and any text the table does not list (LO SH ST LT UT UC UR AE AS PN...)
- *   are removed: a vendor's free text is where identifying values hide, and that includes
- *   Manufacturer and Manufacturer's Model Name.
+ * - Public attributes the table does not list are kept only when their value cannot carry a name or
+ *   free text: numbers (US SS UL SL UV SV FL FD DS IS), tags (AT), pixel data and lookup tables,
+ *   and the code strings (CS) an image is read by, each only as one of its defined terms
+ *   (deid-values.ts CODE_TERMS: a code string is any 16 characters, enough for a name or a record
+ *   number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
+ *   goes: no text is kept, and the character set says where a scan was made. Overlays and curves
+ *   (groups 60xx, 50xx) are drawn text and graphics and go whole; the patient group (0010) outside
+ *   the table goes too (patient characteristics such as the BMI). A UID the table does not list is
+ *   replaced; only the attributes that name a SOP class, transfer syntax or coding scheme keep a
+ *   standard one (1.2.840.10008...): anywhere else a UID under the DICOM root is as much an
+ *   instance's as any other. Sequences are kept with each item filtered the same way (deidentify.ts
+ *   drops them when nothing is left). Dates, times, person names and any text the table does not
+ *   list (LO SH ST LT UT UC UR AE AS PN...) are removed: a vendor's free text is where identifying
+ *   values hide, and that includes Manufacturer and Manufacturer's Model Name.
  */
+import { CODE_TERMS } from './deid-values.js';
 import {
   BASIC_PROFILE,
   BASIC_PROFILE_REPEATING,
@@ -68,30 +70,6 @@ export function decideAction(action: string): DeidDecision {
 
 const NUMERIC_VRS = new Set(['US', 'SS', 'UL', 'SL', 'UV', 'SV', 'FL', 'FD', 'DS', 'IS', 'AT']);
 
-/** Code strings outside the table that reading the image (or telling what it is) needs. */
-const KEPT_CODES = new Set([
-  0x00080005, // Specific Character Set
-  0x00080008, // Image Type
-  0x00080060, // Modality
-  0x00089007, // Frame Type
-  0x00089205, // Pixel Presentation
-  0x00089206, // Volumetric Properties
-  0x00089207, // Volume Based Calculation Technique
-  0x00185100, // Patient Position
-  0x00189302, // Acquisition Type
-  0x00200020, // Patient Orientation
-  0x00280004, // Photometric Interpretation
-  0x00281040, // Pixel Intensity Relationship
-  0x00281054, // Rescale Type
-  0x00281056, // VOI LUT Function
-  0x00282110, // Lossy Image Compression
-  0x00282114, // Lossy Image Compression Method
-  0x00280301, // Burned In Annotation
-  0x00280302, // Recognizable Visual Features
-  0x00280303, // Longitudinal Temporal Information Modified (deidentify.ts writes it)
-  0x20500020, // Presentation LUT Shape
-]);
-
 /** Public attributes outside the table whose value is not a number but the image needs. */
 const KEPT_OUTSIDE_TABLE = new Set([
   0x00283006, // LUT Data
@@ -102,13 +80,19 @@ const KEPT_OUTSIDE_TABLE = new Set([
   0x00281221, // Segmented Red Palette Color Lookup Table Data
   0x00281222, // Segmented Green Palette Color Lookup Table Data
   0x00281223, // Segmented Blue Palette Color Lookup Table Data
-  0x7fe00008, // Float Pixel Data
-  0x7fe00009, // Double Float Pixel Data
   0x7fe00010, // Pixel Data
 ]);
 
+/**
+ * Display settings outside the table that hold bytes of any meaning: VOI LUT Sequence (a window
+ * as a table of up to 65,536 values, which no segmentation reads) would carry whatever a writer put
+ * in its LUT Data. The Modality LUT Sequence stays: it says what the stored values mean.
+ */
+const REMOVED_OUTSIDE_TABLE = new Set([0x00283010]);
+
 /** What to do with one attribute (tag as group << 16 | element), at any depth. */
 export function deidDecision(tag: number): DeidDecision {
+  if (REMOVED_OUTSIDE_TABLE.has(tag)) return 'remove';
   const group = tag >>> 16;
   if (group % 2 === 1) return 'remove'; // private attributes and their creators
   if ((tag & 0xffff) === 0) return 'remove'; // group lengths would be wrong after editing
@@ -117,7 +101,7 @@ export function deidDecision(tag: number): DeidDecision {
   if (action) return decideAction(action);
   const repeating = repeatingRow(tag);
   if (repeating) return decideAction(repeating[2]);
-  if (KEPT_OUTSIDE_TABLE.has(tag) || KEPT_CODES.has(tag)) return 'keep';
+  if (KEPT_OUTSIDE_TABLE.has(tag) || CODE_TERMS.has(tag)) return 'keep';
   if (group === 0x0010) return 'remove'; // the patient: their characteristics (BMI...) are theirs
   const vr = dictionaryVr(tag);
   if (vr === undefined) return 'remove'; // unknown to the dictionary: cannot tell what it holds
@@ -125,6 +109,9 @@ export function deidDecision(tag: number): DeidDecision {
   if (vr === 'UI') return 'uid';
   return vr.split('|').every((v) => NUMERIC_VRS.has(v)) ? 'keep' : 'remove';
 }
+
+/** PS3.5 9.1: numbers without leading zeros, joined by dots. */
+const UID_SYNTAX = /^(0|[1-9]\d*)(\.(0|[1-9]\d*))*$/;
 
 /** Attributes whose UID names a kind of thing (SOP class, transfer syntax, coding scheme), not an instance. */
 const CLASS_UID_TAGS = new Set([
@@ -148,5 +135,8 @@ const CLASS_UID_TAGS = new Set([
  * root says nothing about whose instance a UID names.
  */
 export function keepsUid(tag: number, uid: string): boolean {
-  return CLASS_UID_TAGS.has(tag) && uid.startsWith('1.2.840.10008.');
+  // A UID's syntax too: "1.2.840.10008.DOE^JOHN" starts like a standard UID and is a name.
+  return (
+    CLASS_UID_TAGS.has(tag) && uid.startsWith('1.2.840.10008.') && UID_SYNTAX.test(uid) && uid.length <= 64
+  );
 }

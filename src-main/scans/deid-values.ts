@@ -44,9 +44,6 @@ const PHOTOMETRIC = new Set([
   'YBR_RCT',
 ]);
 
-/** Specific Character Set's defined terms (PS3.3 C.12.1.1.2), "" for the default repertoire. */
-const CHARACTER_SET = /^(|ISO_IR \d{1,3}|ISO 2022 IR \d{1,3}|GB18030|GBK)$/;
-
 /** Image Type / Frame Type (PS3.3 C.7.6.1.1.2, C.8.15.3.1.1, C.8.16.1): defined terms by position. */
 const TYPE_TERMS: readonly (readonly string[])[] = [
   ['ORIGINAL', 'DERIVED', 'MIXED'],
@@ -68,7 +65,63 @@ const TYPE_TERMS: readonly (readonly string[])[] = [
 const TYPE_TAGS = new Set([0x00080008, 0x00089007]);
 
 const PHOTOMETRIC_TAG = 0x00280004;
-const CHARACTER_SET_TAG = 0x00080005;
+
+const terms = (...t: string[]): ((s: string) => boolean) => {
+  const set = new Set(t);
+  return (s) => set.has(s);
+};
+
+/**
+ * The code strings kept outside Table E.1-1 (deid-profile.ts) and the values each may hold: its
+ * defined terms in PS3.3 where the standard lists them. A code string is any 16 characters of A-Z,
+ * 0-9 and _, enough for "DOEJOHN" or a record number; one checked only for its characters is a place
+ * to hide them (an audit kept DOEXJOHNATHAN\MRN4711815 as a Patient Orientation). Photometric
+ * Interpretation, Image Type and Frame Type are checked on their own (below).
+ */
+export const CODE_TERMS = new Map<number, (s: string) => boolean>([
+  [0x00080008, () => true], // Image Type: TYPE_TERMS, by position
+  [0x00089007, () => true], // Frame Type: TYPE_TERMS, by position
+  [PHOTOMETRIC_TAG, () => true], // PHOTOMETRIC
+  // Modality (C.7.3.1.1.1), the defined terms in use and retired alike
+  [
+    0x00080060,
+    terms(
+      ...['AR', 'ASMT', 'AU', 'BDUS', 'BI', 'BMD', 'CR', 'CT', 'CTPROTOCOL', 'DG', 'DOC', 'DX', 'ECG'],
+      ...['EPS', 'ES', 'FID', 'GM', 'HC', 'HD', 'IO', 'IOL', 'IVOCT', 'IVUS', 'KER', 'KO', 'LEN', 'LS'],
+      ...['MG', 'MR', 'M3D', 'NM', 'OAM', 'OCT', 'OP', 'OPM', 'OPT', 'OPTBSV', 'OPTENF', 'OPV', 'OSS'],
+      ...['OT', 'PLAN', 'PR', 'PT', 'PX', 'REG', 'RESP', 'RF', 'RG', 'RTDOSE', 'RTIMAGE', 'RTINTENT'],
+      ...['RTPLAN', 'RTRAD', 'RTRECORD', 'RTSEGANN', 'RTSTRUCT', 'RWV', 'SEG', 'SM', 'SMR', 'SR', 'SRF'],
+      ...['STAIN', 'TEXTUREMAP', 'TG', 'US', 'VA', 'XA', 'XAPROTOCOL', 'XC', 'DS', 'DM', 'EC', 'CD'],
+      ...['CF', 'CP', 'CS', 'DD', 'DF', 'FA', 'LP', 'MA', 'MS', 'OPR', 'ST', 'VF'],
+    ),
+  ],
+  [0x00089205, terms('MONOCHROME', 'COLOR', 'MIXED', 'TRUE_COLOR')], // Pixel Presentation
+  [0x00089206, terms('VOLUME', 'SAMPLED', 'DISTORTED', 'MIXED')], // Volumetric Properties
+  [
+    0x00089207, // Volume Based Calculation Technique
+    terms('MAX_IP', 'MIN_IP', 'VOLUME_RENDER', 'SURFACE_RENDER', 'MPR', 'CURVED_MPR', 'NONE', 'MIXED'),
+  ],
+  [
+    0x00185100, // Patient Position
+    terms(
+      ...['HFP', 'HFS', 'HFDR', 'HFDL', 'FFDR', 'FFDL', 'FFP', 'FFS', 'LFP', 'LFS', 'RFP', 'RFS'],
+      ...['AFDR', 'AFDL', 'PFDR', 'PFDL'],
+    ),
+  ],
+  [0x00189302, terms('SEQUENCED', 'SPIRAL', 'CONSTANT_ANGLE', 'STATIONARY', 'FREE')], // Acquisition Type
+  // Patient Orientation: the directions of rows and columns, each up to three of A P L R H F.
+  [0x00200020, (s) => /^[APLRHF]{1,3}$/.test(s)],
+  [0x00281040, terms('LIN', 'LOG', 'DISP')], // Pixel Intensity Relationship
+  // Rescale Type (C.11.1.1.2)
+  [0x00281054, terms('OD', 'HU', 'US', 'MGML', 'Z_EFF', 'ED', 'EDW', 'HU_MOD', 'PCT')],
+  [0x00281056, terms('LINEAR', 'LINEAR_EXACT', 'SIGMOID')], // VOI LUT Function
+  [0x00282110, terms('00', '01')], // Lossy Image Compression
+  [0x00282114, (s) => /^ISO_\d{4,5}_\d{1,2}$/.test(s)], // Lossy Image Compression Method
+  [0x00280301, terms('YES', 'NO')], // Burned In Annotation
+  [0x00280302, terms('YES', 'NO')], // Recognizable Visual Features
+  [0x00280303, terms('UNMODIFIED', 'MODIFIED', 'REMOVED')], // Longitudinal Temporal Information Modified
+  [0x20500020, terms('IDENTITY', 'INVERSE')], // Presentation LUT Shape
+]);
 
 /** What the checks need to know of the file and the element. */
 export interface KeptValue {
@@ -116,14 +169,16 @@ function checkedCodes(tag: number, values: string[]): Uint8Array | undefined {
   let kept = values;
   if (tag === PHOTOMETRIC_TAG) {
     if (values.length !== 1 || !PHOTOMETRIC.has(values[0]!.trim())) return undefined;
-  } else if (tag === CHARACTER_SET_TAG) {
-    if (!values.every((s) => CHARACTER_SET.test(s.trim()))) return undefined;
   } else if (TYPE_TAGS.has(tag)) {
     // Values keep their meaning by position: keep the leading ones that are defined terms.
     const first = values.findIndex((s, i) => !(TYPE_TERMS[i] ?? []).includes(s.trim()));
     kept = first === -1 ? values : values.slice(0, first);
     if (kept.length === 0) return undefined;
   } else if (!values.every(ok)) return undefined;
+  else {
+    const isTerm = CODE_TERMS.get(tag);
+    if (isTerm && !values.every((s) => s.trim() === '' || isTerm(s.trim()))) return undefined;
+  }
   return Buffer.from(padEven(kept.join('\\')), 'latin1');
 }
 

@@ -122,4 +122,45 @@ describe('packageSeries compression', () => {
       }
     }
   });
+
+  it('stamps every entry 2000-01-01 00:00 with no time-zone trace, whatever the zone (gzip: the yazl path)', async () => {
+    const zone = process.env.TZ;
+    const stamps: [number, number, number[]][] = [];
+    try {
+      for (const tz of ['Asia/Kolkata', 'America/New_York']) {
+        // Node reads TZ again when it is set: local time below is that zone's.
+        process.env.TZ = tz;
+        const pkg = await packageSeries(files, false, 'gz', {
+          deidentify: false,
+          gzip: true,
+          outDir: join(dir, `tz-${tz.replace('/', '-')}`),
+        });
+        const zipPath = join(dir, `tz-${tz.replace('/', '-')}.zip`);
+        execFileSync('sh', ['-c', `gzip -dc '${pkg.path}' > '${zipPath}'`]);
+        stamps.push(...(await stampsOf(zipPath)));
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    // DOS date 2000-01-01 is ((2000 - 1980) << 9) | (1 << 5) | 1; time 00:00:00 is 0. No extra
+    // fields: the extended timestamp (0x5455) held UTC, and its offset from the DOS time the zone.
+    expect(stamps).toEqual(Array(files.length * 2).fill([0x2821, 0, []]));
+  });
 });
+
+function stampsOf(path: string): Promise<[number, number, number[]][]> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      const out: [number, number, number[]][] = [];
+      zip.on('entry', (e: yauzl.Entry) => {
+        out.push([e.lastModFileDate, e.lastModFileTime, e.extraFields.map((f) => f.id)]);
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve(out));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}

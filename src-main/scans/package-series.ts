@@ -277,7 +277,10 @@ async function streamPackage(
   // With gzip around it, entries are stored so that gzip sees (and compresses) the raw slices once.
   const entryOptions = {
     compress: !opts.gzip && opts.compress !== false,
-    mtime: new Date(Date.UTC(2000, 0, 1)),
+    // The same stamp whatever the clock and time zone: yazl writes DOS times in local time, so the
+    // date is made local midnight, and no UTC extra field (whose offset from it names the zone).
+    mtime: new Date(2000, 0, 1),
+    forceDosTimestamp: true,
     mode: 0o100644,
   };
   files.forEach((f, k) => {
