@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkOutputFolder } from './output-folder.js';
+import { checkOutputFolder, prepareOutputFolder } from './output-folder.js';
 
 describe('output folder check', () => {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'home-')));
@@ -20,6 +20,20 @@ describe('output folder check', () => {
       /outside your home folder and the places for your own files/,
     );
     expect(() => checkOutputFolder('/var/lib/scan2mesh', { home })).toThrow(/system folder/);
+  });
+
+  it('refuses a typed folder inside a hidden folder of the home folder (~/.ssh, ~/.config/autostart)', () => {
+    for (const typed of ['~/.ssh', '~/.config/autostart', '~/Documents/.hidden/meshes'])
+      expect(() => checkOutputFolder(typed, { home }), typed).toThrow(/inside the hidden folder \.\w+/);
+    expect(checkOutputFolder('~/.ssh', { home, picked: true }).path).toBe(join(home, '.ssh'));
+    expect(checkOutputFolder('~/Documents/scan.2.mesh', { home }).path).toBe(
+      join(home, 'Documents', 'scan.2.mesh'),
+    );
+  });
+
+  it('makes the folders it creates private to the user: meshes come from patient scans', () => {
+    const made = prepareOutputFolder('~/Meshes/today', { home });
+    for (const dir of [made, join(home, 'Meshes')]) expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   // Writing next to / needs root; elsewhere the folder would be refused as not writable first.

@@ -113,6 +113,19 @@ export function checkOutputFolder(typed: string, env: OutputFolderEnv = {}): Out
     refuse(`${real} is a system folder; meshes cannot be saved there.`, CHOOSE_ANOTHER);
   if (problem === 'outside' && !env.picked)
     refuse(`${real} is outside your home folder and the places for your own files.`, CHOOSE_ANOTHER);
+  // A hidden folder (~/.ssh, ~/.config/autostart) is where programs keep what they run or trust: a
+  // typed path may not lead there (the folder picker, a person's own choice, may).
+  if (!env.picked && within(real, home, platform === 'win32' ? '\\' : '/')) {
+    const hidden = real
+      .slice(home.length)
+      .split(/[\\/]/)
+      .find((part) => part.startsWith('.'));
+    if (hidden)
+      refuse(
+        `${real} is inside the hidden folder ${hidden}, where programs keep their own files.`,
+        CHOOSE_ANOTHER,
+      );
+  }
   const existingReal = realOrSelf(existing);
   if (!statSync(existingReal).isDirectory())
     refuse(
@@ -131,7 +144,8 @@ export function checkOutputFolder(typed: string, env: OutputFolderEnv = {}): Out
 export function prepareOutputFolder(typed: string, env: OutputFolderEnv = {}): string {
   const { path } = checkOutputFolder(typed, env);
   try {
-    mkdirSync(path, { recursive: true });
+    // Meshes are made from patient scans: folders made for them are the user's alone (0700).
+    mkdirSync(path, { recursive: true, mode: 0o700 });
   } catch {
     refuse(`The folder ${path} could not be created.`, CHOOSE_ANOTHER);
   }
