@@ -75,8 +75,12 @@ describe('the app:// scheme', () => {
 
   it('serves granted meshes by id only', async () => {
     fake.fetched.length = 0;
-    expect((await get(`/files/${grantId}`)).status).toBe(200);
+    const mesh = await get(`/files/${grantId}`);
+    expect(mesh.status).toBe(200);
     expect(fake.fetched).toEqual([pathToFileURL(meshPath).toString()]);
+    // Bytes, never a page: whatever the file holds, it is not sniffed or run (the net module guessed text/html here).
+    expect(mesh.headers.get('content-type')).toBe('application/octet-stream');
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(mesh.headers.get(k), k).toBe(v);
     expect((await get('/files/ffffffffffffffffffff')).status).toBe(404);
     expect(fake.fetched).toHaveLength(1);
   });

@@ -26,7 +26,12 @@ export function serveRenderer(rendererDir: string, grants: Pick<FileGrants, 'res
     const granted = /^\/files\/([\w-]{16,64})$/.exec(url.pathname);
     if (granted) {
       const path = grants.resolve(granted[1] as string);
-      return path ? net.fetch(pathToFileURL(path).toString()) : new Response('Not found', { status: 404 });
+      if (!path) return new Response('Not found', { status: 404 });
+      // Bytes for the viewer to parse, never a page or script to run: typed as such, with the same
+      // headers as every other answer (web mode sends these granted files the same way).
+      return withHeaders(await net.fetch(pathToFileURL(path).toString()), {
+        'Content-Type': 'application/octet-stream',
+      });
     }
     let rel: string;
     try {
@@ -38,9 +43,12 @@ export function serveRenderer(rendererDir: string, grants: Pick<FileGrants, 'res
     if (rel === '/' || rel === '') rel = '/index.html';
     const file = normalize(join(root, rel));
     if (!file.startsWith(root + sep)) return new Response('Not found', { status: 404 });
-    const upstream = await net.fetch(pathToFileURL(file).toString());
-    const headers = new Headers(upstream.headers);
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) headers.set(k, v);
-    return new Response(upstream.body, { status: upstream.status, headers });
+    return withHeaders(await net.fetch(pathToFileURL(file).toString()));
   });
+}
+
+function withHeaders(upstream: Response, extra: Record<string, string> = {}): Response {
+  const headers = new Headers(upstream.headers);
+  for (const [k, v] of Object.entries({ ...SECURITY_HEADERS, ...extra })) headers.set(k, v);
+  return new Response(upstream.body, { status: upstream.status, headers });
 }

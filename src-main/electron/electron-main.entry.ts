@@ -94,6 +94,9 @@ function runDesktopApp(): void {
         webviewTag: false,
         navigateOnDragDrop: false,
         spellcheck: false,
+        // The installed app has no developer tools: they would let anyone at the window run script
+        // with the renderer's reach (its IPC channels) and read what it shows.
+        devTools: !app.isPackaged,
         // A middle click would otherwise try to open a link in a new window (denied anyway by hardenApp).
         disableBlinkFeatures: 'Auxclick',
       },
