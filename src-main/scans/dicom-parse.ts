@@ -83,7 +83,12 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
   const inflated = inflateRawSync(deflated, { maxOutputLength: maxInflated(deflated.length) });
   // What was inflated is explicit VR little endian, and dicom-parser reads all of it.
   checkElementCount(inflated, 0, EXPLICIT_LE, false);
-  return Buffer.concat([b.subarray(0, position), inflated]);
+  // dicom-parser reads the returned bytes from offset 0, not from `position`: the preamble too, as
+  // elements. Zeros read as empty elements, but any other preamble (a vendor's, or text) made a valid
+  // file fail as damaged. The preamble holds nothing the app reads, so it is given as zeros.
+  const head = Buffer.from(b.subarray(0, position));
+  if (head.toString('latin1', 128, 132) === 'DICM') head.fill(0, 0, 128);
+  return Buffer.concat([head, inflated]);
 }
 
 /** Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements. */

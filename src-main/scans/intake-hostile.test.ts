@@ -118,4 +118,18 @@ describe('intake that never stalls', () => {
     // The real file, whole, still reads.
     expect(classifyBytes(real, { path: 'real.dcm', display: 'real.dcm' }).kind).toBe('image');
   });
+
+  it('reads a deflated file whatever its preamble holds, the same as with zeros there', () => {
+    // dicom-parser parses an inflated data set from the file's first byte: a preamble that is not
+    // zeros (a vendor's, or text) made this valid file fail as damaged.
+    const real = readFileSync(join(FIXTURES, 'transfer-syntax', 'deflated-explicit-le.dcm'));
+    const texted = Buffer.from(real);
+    texted.write('Vendor preamble: DOE^JOHN 1965-03-12 '.padEnd(128, '\x01'), 0, 128, 'latin1');
+    const read = (bytes: Buffer) => classifyBytes(bytes, { path: 'deflated.dcm', display: 'deflated.dcm' });
+    const a = read(real);
+    const b = read(texted);
+    expect(b.kind).toBe('image');
+    if (a.kind !== 'image' || b.kind !== 'image') return;
+    expect({ ...b.header, fileId: undefined }).toEqual({ ...a.header, fileId: undefined });
+  });
 });
