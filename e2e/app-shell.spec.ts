@@ -1,3 +1,4 @@
+import { addFolder, CT_SERIES } from './ui-helpers';
 import { test, expect, snap } from './fixtures';
 
 test('the app shell opens with its navigation', async ({ app }, testInfo) => {
@@ -46,4 +47,24 @@ test('the first page’s scripts ask V8 to compile them while they stream, the v
   const viewer = heads.later.find(([url]) => /ViewerHost-/.test(url ?? ''));
   expect(viewer, 'the viewer chunk was loaded').toBeDefined();
   expect(viewer?.[1]).not.toContain('allFunctionsCalledOnLoad');
+});
+
+test('a reload lists again the scans added before it, unticked, and not one the user removed', async ({
+  app,
+}) => {
+  const { page } = app;
+  await addFolder(page, CT_SERIES);
+  const card = page.getByTestId('series-card');
+  await expect(card).toHaveCount(1, { timeout: 60_000 });
+  await expect(card).toContainText('512 × 512 × 140');
+  await page.reload();
+  // The main process still holds the series: the card comes back without reading the scan again.
+  await expect(card).toHaveCount(1, { timeout: 30_000 });
+  await expect(card).toContainText('512 × 512 × 140');
+  await expect(card.getByRole('checkbox', { name: /^Include .* in the next submission$/ })).not.toBeChecked();
+  await card.getByRole('button', { name: /^Remove .* from the list$/ }).click();
+  await expect(card).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId('empty-scans')).toBeVisible();
+  await expect(card).toHaveCount(0);
 });

@@ -12,6 +12,7 @@ export const CHANNEL_NAMES = [
   'profiles.capabilities',
   'scans.intake',
   'scans.preview',
+  'scans.list',
   'scans.forget',
   'scans.choose',
   'jobs.submit',

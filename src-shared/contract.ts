@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ConnectionProfileSchema, RemoteProfileInputSchema } from './profiles.js';
 import { ERROR_CODES } from './errors.js';
-import { IntakeResultSchema, SlicePreviewRequestSchema, SlicePreviewSchema } from './scans.js';
+import {
+  IntakeResultSchema,
+  SeriesSummarySchema,
+  SlicePreviewRequestSchema,
+  SlicePreviewSchema,
+} from './scans.js';
 import { JobViewSchema, SubmitJobsRequestSchema } from './jobs.js';
 import { AppSettingsSchema } from './settings.js';
 
@@ -137,6 +142,8 @@ export const channels = {
     response: IntakeResultSchema,
   },
   'scans.preview': { request: SlicePreviewRequestSchema.strict(), response: SlicePreviewSchema },
+  /** The series taken in this session and not forgotten, in the order they came: a reloaded page lists them again. */
+  'scans.list': { request: Empty, response: z.object({ series: z.array(SeriesSummarySchema) }) },
   /** The user removed these series from the list: the main process lets go of them and their unpacked copies. */
   'scans.forget': {
     request: z.object({ seriesIds: z.array(z.string().min(1).max(200)).min(1).max(10_000) }).strict(),

@@ -25,7 +25,7 @@ export type SkippedFile = z.infer<typeof SkippedFileSchema>;
 
 const Vec3Schema = z.tuple([z.number(), z.number(), z.number()]);
 
-const SeriesSummarySchema = z.object({
+export const SeriesSummarySchema = z.object({
   /** Stable id: a hash of the SeriesInstanceUID and the set of files. */
   id: z.string(),
   patient: z.object({ name: z.string(), id: z.string(), birthDate: z.string() }),

@@ -78,6 +78,11 @@ export class ScanService {
     return r;
   }
 
+  /** Every series known here, in the order they were taken in (a series taken in again keeps its place). */
+  list(): SeriesSummary[] {
+    return [...this.known.values()].map((s) => s.summary);
+  }
+
   series(id: string): SeriesSummary | undefined {
     return this.known.get(id)?.summary;
   }

@@ -42,6 +42,8 @@ interface ScansState {
   addItems(items: DroppedItem[]): Promise<void>;
   addGrants(grants: ScanGrant[]): Promise<void>;
   remove(id: string): void;
+  /** Lists again the series the main process still holds (after a reload of the page or window). */
+  restore(): Promise<void>;
   toggleSelected(id: string): void;
   setSelected(ids: string[]): void;
   setDeidentify(id: string, on: boolean): void;
@@ -188,6 +190,25 @@ export const useScans = create<ScansState>((set) => ({
     // The main process lets go of it too, with the unpacked copy of patient data that served it. A
     // failure changes nothing the user sees (the copy still goes when the app closes).
     api.scans.forget({ seriesIds: [id] }).catch(() => undefined);
+  },
+  async restore() {
+    let held: SeriesSummary[];
+    try {
+      ({ series: held } = await api.scans.list({}));
+    } catch {
+      return; // nothing to list again: the page starts empty, as on a first start
+    }
+    // Before the settings may have come: de-identification on, the safe side, until the user says.
+    const deidDefault = useApp.getState().settings?.deidentifyByDefault ?? true;
+    set((s) => {
+      const known = new Set(s.series.map((x) => x.id));
+      const back = held.filter((x) => !known.has(x.id));
+      if (back.length === 0) return s;
+      const deidentify = { ...s.deidentify };
+      for (const x of back) deidentify[x.id] = deidDefault;
+      // Listed again, not ticked: nothing is sent that the user has not chosen since the reload.
+      return { series: [...back, ...s.series], deidentify };
+    });
   },
   toggleSelected: (id) =>
     set((s) => ({

@@ -73,6 +73,7 @@ function useAppData(): void {
     const jobs = useJobs.getState();
     void connections.load();
     void jobs.load();
+    void useScans.getState().restore();
     preloadWhenIdle([jobsScreen, connectionsScreen, settingsScreen]);
     const offProfiles = onEvent('profiles.changed', () => void useConnections.getState().load());
     const offJobs = onEvent('jobs.changed', ({ jobs: changed, paused }) =>

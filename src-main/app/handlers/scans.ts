@@ -5,7 +5,7 @@ import type { ScanService } from '../../scans/scan-service.js';
 import { AppError } from '../../../src-shared/errors.js';
 
 interface ScanHandlerDeps {
-  scans: Pick<ScanService, 'intake' | 'preview' | 'forget'>;
+  scans: Pick<ScanService, 'intake' | 'preview' | 'list' | 'forget'>;
   scanGrants: Pick<ScanGrants, 'grant' | 'resolveAll'>;
   platform: Pick<Platform, 'chooseScans'>;
 }
@@ -14,11 +14,15 @@ export function scanHandlers({
   scans,
   scanGrants,
   platform,
-}: ScanHandlerDeps): Pick<Handlers, 'scans.intake' | 'scans.preview' | 'scans.forget' | 'scans.choose'> {
+}: ScanHandlerDeps): Pick<
+  Handlers,
+  'scans.intake' | 'scans.preview' | 'scans.list' | 'scans.forget' | 'scans.choose'
+> {
   return {
     // Only what a transport granted is read: the renderer has ids, never paths (scan-grants.ts).
     'scans.intake': ({ grants }) => scans.intake(scanGrants.resolveAll(grants)),
     'scans.preview': (req) => scans.preview(req),
+    'scans.list': async () => ({ series: scans.list() }),
     'scans.forget': async ({ seriesIds }) => {
       await scans.forget(seriesIds);
       return {};
