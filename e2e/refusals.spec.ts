@@ -7,7 +7,7 @@ import { connectionCapabilities } from '../src-main/app/structure-check';
 import { createSegmentationProcessor } from '../src-main/engine/segmentation/index';
 import { ScanService } from '../src-main/scans/scan-service';
 import { test, expect, snap } from './fixtures';
-import { addFolder, CT_SERIES } from './ui-helpers';
+import { addFolder, CT_SERIES, setOutputFolder } from './ui-helpers';
 
 // What the local engine refuses is its own say (it changes as it learns): ask it, as the app does.
 const caps = connectionCapabilities('local-engine', createSegmentationProcessor());
@@ -141,3 +141,35 @@ test('clinician: a 2-slice series says why on its card and is not ticked', async
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('clinician: a structure the engine refuses after reading the scan costs the others nothing', async ({
+  app,
+}, testInfo) => {
+  test.setTimeout(300_000);
+  const { page } = app;
+  await setOutputFolder(page, join(app.dataDir, 'meshes'));
+  await addFolder(page, CT_SERIES);
+  await expect(page.getByTestId('series-card')).toHaveCount(1, { timeout: 60_000 });
+  // The phantom is a bare skull: no skin over the bone, which only reading its voxels shows.
+  await page.getByRole('checkbox', { name: 'Skull' }).check();
+  await page.getByRole('textbox', { name: 'Another structure by name' }).fill('soft_tissue');
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await page.getByTestId('submit').click();
+
+  const job = page.getByTestId('job-row');
+  await expect(job).toHaveAttribute('data-state', /^(done|failed)$/, { timeout: 240_000 });
+  await expect(job).toHaveAttribute('data-state', 'failed');
+  const error = job.getByTestId('job-error');
+  await expect(error).toContainText('The local engine made 1 of the 2 meshes.');
+  await expect(error).toContainText('soft_tissue.stl was refused');
+  await expect(error).toContainText('no soft tissue over the bone');
+  // Final, and the engine's own: no Retry, the way back to the scans instead.
+  await expect(job.getByRole('button', { name: 'Retry' })).toHaveCount(0);
+  await expect(job.getByRole('button', { name: 'Back to scans' })).toBeVisible();
+  // The skull it made is saved, listed, and opens in the viewer.
+  await expect(job.getByRole('list', { name: /^Files of / })).toContainText('skull.stl');
+  await snap(page, testInfo, 'one structure refused, the other saved');
+  await job.getByRole('button', { name: 'Open in viewer' }).click();
+  await expect(page.getByTestId('scene-item')).toHaveCount(1, { timeout: 60_000 });
+  await expect(page.getByTestId('viewer-status')).toContainText('Loaded', { timeout: 60_000 });
+});
