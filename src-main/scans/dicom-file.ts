@@ -176,7 +176,12 @@ export function readDicomHeader(src: ByteSource): HeaderRead | NotDicom {
     } catch (e) {
       if (whole) throw parseFailure(e);
     }
-    if (parsed && (whole || parsed.dataSet.elements[PIXEL_DATA]))
+    const px = parsed?.dataSet.elements[PIXEL_DATA];
+    // The item header after an encapsulated pixel data's own says how many frames its offset table
+    // lists (boundedFrameCount): read on for it, unless that would pass the header's bound.
+    const tableUnread =
+      px?.hadUndefinedLength === true && (parsed!.fileOffset ?? 0) + px.dataOffset + 8 > filled;
+    if (parsed && (whole || (px && (!tableUnread || filled >= MAX_HEADER_BYTES))))
       return { parsed, fileSize, wholeFile: whole, fileId: src.identity() };
     if (filled >= MAX_HEADER_BYTES) throw new DicomParseError(headerTooLong());
     fill(Math.min(fileSize, MAX_HEADER_BYTES, Math.max(filled * 4, FIRST_CHUNK)));

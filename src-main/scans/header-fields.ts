@@ -2,7 +2,7 @@ import dicomParser from 'dicom-parser';
 import type { DataSet, Element } from 'dicom-parser';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { fromModel, keepModel } from './header-model.js';
-import { boundedFrameCount, pixelDataOf } from './header-pixels.js';
+import { boundedFrameCount, framesDisagree, pixelDataOf } from './header-pixels.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
 import { isUtf8, NAME, num, numbers, numbersIn, TagTable, text, uid, UPPER, us } from './header-values.js';
@@ -177,6 +177,13 @@ function fieldsOf(
 ): DicomHeader {
   const utf8 = isUtf8(t, TAG.charset);
   const numberOfFrames = boundedFrameCount(t, fileSize);
+  // One Per-Frame Functional Groups item per frame: another count leaves frames out, or describes
+  // frames that are not there. (An empty sequence describes none: its frames have no own position.)
+  const described = groups?.perFrame.length ?? 0;
+  if (described > 0 && t.pixelOffset >= 0 && described !== numberOfFrames) {
+    const n = described.toLocaleString('en-US');
+    throw framesDisagree(numberOfFrames, `it describes ${n} one by one (Per-Frame Functional Groups)`);
+  }
   const topFrame: FrameInfo = {
     slope: rescaleOf(t, TAG.rescaleSlope, 1),
     intercept: rescaleOf(t, TAG.rescaleIntercept, 0),

@@ -93,7 +93,9 @@ export function readHeaderPrefix(src: ByteSource, limit: number): TagHeader | No
     }
     const r = scanHeader(view, whole, table);
     if (r === 'odd') return 'defer';
-    if (r === 'ok') {
+    // The item header after an encapsulated pixel data's own says how many frames its offset table
+    // lists (boundedFrameCount): read on for it when the read stopped short of it.
+    if (r === 'ok' && !(table.pixelEncapsulated && table.pixelOffset + 8 > filled && !whole)) {
       if (table.pixelOffset >= 0) learnHeaderLength(table.pixelOffset);
       const end =
         table.pixelOffset >= 0 && !table.pixelEncapsulated

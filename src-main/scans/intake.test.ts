@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import dicomParser from 'dicom-parser';
 import { describe, expect, it } from 'vitest';
 import type { IntakeResult, SeriesSummary } from '../../src-shared/scans.js';
 import { AppError } from '../../src-shared/errors.js';
@@ -272,7 +273,10 @@ describe('intake checks', () => {
     const [a, b] = phantomBySlice(files).slice(10, 12) as [string, string];
     const bytesA = readFileSync(a);
     patchElement(bytesA, 'x00280010', Buffer.from([0, 1])); // Rows 512 -> 256
-    writeFileSync(a, bytesA);
+    // Its pixel data cut to the 256 rows it now says it has: with two images' worth it is damaged.
+    const px = dicomParser.parseDicom(bytesA, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
+    bytesA.writeUInt32LE(px.length / 2, px.dataOffset - 4);
+    writeFileSync(a, bytesA.subarray(0, px.dataOffset + px.length / 2));
     const bytesB = readFileSync(b);
     patchElement(bytesB, 'x00200037', sameLength(bytesB, 'x00200037', '1\\0\\0\\0\\0\\-1'));
     writeFileSync(b, bytesB);
