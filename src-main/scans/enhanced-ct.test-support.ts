@@ -14,10 +14,12 @@ export interface CtFrame {
   position?: Vec3;
   /** Stack ID (0020,9056) in the frame's Frame Content; none: no Stack ID. */
   stackId?: string;
+  /** The frame's own Plane Orientation, over the shared one (the cranium's, axial). */
+  orientation?: number[];
 }
 
 /** One slice's frame, and what the series shares. */
-interface CraniumSlice extends Required<Omit<CtFrame, 'stackId'>> {
+interface CraniumSlice extends Required<Omit<CtFrame, 'stackId' | 'orientation'>> {
   rows: number;
   columns: number;
   spacing: [number, number];
@@ -68,6 +70,8 @@ export interface EnhancedOptions {
   /** A top-level Image Position (Patient), as some converters write besides the per-frame ones. */
   topLevelPosition?: Vec3;
   spacingBetweenSlices?: number;
+  /** Told apart in the file's SOP Instance UID: the files of one series made one by one. */
+  instance?: number;
 }
 
 const ENHANCED_CT = '1.2.840.10008.5.1.4.1.1.2.1';
@@ -112,10 +116,11 @@ const sequence = (tag: number, items: Buffer[][]): Buffer =>
  */
 export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
   const s = craniumSlices()[0]!;
+  const sop = `1.2.826.0.1.3680043.8.498.1.${o.instance ?? 0}`;
   const meta = Buffer.concat([
     element(0x00020001, 'OB', Buffer.from([0, 1])),
     element(0x00020002, 'UI', ENHANCED_CT),
-    element(0x00020003, 'UI', '1.2.826.0.1.3680043.8.498.1'),
+    element(0x00020003, 'UI', sop),
     element(0x00020010, 'UI', EXPLICIT_LE),
   ]);
   const groupLength = Buffer.alloc(4);
@@ -126,6 +131,7 @@ export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
     const content = f.stackId !== undefined ? [element(0x00209056, 'SH', f.stackId)] : [];
     const item = [sequence(0x00209111, [[...content, element(0x00209057, 'UL', Buffer.alloc(4))]])];
     if (f.position) item.push(sequence(0x00209113, [[element(0x00200032, 'DS', ds(f.position))]]));
+    if (f.orientation) item.push(sequence(0x00209116, [[element(0x00200037, 'DS', ds(f.orientation))]]));
     return item;
   });
   const shared = [
@@ -142,7 +148,7 @@ export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
   const body = [
     element(0x00080008, 'CS', 'ORIGINAL\\PRIMARY\\AXIAL\\NONE'),
     element(0x00080016, 'UI', ENHANCED_CT),
-    element(0x00080018, 'UI', '1.2.826.0.1.3680043.8.498.1'),
+    element(0x00080018, 'UI', sop),
     element(0x00080060, 'CS', 'CT'),
     element(0x00100010, 'PN', s.patientName),
     element(0x00100020, 'LO', s.patientId),
@@ -150,7 +156,7 @@ export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
     element(0x0020000d, 'UI', s.studyUid),
     element(0x0020000e, 'UI', '1.2.826.0.1.3680043.8.498.2'),
     element(0x00200011, 'IS', '1'),
-    element(0x00200013, 'IS', '1'),
+    element(0x00200013, 'IS', String(o.instance ?? 1)),
     ...(o.topLevelPosition ? [element(0x00200032, 'DS', ds(o.topLevelPosition))] : []),
     element(0x00200052, 'UI', s.frameOfReference),
     element(0x00280002, 'US', us(1)),

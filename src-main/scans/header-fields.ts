@@ -62,6 +62,7 @@ const PLANE_ORIENTATION = 'x00209116';
 const PIXEL_MEASURES = 'x00289110';
 const PIXEL_VALUE_TRANSFORMATION = 'x00289145';
 const FRAME_VOI_LUT = 'x00289132';
+const FRAME_CONTENT = 'x00209111';
 
 /** The Enhanced multi-frame functional groups of a header (only dicom-parser reads their items). */
 interface FunctionalGroups {
@@ -98,7 +99,19 @@ function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameI
     const t = item(g, PIXEL_VALUE_TRANSFORMATION);
     return t ? itemRescale(t, 'x00281052') : undefined;
   });
+  const stackId = pick((g) => {
+    const c = item(g, FRAME_CONTENT);
+    const el = c?.elements['x00209056'];
+    if (!c || !el || el.length === 0 || el.length === 0xffffffff) return undefined;
+    // SH: padded with spaces (or, by some writers, NULs); '1' and '1 ' are one stack.
+    return (
+      itemRaw(c, el)
+        .replace(/[\0 ]+$/, '')
+        .trim() || undefined
+    );
+  });
   const frame: FrameInfo = { slope: slope ?? fallback.slope, intercept: intercept ?? fallback.intercept };
+  if (stackId !== undefined) frame.stackId = stackId;
   const pos = position ?? fallback.position;
   const ori = orientation ?? fallback.orientation;
   const sp = pixelSpacing ?? fallback.pixelSpacing;

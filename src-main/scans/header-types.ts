@@ -16,6 +16,11 @@ export interface FrameInfo {
   pixelSpacing?: [number, number];
   slope: number;
   intercept: number;
+  /**
+   * Stack ID (0020,9056) of an Enhanced frame's Frame Content, when it gives one: frames of other
+   * stacks are other reconstructions (another plane or slice thickness), not more of this volume.
+   */
+  stackId?: string;
 }
 
 /** What scan2mesh needs from one file's header: identity, grouping, geometry, pixel format. */

@@ -223,6 +223,8 @@ export function fitnessInputOf(
 ): FitnessInput {
   const first = headers[0];
   const [rowSpacing, colSpacing] = layout.pixelSpacing;
+  // Several stacks merged lie in no one line, with gaps between them: their refusal says why.
+  const oneStack = !problems.some((p) => p.code === 'several-stacks');
   const input: FitnessInput = {
     modality: first?.modality ?? '',
     localizer: anyLocalizer(headers),
@@ -230,8 +232,8 @@ export function fitnessInputOf(
     rows: layout.rows,
     slices: layout.frames.length,
     mixedOrientations: problems.some((p) => p.code === 'mixed-orientations'),
-    unbridgeableGaps: layout.stack.unbridgeable,
-    offLineMm: layout.stack.offLine,
+    unbridgeableGaps: oneStack ? layout.stack.unbridgeable : [],
+    offLineMm: oneStack ? layout.stack.offLine : 0,
     slicesWithoutPosition: layout.framesWithoutPosition,
     slicesWithoutOrientation: layout.framesWithoutOrientation,
     sliceSpacingMm: layout.sliceSpacing,

@@ -97,3 +97,35 @@ export function firstOtherPixelFormat<T extends { header: DicomHeader }>(
   }
   return undefined;
 }
+
+/**
+ * The stacks the frames belong to (their distinct Stack IDs, in order of first appearance), and
+ * the first frame of the second one. An Enhanced file or series may hold several reconstructions of
+ * one scan, each its own stack: merged by position, a mirrored or shifted copy 0.5 mm above each
+ * slice made one volume of both. Frames without a Stack ID belong to none.
+ */
+export function stacksOf<T extends { info: FrameInfo }>(raw: T[]): { ids: string[]; second?: T } {
+  const ids: string[] = [];
+  let second: T | undefined;
+  let last: string | undefined;
+  for (let i = 0; i < raw.length; i++) {
+    const id = raw[i]!.info.stackId;
+    // The frames of a stack mostly follow each other: each ID is looked up once per run.
+    if (id === undefined || id === last) continue;
+    last = id;
+    if (ids.includes(id)) continue;
+    ids.push(id);
+    if (ids.length === 2) second = raw[i];
+  }
+  return second ? { ids, second } : { ids };
+}
+
+/** Why frames of several stacks are refused, and what to do, in words. */
+export function severalStacksWords(ids: string[]): string {
+  const shown = ids.slice(0, 4);
+  const named =
+    ids.length > 4
+      ? `${shown.join(', ')} and ${ids.length - 4} more`
+      : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)!}`;
+  return `The images belong to ${ids.length} different stacks (Stack IDs ${named}): separate reconstructions of the scan, such as another plane, slice thickness or filter, which do not form one volume together. Export one stack (one reconstruction) on its own and add it again.`;
+}

@@ -5,8 +5,10 @@ import {
   firstOtherPixelFormat,
   firstOtherPixelSpacing,
   firstTilted,
+  severalStacksWords,
   sizesOf,
   spacingWords,
+  stacksOf,
 } from './slice-consistency.js';
 import { reportSpacing } from './slice-spacing.js';
 import { MAX_STACK_LEAN_DEG, stackGrid, stackLeanDegrees, type StackGrid } from './stack-grid.js';
@@ -68,6 +70,18 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
   }
   const first = raw[0];
   if (!first) throw new Error('layoutSlices needs at least one file');
+  const stacks = stacksOf(raw);
+  if (stacks.second) {
+    problems.push({
+      severity: 'error',
+      code: 'several-stacks',
+      message: severalStacksWords(stacks.ids),
+      file: stacks.second.header.path,
+    });
+  }
+  // What the positions of several stacks merged say (slices at one place, gaps, steps) is no fact
+  // about the scan: only the stacks are reported then.
+  const oneStack = !stacks.second;
 
   // Most common size and orientation win; the rest are reported.
   const sizeCounts = sizesOf(raw);
@@ -202,7 +216,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       if (k < 0) k = i;
     }
   }
-  if (duplicates > 0) {
+  if (duplicates > 0 && oneStack) {
     problems.push({
       severity: 'error',
       code: 'duplicate-positions',
@@ -214,6 +228,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
   // Against an orientation that is no direction (refused on its own), no angle means anything.
   if (
     positionsKnown &&
+    oneStack &&
     frames.length > 1 &&
     duplicates === 0 &&
     isValidOrientation(orientation) &&
@@ -226,7 +241,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
       file: frames[frames.length - 1]!.header.path,
     });
   }
-  if (positionsKnown && frames.length > 2 && duplicates === 0)
+  if (positionsKnown && oneStack && frames.length > 2 && duplicates === 0)
     reportSpacing(frames, stack, first.info.pixelSpacing, problems);
 
   const pixelSpacing = first.info.pixelSpacing ?? [1, 1];
