@@ -72,9 +72,15 @@ export interface EnhancedOptions {
   spacingBetweenSlices?: number;
   /** Told apart in the file's SOP Instance UID: the files of one series made one by one. */
   instance?: number;
+  /**
+   * A legacy multi-frame CT instead (CT Image Storage): no functional groups, the orientation, pixel
+   * size and rescale at the top level, and one Image Position, the first frame's.
+   */
+  legacy?: boolean;
 }
 
 const ENHANCED_CT = '1.2.840.10008.5.1.4.1.1.2.1';
+const CT_IMAGE = '1.2.840.10008.5.1.4.1.1.2';
 const EXPLICIT_LE = '1.2.840.10008.1.2.1';
 const LONG_VRS = new Set(['OB', 'OW', 'SQ', 'UN', 'UT']);
 
@@ -112,14 +118,18 @@ const sequence = (tag: number, items: Buffer[][]): Buffer =>
 /**
  * An Enhanced CT file (explicit VR little endian, uncompressed) holding `frames`, described by
  * shared functional groups (orientation, pixel size, rescale of the cranium) and one per-frame item
- * per frame (Frame Content with the Stack ID, Plane Position); `o` makes its header disagree.
+ * per frame (Frame Content with the Stack ID, Plane Position); `o` makes its header disagree, or
+ * makes it a legacy multi-frame file.
  */
 export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
   const s = craniumSlices()[0]!;
   const sop = `1.2.826.0.1.3680043.8.498.1.${o.instance ?? 0}`;
+  const sopClass = o.legacy ? CT_IMAGE : ENHANCED_CT;
+  const legacy = (...els: Buffer[]): Buffer[] => (o.legacy ? els : []);
+  const topLevelPosition = o.topLevelPosition ?? (o.legacy ? frames[0]!.position : undefined);
   const meta = Buffer.concat([
     element(0x00020001, 'OB', Buffer.from([0, 1])),
-    element(0x00020002, 'UI', ENHANCED_CT),
+    element(0x00020002, 'UI', sopClass),
     element(0x00020003, 'UI', sop),
     element(0x00020010, 'UI', EXPLICIT_LE),
   ]);
@@ -147,29 +157,32 @@ export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
   ];
   const body = [
     element(0x00080008, 'CS', 'ORIGINAL\\PRIMARY\\AXIAL\\NONE'),
-    element(0x00080016, 'UI', ENHANCED_CT),
+    element(0x00080016, 'UI', sopClass),
     element(0x00080018, 'UI', sop),
     element(0x00080060, 'CS', 'CT'),
     element(0x00100010, 'PN', s.patientName),
     element(0x00100020, 'LO', s.patientId),
+    ...legacy(element(0x00180050, 'DS', '1.5')),
     ...(o.spacingBetweenSlices ? [element(0x00180088, 'DS', String(o.spacingBetweenSlices))] : []),
     element(0x0020000d, 'UI', s.studyUid),
     element(0x0020000e, 'UI', '1.2.826.0.1.3680043.8.498.2'),
     element(0x00200011, 'IS', '1'),
     element(0x00200013, 'IS', String(o.instance ?? 1)),
-    ...(o.topLevelPosition ? [element(0x00200032, 'DS', ds(o.topLevelPosition))] : []),
+    ...(topLevelPosition ? [element(0x00200032, 'DS', ds(topLevelPosition))] : []),
+    ...legacy(element(0x00200037, 'DS', ds(s.orientation))),
     element(0x00200052, 'UI', s.frameOfReference),
     element(0x00280002, 'US', us(1)),
     element(0x00280004, 'CS', 'MONOCHROME2'),
     element(0x00280008, 'IS', String(o.numberOfFrames ?? frames.length)),
     element(0x00280010, 'US', us(s.rows)),
     element(0x00280011, 'US', us(s.columns)),
+    ...legacy(element(0x00280030, 'DS', ds(s.spacing))),
     element(0x00280100, 'US', us(16)),
     element(0x00280101, 'US', us(16)),
     element(0x00280102, 'US', us(15)),
     element(0x00280103, 'US', us(1)),
-    sequence(0x52009229, [shared]),
-    sequence(0x52009230, perFrame),
+    ...legacy(element(0x00281052, 'DS', String(s.intercept)), element(0x00281053, 'DS', '1')),
+    ...(o.legacy ? [] : [sequence(0x52009229, [shared]), sequence(0x52009230, perFrame)]),
     element(0x7fe00010, 'OW', Buffer.concat(frames.map((f) => f.pixels))),
   ];
   return Buffer.concat([

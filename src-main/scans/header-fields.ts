@@ -211,15 +211,19 @@ function fieldsOf(
   if (sp) topFrame.pixelSpacing = sp;
 
   let frames: FrameInfo[];
+  const { position: _first, ...unplaced } = topFrame;
   if (groups) {
+    // A frame's place is its Plane Position, per frame or shared. A top-level Image Position of a
+    // multi-frame file is one place (the first frame's, or the middle one's, as converters write
+    // it): lent to frames without their own, it put them on top of another frame.
+    const fallback = numberOfFrames > 1 ? unplaced : topFrame;
     frames = [];
     for (let i = 0; i < numberOfFrames; i++)
-      frames.push(frameFrom([groups.perFrame[i]?.dataSet, groups.shared], topFrame));
+      frames.push(frameFrom([groups.perFrame[i]?.dataSet, groups.shared], fallback));
   } else if (numberOfFrames > 1) {
     // A multi-frame file without functional groups gives one position for all its frames: only the
     // first frame's is known, and the others are laid out from it (see layoutSlices).
-    const { position: _first, ...rest } = topFrame;
-    frames = Array.from({ length: numberOfFrames }, (_, i) => (i === 0 ? topFrame : { ...rest }));
+    frames = Array.from({ length: numberOfFrames }, (_, i) => (i === 0 ? topFrame : { ...unplaced }));
   } else {
     frames = [topFrame];
   }

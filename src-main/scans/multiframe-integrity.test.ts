@@ -69,6 +69,11 @@ describe('a multi-frame file whose Number of Frames is not what it holds', () =>
     );
   });
 
+  it('is refused when a legacy multi-frame CT (no functional groups) holds more frames', async () => {
+    const r = await inspect('legacy.dcm', enhancedCt(forty, { legacy: true, numberOfFrames: 30 }));
+    expect(refusal(r)).toBe(disagree('legacy.dcm', '30 images', 'its image data holds 40'));
+  });
+
   it('is refused when a single-frame file holds the pixels of two', async () => {
     const bytes = readFileSync(phantomBySlice()[70]!);
     const px = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).elements.x7fe00010!;

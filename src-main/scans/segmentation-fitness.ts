@@ -30,6 +30,8 @@ export interface FitnessInput {
   stackLengthMm?: number;
   /** Slices whose files do not say where they lie in the patient (Image Position); absent: none. */
   slicesWithoutPosition?: number;
+  /** True when those slices are frames of a multi-frame file that gives them no position of their own. */
+  framesWithoutOwnPosition?: boolean;
   /** Slices whose files do not say how they are oriented in the patient (Image Orientation). */
   slicesWithoutOrientation?: number;
   /** Median distance between neighbouring slices (mm), for the wording of gaps. */
@@ -127,7 +129,17 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
   // A model is placed from each slice's recorded position and orientation; without them its place,
   // and even which side is left or which end is up, would be a guess.
   const noPosition = s.slicesWithoutPosition ?? 0;
-  if (noPosition > 0) {
+  if (noPosition > 0 && s.framesWithoutOwnPosition) {
+    // One place for the file, or none, is no place for each frame: saying they lie on top of each
+    // other, or that the scan is 0 mm deep, named the wrong fault.
+    const which =
+      noPosition >= s.slices
+        ? 'The frames of this multi-frame file do'
+        : `${noPosition} of the ${s.slices} frames of this multi-frame file ${noPosition === 1 ? 'does' : 'do'}`;
+    reasons.push(
+      `${which} not give ${noPosition === 1 ? 'its' : 'their'} own position in the patient (a Plane Position for each frame), so the stack cannot be placed from the true slice positions: a model could be shifted or mirrored. Export the scan again so that every frame records its position (or as one file per slice).`,
+    );
+  } else if (noPosition > 0) {
     reasons.push(
       `${slicesWord(noPosition, s.slices)} not record where ${noPosition === 1 ? 'it lies' : 'they lie'} in the patient (Image Position), so a model could not be placed from the true slice positions: it could be shifted or mirrored.`,
     );
@@ -235,6 +247,7 @@ export function fitnessInputOf(
     unbridgeableGaps: oneStack ? layout.stack.unbridgeable : [],
     offLineMm: oneStack ? layout.stack.offLine : 0,
     slicesWithoutPosition: layout.framesWithoutPosition,
+    framesWithoutOwnPosition: layout.frames.some((f) => !f.info.position && f.header.numberOfFrames > 1),
     slicesWithoutOrientation: layout.framesWithoutOrientation,
     sliceSpacingMm: layout.sliceSpacing,
     otherReasons: problems
