@@ -1,13 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import {
-  jobCreationPath,
-  JobBodySchema,
-  meshFileName,
-  OUTPUT_AVAILABLE,
-  OUTPUT_REFUSED,
-} from '../../../src-shared/job-spec.js';
+import { jobCreationPath, JobBodySchema } from '../../../src-shared/job-spec.js';
+import { resultBodyOf } from './result-body.js';
 import type { Logger } from '../../logging/logger.js';
 import type { Processor } from '../processor.js';
 import { postJson } from './client-storage.js';
@@ -334,47 +329,7 @@ export class ProtocolServer {
 
   /** §2.3, with fresh download addresses each time; also the webhook's body. */
   resultBody(job: EngineJob): Record<string, unknown> {
-    const failMessage =
-      job.state === 'failed'
-        ? (job.error ?? 'processing failed')
-        : this.deps.faults.options.failJobs?.message;
-    if (failMessage !== undefined)
-      return { success: false, jobId: job.id, message: failMessage, outputFiles: { meshes: [] } };
-    const status = this.deps.faults.options.outputStatus ?? OUTPUT_AVAILABLE;
-    return {
-      success: true,
-      jobId: job.id,
-      outputFiles: {
-        meshes: job.meshes.map((m, i) =>
-          m.refused !== undefined
-            ? // Not made: no file and no address; a status other than Available and a message say why.
-              {
-                status: OUTPUT_REFUSED,
-                extension: m.extension,
-                structures: m.structures,
-                message: m.refused,
-              }
-            : {
-                status,
-                ...this.deps.faults.options.outputStatusAt?.[i],
-                size: m.size,
-                extension: m.extension,
-                structures: m.structures,
-                ...(m.uploadUrl
-                  ? {}
-                  : {
-                      url: this.presign(
-                        'GET',
-                        `/storage/${job.id}/outputs/${i}/${meshFileName(m.structures, m.extension)}`,
-                      ),
-                    }),
-                ...(m.note !== undefined ? { note: m.note } : {}),
-                ...(m.triangles !== undefined ? { triangles: m.triangles } : {}),
-              },
-        ),
-      },
-      engine: 'scan2mesh local engine',
-    };
+    return resultBodyOf(job, this.deps.faults.options, (method, path) => this.presign(method, path));
   }
 
   /** The finish webhook, best effort: polling stays the way the app learns of completion. */
