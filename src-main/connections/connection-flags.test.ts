@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
 import { withTempDir } from '../service/test-engine.test-support.js';
+import { secretFor } from '../secrets/secret-binding.js';
 import { ProfileStore } from '../settings/profile-store.js';
 import {
   chooseConnection,
@@ -57,10 +58,11 @@ describe('connection flags', () => {
         kind: 'remote',
         label: 'profile "EU" (https://eu.example/24.06)',
       });
-      expect(choose({ profile: id }, { [SECRET_ENV]: 's' }).envSecret).toEqual({
-        account: id,
-        secret: 's',
-      });
+      // Bound to the profile's addresses as read, as a secret in the keychain is.
+      const env = choose({ profile: id }, { [SECRET_ENV]: 's' }).envSecret;
+      expect(env?.account).toBe(id);
+      expect(secretFor(address, env?.secret ?? null)).toBe('s');
+      expect(secretFor({ ...address, baseUrl: 'https://elsewhere.example' }, env?.secret ?? null)).toBeNull();
       expect(choose({ profile: LOCAL_ENGINE_PROFILE.id }).kind).toBe('local-engine');
     });
   });

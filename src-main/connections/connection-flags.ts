@@ -1,5 +1,6 @@
 import { AppError } from '../../src-shared/errors.js';
 import { LOCAL_ENGINE_PROFILE, type ConnectionProfile } from '../../src-shared/profiles.js';
+import { boundSecret } from '../secrets/secret-binding.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { customProfileId, type CustomConnection } from './custom-connection.js';
 
@@ -104,7 +105,8 @@ export function chooseConnection(
     profileId: profile.id,
     kind: 'remote',
     label: `profile "${profile.name}" (${profile.baseUrl})`,
-    ...(secret ? { envSecret: { account: profile.id, secret } } : {}),
+    // Bound, as a stored secret is (secret-binding.ts), to the profile's addresses as read now.
+    ...(secret ? { envSecret: { account: profile.id, secret: boundSecret(profile, secret) } } : {}),
   };
 }
 

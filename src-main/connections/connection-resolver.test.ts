@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { silentLogger } from '../logging/logger.js';
+import { boundSecret } from '../secrets/secret-binding.js';
 import { createKeytarSecretStore } from '../secrets/secret-store.js';
 import { startTestEngine, withTempDir } from '../service/test-engine.test-support.js';
 import { ProfileStore } from '../settings/profile-store.js';
@@ -98,7 +99,8 @@ describe('Connections', () => {
 
   it('signs in to a saved profile with the secret from the store, and starts the local engine on first use', async () => {
     await withSources(async ({ engine, profiles, secrets }) => {
-      const { id } = profiles.save({ name: 'EU', ...customOf(engine) });
+      const profile = profiles.save({ name: 'EU', ...customOf(engine) });
+      const { id } = profile;
       let started = 0;
       const connections = new Connections({
         profiles,
@@ -114,7 +116,7 @@ describe('Connections', () => {
         expect(none.code).toBe('auth-failed');
         expect(none.message).toBe('No client secret is stored for the connection "EU".');
         expect(none.action).toMatch(/Open Connections, edit this connection/);
-        await secrets.set(id, engine.clientSecret);
+        await secrets.set(id, boundSecret(profile, engine.clientSecret));
         // A failure is not kept: the next job asks again, and finds the secret.
         expect(await connections.resolve({ profileId: id })).toMatchObject({
           profileName: 'EU',
@@ -140,8 +142,9 @@ describe('Connections', () => {
 describe('the token of a connection (§5.5: cached and reused until near expiry)', () => {
   it('is kept in the keychain: a second run signs in with it; a refused one is replaced', async () => {
     await withSources(async ({ engine, profiles, secrets }) => {
-      const { id } = profiles.save({ name: 'EU', ...customOf(engine) });
-      await secrets.set(id, engine.clientSecret);
+      const profile = profiles.save({ name: 'EU', ...customOf(engine) });
+      const { id } = profile;
+      await secrets.set(id, boundSecret(profile, engine.clientSecret));
       // Each run of the command line has Connections of its own; the keychain is what they share.
       const run = async (): Promise<void> => {
         const connections = new Connections({ profiles, secrets, logger: silentLogger });
@@ -203,8 +206,9 @@ describe('the token of a connection (§5.5: cached and reused until near expiry)
 
   it('is not used for another sign-in address or client of the same saved connection', async () => {
     await withSources(async ({ engine, profiles, secrets }) => {
-      const { id } = profiles.save({ name: 'EU', ...customOf(engine) });
-      await secrets.set(id, engine.clientSecret);
+      const profile = profiles.save({ name: 'EU', ...customOf(engine) });
+      const { id } = profile;
+      await secrets.set(id, boundSecret(profile, engine.clientSecret));
       try {
         const stale = { token: 'issued-for-another-client', renewAt: Date.now() + 3600_000, binding: 'x' };
         await secrets.set(tokenAccount(id), JSON.stringify(stale));
@@ -229,7 +233,7 @@ describe('resolveConnection', () => {
     await withSources(async ({ engine, profiles, secrets }) => {
       const saved = profiles.save({ name: 'EU', ...customOf(engine) });
       try {
-        await secrets.set(saved.id, 'the-secret');
+        await secrets.set(saved.id, boundSecret(saved, 'the-secret'));
         expect(await resolveConnection(saved, { secrets })).toEqual({
           profileId: saved.id,
           profileName: 'EU',

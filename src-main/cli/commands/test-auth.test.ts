@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { RunningEngine } from '../../engine/local-engine.js';
 import { silentLogger } from '../../logging/logger.js';
+import { boundSecret } from '../../secrets/secret-binding.js';
 import { createKeytarSecretStore, type SecretStore } from '../../secrets/secret-store.js';
 import { startTestEngine, withTempDir } from '../../service/test-engine.test-support.js';
 import { ProfileStore } from '../../settings/profile-store.js';
@@ -107,7 +108,14 @@ describe('scan2mesh test-auth', () => {
 describe('a saved connection named with --profile', () => {
   /** The engine saved as the profile "EU"; its secret in the keychain when `stored`. */
   async function withProfile(
-    run: (d: TestAuthDeps, engine: RunningEngine, secrets: SecretStore, id: string) => Promise<void>,
+    run: (
+      d: TestAuthDeps,
+      engine: RunningEngine,
+      secrets: SecretStore,
+      id: string,
+      /** What the keychain holds for the engine's secret typed for this profile. */
+      stored: string,
+    ) => Promise<void>,
   ): Promise<void> {
     const { engine } = await startTestEngine();
     try {
@@ -116,7 +124,7 @@ describe('a saved connection named with --profile', () => {
         const profile = new ProfileStore(dir).save({ name: 'EU', ...addressOf(engine) });
         const secrets = d.secrets();
         try {
-          await run(d, engine, secrets, profile.id);
+          await run(d, engine, secrets, profile.id, boundSecret(profile, engine.clientSecret));
         } finally {
           await secrets.delete(profile.id);
         }
@@ -127,8 +135,8 @@ describe('a saved connection named with --profile', () => {
   }
 
   it('takes its secret from the keychain, or from SCAN2MESH_CLIENT_SECRET when set', async () => {
-    await withProfile(async (d, engine, secrets, id) => {
-      await secrets.set(id, engine.clientSecret);
+    await withProfile(async (d, engine, secrets, id, stored) => {
+      await secrets.set(id, stored);
       const out: string[] = [];
       expect(await runTestAuth({ profile: 'eu' }, d, (t) => out.push(t))).toBe(EXIT.ok);
       expect(out.join('')).toMatch(new RegExp(`^Connected to profile "EU" \\(${engine.baseUrl}\\): `));
