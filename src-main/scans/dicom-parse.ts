@@ -91,13 +91,22 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
   return Buffer.concat([head, inflated]);
 }
 
-/** Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements. */
+/**
+ * Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements.
+ * Also readies the bytes for dicom-parser: it does not know the 64-bit VRs (OV, SV, UV; 2019), so it
+ * reads their 4-byte length as a 2-byte one and loses its way, and a valid file with an Extended
+ * Offset Table was refused as damaged. Their VR is written OB, read alike (a 4-byte length); the
+ * app reads none of their values, and de-identification drops a value whose VR is not its own.
+ */
 function checkElementCount(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
   const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
   if (c.stray) throw new DicomParseError(strayUndefinedLength(c.stray));
   if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
     throw new DicomParseError(c.fragments > c.elements ? tooManyFragments() : tooManyElements());
+  for (const at of c.wide) buf.set(OB, at);
 }
+
+const OB = Uint8Array.from([0x4f, 0x42]);
 
 export interface ParsedDicom {
   dataSet: DataSet;

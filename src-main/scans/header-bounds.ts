@@ -28,6 +28,7 @@ const LONG_VRS = new Set(
   ),
 );
 const SQ = ('S'.charCodeAt(0) << 8) | 'Q'.charCodeAt(0);
+const WIDE_VRS = new Set(['OV', 'SV', 'UV'].map((v) => (v.charCodeAt(0) << 8) | v.charCodeAt(1)));
 const UN = ('U'.charCodeAt(0) << 8) | 'N'.charCodeAt(0);
 
 /** What countElements found. */
@@ -42,6 +43,8 @@ export interface HeaderCount {
    * delimiter, the image data and all. The count stops there.
    */
   stray?: { tag: string; vr: string | undefined };
+  /** Where the VR of each explicit OV, SV or UV element lies (the 64-bit VRs dicom-parser does not know). */
+  wide: number[];
 }
 
 /**
@@ -67,6 +70,7 @@ export function countElements(
   let pieces = 0;
   // Inside encapsulated data (an undefined length that is not a sequence): items are fragments.
   let fragments = false;
+  const wide: number[] = [];
   while (p + 8 <= end && elements + pieces <= max) {
     const group = view.getUint16(p, littleEndian);
     const element = view.getUint16(p + 2, littleEndian);
@@ -91,6 +95,7 @@ export function countElements(
       vr = (bytes[p + 4]! << 8) | bytes[p + 5]!;
       if (LONG_VRS.has(vr)) {
         if (p + 12 > end) break;
+        if (WIDE_VRS.has(vr)) wide.push(p + 4);
         length = view.getUint32(p + 8, littleEndian);
         header = 12;
         // dicom-parser reads an undefined-length UN as a sequence in implicit VR (PS3.5 6.2.2).
@@ -114,14 +119,19 @@ export function countElements(
       if (!pixels) {
         const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
         const name = vr === undefined ? undefined : String.fromCharCode(vr >> 8, vr & 0xff);
-        return { elements, fragments: pieces, stray: { tag: `(${hex(group)},${hex(element)})`, vr: name } };
+        return {
+          elements,
+          fragments: pieces,
+          stray: { tag: `(${hex(group)},${hex(element)})`, vr: name },
+          wide,
+        };
       }
       fragments = true;
     }
     // Undefined lengths and sequences: step into their content; anything else: over its value.
     p += length === UNDEFINED || sequence ? header : header + length;
   }
-  return { elements, fragments: pieces };
+  return { elements, fragments: pieces, wide };
 }
 
 /** The words for a header with more elements than MAX_HEADER_ELEMENTS. */
