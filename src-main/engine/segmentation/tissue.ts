@@ -4,6 +4,7 @@ import {
   componentsAbove,
   enclosedInSlices,
   filterComponents,
+  headFootAxis,
   keepLarge,
   type FilterResult,
   type InsideRuns,
@@ -120,11 +121,11 @@ export function segmentTissue(
   const keep = keepLarge(MIN_SHARE_OF_LARGEST[tissue], Math.ceil(MIN_PIECE_MM3[tissue] / voxelMm3));
   const n = data.length;
   if (tissue === 'airway') {
-    // Air that tissue encloses within a slice: the airway, nasal cavity and sinuses, not the room.
+    // Air that tissue encloses within an axial plane: the airway, nasal cavity and sinuses, not the room.
     const body = new Uint8Array(n);
     for (let i = 0; i < n; i++) body[i] = (data[i] as number) > t.air ? 1 : 0;
     mask.fill(0);
-    enclosedInSlices(body, dims, mask);
+    enclosedInSlices(body, dims, mask, headFootAxis(volume));
     const components = filterComponents(mask, dims, keep);
     checkAirway(components.keptVoxels, spacing);
     return { tissue, mask, iso: t.air, polarity: 'below', components };
@@ -135,7 +136,7 @@ export function segmentTissue(
   if (tissue === 'soft-tissue') {
     for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
     // The skin surface: air spaces inside the head would otherwise become inner surfaces.
-    enclosedInSlices(mask, dims);
+    enclosedInSlices(mask, dims, undefined, headFootAxis(volume));
     components = filterComponents(mask, dims, keep);
     if (components.kept > 0) checkSkin(mask, volume, t.absent.bone ? null : t.bone);
   } else {
