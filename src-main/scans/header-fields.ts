@@ -2,6 +2,7 @@ import dicomParser from 'dicom-parser';
 import type { DataSet, Element } from 'dicom-parser';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { fromModel, keepModel } from './header-model.js';
+import { pixelPaddingOf } from './header-padding.js';
 import { boundedFrameCount, framesDisagree, pixelDataOf } from './header-pixels.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
@@ -291,5 +292,17 @@ function fieldsOf(
   }
   const pixelData = pixelDataOf(t, fileSize);
   if (pixelData) header.pixelData = pixelData;
+  const rescaleType = text(t, TAG.rescaleType, utf8, UPPER) || groupRescaleType(groups);
+  if (rescaleType) header.rescaleType = rescaleType;
+  const padding = pixelPaddingOf(t, header.pixelRepresentation === 1);
+  if (padding) header.pixelPadding = padding;
   return header;
+}
+
+/** Rescale Type of an Enhanced file's Pixel Value Transformation (shared, else the first frame's). */
+function groupRescaleType(groups: FunctionalGroups | undefined): string {
+  const pvt =
+    item(groups?.shared, PIXEL_VALUE_TRANSFORMATION) ??
+    item(groups?.perFrame[0]?.dataSet, PIXEL_VALUE_TRANSFORMATION);
+  return pvt?.string('x00281054')?.trim().toUpperCase() ?? '';
 }

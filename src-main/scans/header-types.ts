@@ -63,6 +63,17 @@ export interface DicomHeader {
   bitsStored: number;
   pixelRepresentation: number;
   numberOfFrames: number;
+  /**
+   * Rescale Type (0028,1054), upper case, when the file states one (top level, else the Enhanced
+   * Pixel Value Transformation): what the rescaled values are in, e.g. HU or US (unspecified).
+   */
+  rescaleType?: string;
+  /**
+   * Pixel Padding Value (0028,0120) and Pixel Padding Range Limit (0028,0121), as stored values
+   * (before Rescale Slope and Intercept), lowest first: the pixels outside the reconstructed field of
+   * view. One value gives a range of one.
+   */
+  pixelPadding?: [number, number];
   sliceThickness?: number;
   spacingBetweenSlices?: number;
   /** GridFrameOffsetVector (3004,000C, RT Dose style multi-frame): each frame's offset along the normal, mm. */

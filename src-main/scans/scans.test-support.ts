@@ -121,3 +121,50 @@ export function linkOrCopy(src: string, dst: string): void {
     copyFileSync(src, dst);
   }
 }
+
+/** VRs whose explicit-VR element header is 12 bytes (reserved bytes and a 4-byte length). */
+const LONG_VRS = new Set(['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'SQ', 'SV', 'UC', 'UN', 'UR', 'UT', 'UV']);
+
+/**
+ * A copy of an explicit-VR little-endian Part 10 file with top-level elements added in tag order
+ * (tests derive files that state what the real ones do not: a Rescale Type, a Pixel Padding Value).
+ * Only short-form VRs; an element the file has already is an error.
+ */
+export function withElements(file: Buffer, add: { tag: string; vr: string; value: Buffer }[]): Buffer {
+  const ds = dicomParser.parseDicom(file);
+  if (ds.string('x00020010') !== '1.2.840.10008.1.2.1') throw new Error('not explicit VR little endian');
+  const top = Object.values(ds.elements)
+    .filter((e) => e.tag >= 'x00080000')
+    .sort((a, b) => (a.tag < b.tag ? -1 : 1));
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const el of [...add].sort((a, b) => (a.tag < b.tag ? -1 : 1))) {
+    if (ds.elements[el.tag]) throw new Error(`the file has ${el.tag} already`);
+    if (LONG_VRS.has(el.vr) || el.value.length % 2 !== 0) throw new Error(`cannot add ${el.vr} ${el.tag}`);
+    const next = top.find((e) => e.tag > el.tag);
+    if (!next) throw new Error(`nothing after ${el.tag}`);
+    const at = next.dataOffset - (LONG_VRS.has(next.vr ?? '') ? 12 : 8);
+    const head = Buffer.alloc(8);
+    head.writeUInt16LE(parseInt(el.tag.slice(1, 5), 16), 0);
+    head.writeUInt16LE(parseInt(el.tag.slice(5, 9), 16), 2);
+    head.write(el.vr, 4, 'latin1');
+    head.writeUInt16LE(el.value.length, 6);
+    parts.push(file.subarray(from, at), head, el.value);
+    from = at;
+  }
+  parts.push(file.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/** A signed or unsigned short as an element value (US, SS). */
+export function short16(v: number): Buffer {
+  const b = Buffer.alloc(2);
+  if (v < 0) b.writeInt16LE(v);
+  else b.writeUInt16LE(v);
+  return b;
+}
+
+/** A text value padded to an even length (CS, LO). */
+export function evenText(s: string): Buffer {
+  return Buffer.from(s.length % 2 === 0 ? s : `${s} `, 'latin1');
+}

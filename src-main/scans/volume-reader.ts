@@ -322,7 +322,26 @@ async function decodeVolume(
   if (!layout.pixelSpacingKnown) volume.scaleUnknown = true;
   const modality = frames[0]!.header.modality;
   if (modality) volume.modality = modality;
+  const rescaleType = frames[0]!.header.rescaleType;
+  if (rescaleType) volume.rescaleType = rescaleType;
+  const padding = paddingValues(frames[0]!, asInt16);
+  if (padding) volume.padding = padding;
   return volume;
+}
+
+/**
+ * The declared padding as voxel values: the stored range through the first frame's Rescale Slope and
+ * Intercept (a series' frames share them), truncated as writeStored truncates into int16 (or
+ * rounded to float32).
+ */
+function paddingValues(ref: FrameRef, asInt16: boolean): [number, number] | undefined {
+  const stored = ref.header.pixelPadding;
+  if (!stored) return undefined;
+  const { slope, intercept } = ref.info;
+  const [a, b] = stored.map((v) =>
+    asInt16 ? Math.trunc(v * slope + intercept) : Math.fround(v * slope + intercept),
+  );
+  return [Math.min(a!, b!), Math.max(a!, b!)];
 }
 
 function writeFrame(

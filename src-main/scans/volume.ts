@@ -27,4 +27,11 @@ export interface Volume {
   scaleUnknown?: boolean;
   /** Modality of the source series ('CT', 'MR', ...), when known. */
   modality?: string;
+  /** Rescale Type of the series (upper case), when stated: values are Hounsfield units only if 'HU'. */
+  rescaleType?: string;
+  /**
+   * The values the files declare as padding outside the field of view (Pixel Padding Value and Range
+   * Limit, rescaled as the voxels are), lowest first: not anatomy, neither air nor tissue.
+   */
+  padding?: [number, number];
 }
