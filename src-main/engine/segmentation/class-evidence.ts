@@ -117,7 +117,8 @@ export function absentClasses(
   h: Histogram,
   t: { air: number; bone: number; padding: boolean },
   scale: GreyScale | null,
-  modality: string | undefined,
+  /** Whether the values may be Hounsfield units (mayBeHounsfield: a CT in HU, as far as it says). */
+  hounsfieldPossible: boolean,
 ): Absent {
   const [lo, hi] = valueRange(h, t.padding);
   const range = `its values stay between ${num(lo)} and ${num(hi)}`;
@@ -125,7 +126,7 @@ export function absentClasses(
   const askAir = 'Ask for airway and soft_tissue only on scans that show the air in and around the head.';
   if (!scale) {
     const evenHu =
-      modality === 'CT' && hi < BONE_CLEAR_HU
+      hounsfieldPossible && hi < BONE_CLEAR_HU
         ? `, and nothing in it reaches ${BONE_CLEAR_HU} HU, as bone does, even if its values are Hounsfield units`
         : '';
     const noAir = `this scan shows no air clearly apart from soft tissue (${range})`;
@@ -159,7 +160,7 @@ export function absentClasses(
   // Bone is also there when the values are plainly Hounsfield units (air at -1000) and a real share
   // of the scan lies above where bone clearly is.
   const clearBone =
-    modality === 'CT' &&
+    hounsfieldPossible &&
     lo <= HU_AIR_MAX &&
     1 - shareBelow(h, BONE_CLEAR_HU, t.padding) >= BONE_CLEAR_MIN_SHARE;
   if (hu(t.bone) < BONE_MIN_HU && !clearBone) {

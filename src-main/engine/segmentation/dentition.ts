@@ -73,14 +73,24 @@ function peak(h: Histogram, above: number, upTo: number): number | null {
 export function findGreyScale(
   h: Histogram,
   t: { air: number; bone: number; padding: boolean },
-  modality: string | undefined,
+  /** Whether the values may be Hounsfield units at all (mayBeHounsfield). */
+  hounsfieldPossible: boolean,
 ): GreyScale | null {
   const air = peak(h, t.padding ? h.min : h.min - h.binWidth, t.air);
   const soft = peak(h, t.air, t.bone);
   if (air === null || soft === null || !(soft > air)) return null;
   // Air is -1000 HU; soft tissue from fat (-100) to muscle (+40): the mode lies near 0.
-  const hounsfield = modality === 'CT' && Math.abs(air + 1000) <= 100 && Math.abs(soft) <= 100;
+  const hounsfield = hounsfieldPossible && Math.abs(air + 1000) <= 100 && Math.abs(soft) <= 100;
   return { air, soft, hounsfield };
+}
+
+/**
+ * Whether a scan's values may be Hounsfield units: a CT whose Rescale Type, when stated, is HU. A
+ * CBCT whose grey values are 0.92 x HU (air at -920) says so with Rescale Type US; taken as Hounsfield
+ * units, its teeth were cut at 1770.5 grey values, 1924 HU.
+ */
+export function mayBeHounsfield(modality: string | undefined, rescaleType: string | undefined): boolean {
+  return modality === 'CT' && (!rescaleType || rescaleType === 'HU');
 }
 
 /** Lower edge of enamel and dentine in the scan's grey values. */

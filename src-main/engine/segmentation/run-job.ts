@@ -72,6 +72,7 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
       volume.data,
       volume.modality,
       await countOnWorkers(volume.data, pool),
+      volume,
     );
     lap('thresholds');
     log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing, ms });
@@ -189,7 +190,7 @@ function regionNote(r: TissueRegion, t: Thresholds): string {
     const where = r.band && r.place ? dentitionNote(r.band, r.place) : '';
     source = s.hounsfield
       ? `Hounsfield units: enamel and dentine, above compact bone${where}`
-      : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values${where}`;
+      : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values${unitNote(t)}${where}`;
   }
   const small = r.components.components - r.components.kept - (r.place?.loose ?? 0);
   const dropped = small > 0 ? `, ${small} small loose piece${small === 1 ? '' : 's'} left out` : '';
@@ -218,6 +219,13 @@ function dentitionNote(band: BandProfile, place: DentitionPlace): string {
       `${Math.round(place.metalShare * 100)} % of it at ${METAL_MIN_HU} HU or above: metal (fillings, crowns) or the scanner's ceiling, kept as part of the dentition`,
     );
   return `; ${parts.join('; ')}`;
+}
+
+/** Why a CT's values were not taken as Hounsfield units, when its files said so. */
+function unitNote(t: Thresholds): string {
+  return t.rescaleType
+    ? `, not as Hounsfield units: the scan's Rescale Type is ${t.rescaleType}, not HU`
+    : '';
 }
 
 const formatValue = (v: number): string => (Number.isInteger(v * 2) ? String(v) : v.toFixed(1));

@@ -16,6 +16,7 @@ import {
   dentitionWords,
   findGreyScale,
   huOf,
+  mayBeHounsfield,
   type BandProfile,
   type GreyScale,
 } from './dentition.js';
@@ -43,6 +44,8 @@ export interface Thresholds {
   scale: GreyScale | null;
   /** The classes the histogram shows are not in the scan, each with the refusal in words. */
   absent: Absent;
+  /** A CT's Rescale Type that is not HU: its values were not taken as Hounsfield units (for the note). */
+  rescaleType?: string;
 }
 
 /**
@@ -56,6 +59,8 @@ export function deriveThresholds(
   modality?: string,
   /** The data's histogram when it was counted already (by the mesh workers, side by side). */
   counted?: Histogram,
+  /** What the files say about the values (the volume: its Rescale Type). */
+  scan: ScanFacts = {},
 ): Thresholds {
   const h: Histogram = counted ?? histogram(data);
   const total = h.counts.reduce((a, b) => a + b, 0);
@@ -71,16 +76,24 @@ export function deriveThresholds(
       },
     );
   }
-  const found = findGreyScale(h, { air, bone, padding }, modality);
+  const huPossible = mayBeHounsfield(modality, scan.rescaleType);
+  const found = findGreyScale(h, { air, bone, padding }, huPossible);
   // Peaks that are not air and soft tissue (brain's grey and white matter) give no scale at all.
   const scale = found && (found.hounsfield || airApartFromTissue(h, found, air, padding)) ? found : null;
   const level = scale ? dentitionLevel(scale) : null;
   // Integer data: keep the level halfway between values, so no voxel sits exactly on the surface.
   const teeth = level === null ? null : h.integer ? Math.floor(level) + 0.5 : level;
-  const absent = absentClasses(h, { air, bone, padding }, scale, modality);
+  const absent = absentClasses(h, { air, bone, padding }, scale, huPossible);
   const teethAbove = teeth !== null && teeth > bone ? teeth : null;
   if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
-  return { air, bone, teeth: teethAbove, scale, absent };
+  const notHu = modality === 'CT' && !huPossible ? { rescaleType: scan.rescaleType as string } : {};
+  return { air, bone, teeth: teethAbove, scale, absent, ...notHu };
+}
+
+/** What the files say about a scan's values, beyond its modality. */
+export interface ScanFacts {
+  /** Rescale Type (upper case), when stated: a CT's values are Hounsfield units only if it is HU. */
+  rescaleType?: string;
 }
 
 export interface TissueRegion {
