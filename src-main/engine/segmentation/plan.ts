@@ -216,7 +216,7 @@ const DESCRIPTIONS: Record<string, string> = {
   airway:
     'the largest air space enclosed by tissue in the scan slices, with the nasal cavity and sinuses joined to it (refused when larger than an airway can be)',
   soft_tissue:
-    "skin surface (air against tissue), air spaces inside the head filled (refused where that surface is bone, with no tissue over it, or mostly the scan's cut faces)",
+    "skin surface (air against tissue), air spaces inside the head filled (refused where that surface is bone, with no tissue over it, or mostly the scan's cut faces or the edge of its round field of view)",
 };
 
 /** What the engine does for a structure it accepts, in words for the UI; undefined for the others. */

@@ -23,6 +23,7 @@ import {
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
+import { clearPadding, paddingMask, paddingRange, withoutPadding, type PaddingRange } from './fov-padding.js';
 import { absentClasses, airApartFromTissue, type Absent, type Tissue } from './class-evidence.js';
 
 export type { Tissue } from './class-evidence.js';
@@ -46,6 +47,11 @@ export interface Thresholds {
   absent: Absent;
   /** A CT's Rescale Type that is not HU: its values were not taken as Hounsfield units (for the note). */
   rescaleType?: string;
+  /**
+   * The values that are padding outside the field of view (declared, or a constant floor far below
+   * air; fov-padding.ts), or null: neither air nor tissue, and their edge is a cut face.
+   */
+  padding: PaddingRange | null;
 }
 
 /**
@@ -62,7 +68,8 @@ export function deriveThresholds(
   /** What the files say about the values (the volume: its Rescale Type). */
   scan: ScanFacts = {},
 ): Thresholds {
-  const h: Histogram = counted ?? histogram(data);
+  // Declared padding is no grey value of the scan: left out of every count below.
+  const h: Histogram = withoutPadding(counted ?? histogram(data), scan.padding);
   const total = h.counts.reduce((a, b) => a + b, 0);
   const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   const air = otsuThreshold(h, padding ? { above: h.min } : {});
@@ -87,13 +94,16 @@ export function deriveThresholds(
   const teethAbove = teeth !== null && teeth > bone ? teeth : null;
   if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
   const notHu = modality === 'CT' && !huPossible ? { rescaleType: scan.rescaleType as string } : {};
-  return { air, bone, teeth: teethAbove, scale, absent, ...notHu };
+  const fov = paddingRange(h, scan.padding, padding, scale);
+  return { air, bone, teeth: teethAbove, scale, absent, padding: fov, ...notHu };
 }
 
 /** What the files say about a scan's values, beyond its modality. */
 export interface ScanFacts {
   /** Rescale Type (upper case), when stated: a CT's values are Hounsfield units only if it is HU. */
   rescaleType?: string;
+  /** The values the files declare as padding outside the field of view (Pixel Padding Value). */
+  padding?: PaddingRange;
 }
 
 export interface TissueRegion {
@@ -133,25 +143,39 @@ export function segmentTissue(
   const voxelMm3 = spacing[0] * spacing[1] * spacing[2];
   const keep = keepLarge(MIN_SHARE_OF_LARGEST[tissue], Math.ceil(MIN_PIECE_MM3[tissue] / voxelMm3));
   const n = data.length;
+  const level = tissue === 'airway' ? t.air : levelOf(tissue, t);
+  // Padding is neither air nor tissue: taken out of every class it could fall in (the skin and the
+  // airway, whose padding lies below air; bone and teeth only when it lies above their level).
+  const pad =
+    t.padding && (!isPlainAbove(tissue) || t.padding[1] > level) ? paddingMask(data, dims, t.padding) : null;
   if (tissue === 'airway') {
-    // Air that tissue encloses within an axial plane: the airway, nasal cavity and sinuses, not the room.
+    // Air that tissue encloses within an axial plane: the airway, nasal cavity and sinuses, not the
+    // room. Padding is a hole open to the plane's edge (it lies outside the field of view), so air
+    // against it is not enclosed, as air against the box's faces is not.
     const body = new Uint8Array(n);
     for (let i = 0; i < n; i++) body[i] = (data[i] as number) > t.air ? 1 : 0;
+    clearPadding(body, pad);
     mask.fill(0);
     enclosedInSlices(body, dims, mask, headFootAxis(volume));
+    clearPadding(mask, pad);
     const components = filterComponents(mask, dims, keep);
     checkAirway(components.keptVoxels, spacing);
     return { tissue, mask, iso: t.air, polarity: 'below', components };
   }
-  const level = levelOf(tissue, t);
   let components: FilterResult;
   let runs: InsideRuns | undefined;
   if (tissue === 'soft-tissue') {
     for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
+    clearPadding(mask, pad);
     // The skin surface: air spaces inside the head would otherwise become inner surfaces.
     enclosedInSlices(mask, dims, undefined, headFootAxis(volume));
+    clearPadding(mask, pad);
     components = filterComponents(mask, dims, keep);
-    if (components.kept > 0) checkSkin(mask, volume, t.absent.bone ? null : t.bone);
+    if (components.kept > 0) checkSkin(mask, volume, t.absent.bone ? null : t.bone, pad);
+  } else if (pad) {
+    // Padding above the level (a high padding value): the voxels above it, without the padding.
+    for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level && !pad[i] ? 1 : 0;
+    components = filterComponents(mask, dims, keep);
   } else {
     ({ runs, ...components } = componentsAbove(data, level, dims, keep, mask, found));
   }

@@ -55,3 +55,69 @@ describe('Rescale Type: a CT in another unit is not taken for Hounsfield units',
     }
   });
 });
+
+/**
+ * The real scan as a small-field CBCT stores it: every voxel further than `radius` mm from the
+ * slices' centre set to `value`, declared as Pixel Padding Value when `declared`.
+ */
+function outsideCylinder(v: Volume, radius: number, value: number, declared = true): Volume {
+  const [nx, ny] = v.dims;
+  const [sx, sy] = v.spacing;
+  const out = (i: number, j: number): boolean =>
+    Math.hypot((i - (nx - 1) / 2) * sx, (j - (ny - 1) / 2) * sy) > radius;
+  return edit(v, (x, i, j) => (out(i, j) ? value : x), declared ? { padding: [value, value] } : {});
+}
+
+describe('padding outside a round field of view is neither air nor tissue', () => {
+  it('finds no padding in the real fixtures (their lowest value, -1024, is air)', async () => {
+    expect(thresholds(head).padding).toBeNull();
+    const dir = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');
+    const phantom = await readVolume((await readdir(dir)).sort().map((f) => join(dir, f)));
+    expect(thresholds(phantom).padding).toBeNull();
+  });
+
+  it('refuses soft_tissue whose surface would be the wall of a 50 mm field of view, declared or far below air', () => {
+    for (const [value, declared] of [
+      [-1000, true],
+      [-3024, true],
+      [-3024, false],
+    ] as const) {
+      const fov = outsideCylinder(head, 50, value, declared);
+      const t = thresholds(fov);
+      expect(t.padding, `${value}`).toEqual([value, value]);
+      // Taken as air, the wall was skin: 64 % of an accepted soft_tissue's area.
+      expect(() => segmentTissue(fov, 'soft-tissue', t), `${value}`).toThrow(
+        /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(5\d %\) than against air \(3\d %\)/,
+      );
+      // The bone inside the field of view is still the skull's.
+      expect(segmentTissue(fov, 'bone', t).components.kept).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps the skin and airway of a field of view that holds the head (122 mm radius): padding is not air', () => {
+    const t0 = thresholds(head);
+    const skin = segmentTissue(head, 'soft-tissue', t0).components.keptVoxels;
+    const airway = segmentTissue(head, 'airway', t0).components.keptVoxels;
+    const fov = outsideCylinder(head, 122, -3024);
+    const t = thresholds(fov);
+    expect(Math.abs(segmentTissue(fov, 'soft-tissue', t).components.keptVoxels - skin)).toBeLessThan(
+      0.001 * skin,
+    );
+    expect(Math.abs(segmentTissue(fov, 'airway', t).components.keptVoxels - airway)).toBeLessThan(
+      0.01 * airway,
+    );
+  });
+
+  it('leaves declared padding above bone (3071) out of the histogram and out of the skull', () => {
+    // Counted as values, it hid the air peak and every class was refused; taken as bone, the skull
+    // would wrap the field of view.
+    const fov = outsideCylinder(head, 122, 3071);
+    const t = thresholds(fov);
+    expect(t.absent).toEqual({});
+    const t0 = thresholds(head);
+    expect(Math.abs(t.bone - t0.bone)).toBeLessThan(20);
+    const bone = segmentTissue(fov, 'bone', t).components.keptVoxels;
+    const bone0 = segmentTissue(head, 'bone', t0).components.keptVoxels;
+    expect(Math.abs(bone - bone0)).toBeLessThan(0.02 * bone0);
+  });
+});
