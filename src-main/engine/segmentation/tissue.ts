@@ -23,6 +23,7 @@ import {
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
+import { faceShareAbove, invertedValues } from './grey-order.js';
 import { clearPadding, paddingMask, paddingRange, withoutPadding, type PaddingRange } from './fov-padding.js';
 import { absentClasses, airApartFromTissue, type Absent, type Tissue } from './class-evidence.js';
 
@@ -90,11 +91,14 @@ export function deriveThresholds(
   const level = scale ? dentitionLevel(scale) : null;
   // Integer data: keep the level halfway between values, so no voxel sits exactly on the surface.
   const teeth = level === null ? null : h.integer ? Math.floor(level) + 0.5 : level;
-  const absent = absentClasses(h, { air, bone, padding }, scale, huPossible);
+  const fov = paddingRange(h, scan.padding, padding, scale);
+  const faces = scan.dims ? faceShareAbove(data, scan.dims, bone, fov) : null;
+  const absent =
+    invertedValues(h, { padding }, scale, faces) ??
+    absentClasses(h, { air, bone, padding }, scale, huPossible);
   const teethAbove = teeth !== null && teeth > bone ? teeth : null;
   if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
   const notHu = modality === 'CT' && !huPossible ? { rescaleType: scan.rescaleType as string } : {};
-  const fov = paddingRange(h, scan.padding, padding, scale);
   return { air, bone, teeth: teethAbove, scale, absent, padding: fov, ...notHu };
 }
 
@@ -104,6 +108,8 @@ export interface ScanFacts {
   rescaleType?: string;
   /** The values the files declare as padding outside the field of view (Pixel Padding Value). */
   padding?: PaddingRange;
+  /** The volume's shape: its outer faces show which class surrounds the others (grey-order.ts). */
+  dims?: [number, number, number];
 }
 
 export interface TissueRegion {

@@ -11,10 +11,16 @@ import { deriveThresholds, segmentTissue, type Thresholds } from './tissue.js';
 
 /** A real human head CT in Hounsfield units, with the upper teeth in its lowest ~10 mm (MANIFEST.md). */
 const CRANIUM = resolve('../shared/fixtures/dicom/ct-human-cranium-teeth');
+/** The plastic skull phantom, slices 1 mm apart (MANIFEST.md). */
+const PHANTOM = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');
 let head: Volume;
+let phantom: Volume;
+
+const readDir = async (dir: string): Promise<Volume> =>
+  readVolume((await readdir(dir)).sort().map((f) => join(dir, f)));
 
 beforeAll(async () => {
-  head = await readVolume((await readdir(CRANIUM)).sort().map((f) => join(CRANIUM, f)));
+  [head, phantom] = await Promise.all([readDir(CRANIUM), readDir(PHANTOM)]);
 }, 120_000);
 
 /** The real scan with each voxel's value changed by `f(value, i, j, k)`, and other facts. */
@@ -69,10 +75,8 @@ function outsideCylinder(v: Volume, radius: number, value: number, declared = tr
 }
 
 describe('padding outside a round field of view is neither air nor tissue', () => {
-  it('finds no padding in the real fixtures (their lowest value, -1024, is air)', async () => {
+  it('finds no padding in the real fixtures (their lowest value, -1024, is air)', () => {
     expect(thresholds(head).padding).toBeNull();
-    const dir = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');
-    const phantom = await readVolume((await readdir(dir)).sort().map((f) => join(dir, f)));
     expect(thresholds(phantom).padding).toBeNull();
   });
 
@@ -119,5 +123,51 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     const bone = segmentTissue(fov, 'bone', t).components.keptVoxels;
     const bone0 = segmentTissue(head, 'bone', t0).components.keptVoxels;
     expect(Math.abs(bone - bone0)).toBeLessThan(0.02 * bone0);
+  });
+});
+
+/** Voxels [i0, i1) x [j0, j1) x [k0, k1) of the real scan. */
+function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]: number[]): Volume {
+  const [nx, ny] = v.dims;
+  const dims: [number, number, number] = [i1! - i0!, j1! - j0!, k1! - k0!];
+  const data = new Int16Array(dims[0] * dims[1] * dims[2]);
+  let o = 0;
+  for (let k = k0!; k < k1!; k++)
+    for (let j = j0!; j < j1!; j++)
+      for (let i = i0!; i < i1!; i++) data[o++] = v.data[i + nx * (j + ny * k)] as number;
+  return { ...v, data, dims };
+}
+
+describe('values that run the wrong way (air highest) are refused, not made into a skull of air', () => {
+  const inverted = /^The grey values of this scan look inverted, air brightest and bone darkest: /;
+
+  it('refuses every class of the real head with its values inverted (Rescale Slope -1 on HU), saying why', () => {
+    const t = thresholds(edit(head, (v) => -v));
+    // Read as they were, the skull was the air around the head, filling the scan's box.
+    for (const tissue of ['bone', 'teeth', 'soft-tissue', 'airway'] as const)
+      expect(t.absent[tissue]?.message, tissue).toMatch(inverted);
+    expect(t.absent.bone?.message).toMatch(
+      /what would be bone covers 8\d % of the scan's outer faces, as only the air around a head does; and \d % of it lies far below what would be air, spread wide as bone is/,
+    );
+    expect(t.absent.bone?.action).toMatch(/^Check the Rescale Slope and Intercept/);
+    // Also on another scale, and on its lowest 40 mm (the teeth and the maxilla) alone.
+    expect(thresholds(edit(head, (v) => 2000 - Math.round(v / 2))).absent.bone?.message).toMatch(inverted);
+    const jaw = crop(head, [0, 256], [0, 256], [0, 27]);
+    expect(thresholds(edit(jaw, (v) => -v)).absent.bone?.message).toMatch(inverted);
+  });
+
+  it('keeps the real fixtures and crops of them as they are, the jaws cropped tightly too', () => {
+    const [nx, ny, nz] = phantom.dims;
+    const cases: [string, Volume][] = [
+      ['head', head],
+      ['phantom', phantom],
+      ['lowest 40 mm', crop(head, [0, 256], [0, 256], [0, 27])],
+      ['80 x 80 voxels on the teeth', crop(head, [90, 170], [150, 230], [0, 27])],
+      ['100 x 100 voxels on the jaws', crop(head, [78, 178], [130, 230], [0, 40])],
+      ['uncalibrated copy', edit(head, (v) => Math.floor((v + 1024) / 2) + 200)],
+    ];
+    for (let k0 = 0; k0 + 35 <= nz; k0 += 35)
+      cases.push([`phantom slab ${k0}`, crop(phantom, [0, nx], [0, ny], [k0, k0 + 35])]);
+    for (const [name, v] of cases) expect(thresholds(v).absent, name).toEqual({});
   });
 });
