@@ -168,3 +168,24 @@ export function short16(v: number): Buffer {
 export function evenText(s: string): Buffer {
   return Buffer.from(s.length % 2 === 0 ? s : `${s} `, 'latin1');
 }
+
+/**
+ * A copy of a file with 16-bit uncompressed little-endian pixels whose stored values are replaced by
+ * `f(stored, column, row)` (signed or unsigned as Pixel Representation says).
+ */
+export function withPixels(file: Buffer, f: (stored: number, column: number, row: number) => number): Buffer {
+  const ds = dicomParser.parseDicom(file);
+  const px = ds.elements.x7fe00010;
+  const columns = ds.uint16('x00280011') ?? 0;
+  if (!px || ds.uint16('x00280100') !== 16 || px.encapsulatedPixelData)
+    throw new Error('not 16-bit uncompressed pixels');
+  const signed = ds.uint16('x00280103') === 1;
+  const out = Buffer.from(file);
+  for (let p = 0; p < px.length / 2; p++) {
+    const at = px.dataOffset + 2 * p;
+    const v = f(signed ? out.readInt16LE(at) : out.readUInt16LE(at), p % columns, Math.floor(p / columns));
+    if (signed) out.writeInt16LE(v, at);
+    else out.writeUInt16LE(v, at);
+  }
+  return out;
+}
