@@ -33,7 +33,7 @@ describe('countElements', () => {
     expect(n).toBeGreaterThanOrEqual(top);
     expect(n).toBeLessThan(top * 3);
     // Past the pixel data too, which the whole file has: its value is stepped over, not counted in.
-    expect(countElements(bytes, start, LE, false)).toEqual({ elements: n + 1, fragments: 0 });
+    expect(countElements(bytes, start, LE, false)).toEqual({ elements: n + 1, fragments: 0, wide: [] });
   });
 });
 
@@ -42,13 +42,17 @@ describe('countElements, on image data in fragments and on undefined lengths', (
     const pixels = Buffer.from([0xe0, 0x7f, 0x10, 0x00, 0x4f, 0x42, 0, 0, 0xff, 0xff, 0xff, 0xff]);
     const empty = Buffer.from([0xfe, 0xff, 0x00, 0xe0, 0, 0, 0, 0]);
     const bytes = Buffer.concat([pixels, ...Array.from({ length: 20 }, () => empty)]);
-    expect(countElements(bytes, 0, LE, false, 10)).toEqual({ elements: 1, fragments: 10 });
+    expect(countElements(bytes, 0, LE, false, 10)).toEqual({ elements: 1, fragments: 10, wide: [] });
     const stray = Buffer.from([0x09, 0x00, 0x10, 0x10, 0x55, 0x54, 0, 0, 0xff, 0xff, 0xff, 0xff]);
     expect(countElements(Buffer.concat([stray, empty]), 0, LE, true)).toEqual({
       elements: 1,
       fragments: 0,
       stray: { tag: '(0009,1010)', vr: 'UT' },
+      wide: [],
     });
+    // An Extended Offset Table (OV): where its VR lies, for dicom-parser's sake (dicom-parse.ts).
+    const table = Buffer.from([0xe0, 0x7f, 0x01, 0x00, 0x4f, 0x56, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(countElements(Buffer.concat([table, pixels, empty]), 0, LE, false).wide).toEqual([4]);
   });
 });
 
