@@ -135,7 +135,7 @@ async function walkBinary({ path, h, size, roles, vertices, feed }: Walk): Promi
 async function walkAscii({ path, h, size, roles, vertices, feed }: Walk): Promise<void> {
   let e = 0;
   let i = 0;
-  await forEachLine(path, h.headerBytes, size, (line) => {
+  await forEachLine(path, h.headerBytes, size, 'a PLY mesh', (line) => {
     while (e < h.elements.length && i >= h.elements[e]!.count) [e, i] = [e + 1, 0];
     const w = line.trim().split(/\s+/);
     if (e >= h.elements.length || w[0] === '') return;

@@ -2,7 +2,7 @@
  * What is wrong with a downloaded mesh, read once front to back: the job is done only when the
  * viewer will show what was saved. The rules are the viewer's (src-renderer/viewer/formats/, which
  * the main process does not import), shared where both apply them (src-shared/mesh-content.ts,
- * ply-header.ts): content that is something else (a server's error page, JSON, gzip) is named for
+ * ply-header.ts; OBJ's statements, src-shared/obj-text.ts): content that is something else (a server's error page, JSON, gzip) is named for
  * what it is; a binary STL has 84 + 50 bytes per triangle of its count (and at most a few bytes of
  * padding); an ASCII STL ends with "endsolid"; a PLY's elements are all there; an OBJ's faces name
  * vertices it has and its last statement is whole; a Draco file decodes; a mesh without triangles
@@ -10,8 +10,17 @@
  * MAX_COORDINATE.
  */
 import { foreignContent, otherMeshFormat, stlKind, dracoHeaderFault } from '../../src-shared/mesh-content.js';
+import { ObjText, objHeadFault } from '../../src-shared/obj-text.js';
 import { checkPly } from './mesh-check-ply.js';
-import { MeshFault, SurfaceWitness, checkCoordinate, fmt, forEachChunk, forEachLine } from './mesh-scan.js';
+import {
+  MeshFault,
+  SurfaceWitness,
+  checkCoordinate,
+  fmt,
+  forEachChunk,
+  forEachLine,
+  scanText,
+} from './mesh-scan.js';
 import { checkDraco } from './mesh-check-draco.js';
 
 export type MeshExtension = '.stl' | '.ply' | '.obj' | '.drc';
@@ -57,7 +66,7 @@ async function checkStl(path: string, head: Buffer, size: number): Promise<void>
   let ended = false;
   const surface = new SurfaceWitness();
   const facet: number[] = [];
-  await forEachLine(path, 0, size, (line) => {
+  await forEachLine(path, 0, size, 'an ASCII STL', (line) => {
     const w = line.trim().split(/\s+/);
     if (w[0] === 'vertex') {
       corners++;
@@ -79,48 +88,22 @@ async function checkStl(path: string, head: Buffer, size: number): Promise<void>
 async function checkObj(path: string, head: Buffer, size: number): Promise<void> {
   const other = foreignContent(head) ?? otherMeshFormat(head, size);
   if (other) throw new MeshFault(`it is ${other}, not an OBJ mesh`);
-  let vertices = 0;
-  let faces = 0;
+  // Binary data (a file of zeros) is refused by its first bytes, as the viewer does, unread.
+  const binary = objHeadFault(new TextDecoder('latin1').decode(head));
+  if (binary) throw new MeshFault(binary);
   const surface = new SurfaceWitness();
-  const corners: number[] = [];
-  await forEachLine(path, 0, size, (line, lineNo, last, newline) => {
-    const w = line.trim().split(/\s+/);
-    if (w[0] !== 'v' && w[0] !== 'f') return;
-    const bad = (what: string): MeshFault =>
-      last && !newline
-        ? new MeshFault(
-            `it ends in the middle of a statement ("${line.trim().slice(0, 40)}"), so it is truncated`,
-          )
-        : new MeshFault(`line ${fmt(lineNo)} is ${what}`);
-    if (w[0] === 'v') {
-      if (w.length < 4) throw bad('a vertex with fewer than 3 coordinates');
-      for (let k = 1; k <= 3; k++)
-        if (Number.isNaN(Number(w[k]))) throw bad('a vertex whose coordinates are not numbers');
-      for (let k = 1; k <= 3; k++) checkCoordinate(Number(w[k]));
-      surface.vertex(Number(w[1]), Number(w[2]), Number(w[3]));
-      vertices++;
-      return;
-    }
-    if (w.length < 4) throw bad('a face with fewer than 3 corners');
-    corners.length = 0;
-    for (let k = 1; k < w.length; k++) {
-      const token = w[k]!;
-      const slash = token.indexOf('/');
-      const raw = slash < 0 ? token : token.slice(0, slash);
-      const n = Number(raw);
-      if (!Number.isInteger(n) || raw === '') throw bad('a face whose corners are not vertex numbers');
-      if (n === 0 || Math.abs(n) > vertices)
-        throw new MeshFault(
-          `a face refers to vertex ${raw.slice(0, 24)}, which the mesh does not have (it has ${fmt(vertices)} so far)`,
-        );
-      // OBJ numbers vertices from 1, and from the end (-1: the last one so far) when negative.
-      corners.push(n > 0 ? n - 1 : vertices + n);
-    }
-    surface.face(corners);
-    faces++;
+  // The viewer's own reader of OBJ (src-shared/obj-text.ts), fed the same text.
+  const text = new ObjText({
+    vertex: (x, y, z) => {
+      checkCoordinate(x);
+      checkCoordinate(y);
+      checkCoordinate(z);
+      surface.vertex(x, y, z);
+    },
+    face: (corners, n) => surface.face(corners, n),
   });
-  if (vertices === 0 || faces === 0)
-    throw new MeshFault(`it has no ${vertices === 0 ? 'vertices ("v")' : 'faces ("f")'}: ${EMPTY}`);
+  await scanText(path, 0, size, text.lines);
+  text.finish();
   surface.check();
 }
 
@@ -163,6 +146,10 @@ export async function meshFault(
     return undefined;
   } catch (e) {
     if (e instanceof MeshFault) return e.message;
+    // A reader's own failure (a RangeError) is still a verdict on the file, to be said as one, not
+    // an internal error without advice; a failure to read the file (an errno) is not.
+    if (e instanceof Error && !('errno' in e))
+      return `it cannot be read as a ${ext} mesh (${e.name}: ${e.message.slice(0, 80)})`;
     throw e;
   }
 }

@@ -6,9 +6,10 @@
 import { createReadStream } from 'node:fs';
 import { MAX_COORDINATE } from '../../src-shared/mesh-content.js';
 import { noArea } from '../../src-shared/mesh-geometry.js';
+import { LineSplitter, MeshFault, fmt } from '../../src-shared/mesh-text.js';
 
-/** What is wrong with the file, in words ending the check's sentence. */
-export class MeshFault extends Error {}
+/** What is wrong with the file, in words ending the check's sentence (shared with the viewer). */
+export { MeshFault };
 
 const CHUNK = 1 << 20;
 
@@ -24,26 +25,48 @@ export async function forEachChunk(
   for await (const chunk of stream) fn(chunk as Buffer);
 }
 
+/** Text is read on in slices this long, the event loop let run between them. */
+const TEXT_SLICE = 256 * 1024;
+
 /**
- * Each line from `start` on (without its newline), as latin1; `last` marks the final line, and
- * `newline` whether the file ends with one.
+ * Bytes [start, size) handed to `lines` as latin1 text (the reader's `finish` ends the text). The
+ * viewer decodes with the same TextDecoder, so both see the same characters. A chunk of short lines
+ * is over 100,000 statements: it is read a slice at a time, and the window and the queue are
+ * served in between.
+ */
+export async function scanText(
+  path: string,
+  start: number,
+  size: number,
+  lines: LineSplitter,
+): Promise<void> {
+  if (size <= start) return;
+  const latin1 = new TextDecoder('latin1');
+  const stream = createReadStream(path, { start, end: size - 1, highWaterMark: CHUNK });
+  for await (const chunk of stream) {
+    const bytes = chunk as Buffer;
+    for (let from = 0; from < bytes.length; from += TEXT_SLICE) {
+      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      lines.push(latin1.decode(bytes.subarray(from, Math.min(bytes.length, from + TEXT_SLICE))));
+    }
+  }
+}
+
+/**
+ * Each line from `start` on (without its newline), by the line reader the viewer uses too: linear,
+ * and refusing a line longer than MAX_LINE_BYTES as "not `what`" (a file without line breaks was
+ * read again from its start at every chunk: 300 MB took 50 s and 2.6 GB, 2 GB a RangeError).
  */
 export async function forEachLine(
   path: string,
   start: number,
   size: number,
-  fn: (line: string, lineNo: number, last: boolean, newline: boolean) => void,
+  what: string,
+  fn: (line: string, lineNo: number) => void,
 ): Promise<void> {
-  let carry = '';
-  let lineNo = 0;
-  await forEachChunk(path, start, size, (chunk) => {
-    const lines = (carry + chunk.toString('latin1')).split('\n');
-    carry = lines.pop()!;
-    for (const line of lines) fn(line, ++lineNo, false, true);
-  });
-  // The last line: the piece after the last newline, or (file ending with one) the line before it.
-  if (carry !== '') fn(carry, ++lineNo, true, false);
-  else fn('', lineNo + 1, true, true);
+  const lines = new LineSplitter(what, fn);
+  await scanText(path, start, size, lines);
+  lines.end();
 }
 
 /** A vertex's coordinate that no anatomy has: not a number, or beyond MAX_COORDINATE. */
@@ -59,7 +82,7 @@ export function checkCoordinate(x: number): void {
   if (fault) throw new MeshFault(fault);
 }
 
-export const fmt = (n: number): string => n.toLocaleString('en-US');
+export { fmt };
 
 /**
  * Whether a mesh shows anything: the viewer refuses one whose every triangle has no area (corners on

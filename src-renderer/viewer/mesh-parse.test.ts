@@ -35,9 +35,10 @@ describe('parseMesh with three loaders', () => {
     expect(triangles(p)).toBe(5_856);
   });
 
-  it('finds no triangles in an empty OBJ (OBJLoader itself does not complain)', async () => {
-    const p = await parseMesh('empty.obj', 'obj', new ArrayBuffer(0));
-    expect(triangles(p)).toBe(0);
+  it("refuses an OBJ without vertices as empty, in the download check's words", async () => {
+    await expect(parseMesh('empty.obj', 'obj', new ArrayBuffer(0))).rejects.toThrow(
+      'empty.obj cannot be read: it has no vertices ("v"): it holds no triangles: the mesh is empty.',
+    );
   });
 
   it('turns a truncated binary file into a message that says so', async () => {

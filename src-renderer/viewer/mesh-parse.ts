@@ -4,7 +4,9 @@
  * what is wrong.
  */
 import { AppError, isAppError } from '../../src-shared/errors.js';
+import { MeshFault } from '../../src-shared/mesh-text.js';
 import { dracoReader } from './formats/draco.js';
+import { corrupt } from './formats/format-reader.js';
 import type { MeshFormatReader, ParsedTriangles, ParseOptions } from './formats/format-reader.js';
 import { objReader } from './formats/obj.js';
 import { plyReader } from './formats/ply.js';
@@ -34,7 +36,11 @@ export function inspectMeshHeader(
       action: 'Export or download the mesh again.',
     });
   }
-  return READERS[format].inspect(name, head, size);
+  try {
+    return READERS[format].inspect(name, head, size);
+  } catch (e) {
+    throw describeParseFailure(name, format, e);
+  }
 }
 
 /** Parses with the format's reader (three's loaders for STL and Draco, our own for PLY and OBJ). */
@@ -60,6 +66,8 @@ function messageOf(e: unknown): string {
 
 export function describeParseFailure(name: string, format: MeshFormat, e: unknown): AppError {
   if (isAppError(e)) return e;
+  // The rules shared with the download check (src-shared) say what is wrong in its words.
+  if (e instanceof MeshFault) return corrupt(name, e.message);
   const msg = messageOf(e);
   if (isAllocationFailure(e)) return tooLargeForMemory(name, e);
   const again = 'Export or download the mesh again; if it still fails, the file is damaged.';

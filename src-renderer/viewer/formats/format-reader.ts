@@ -5,6 +5,7 @@
  */
 import type { BufferGeometry } from 'three';
 import { AppError } from '../../../src-shared/errors.js';
+import type { LineSplitter } from '../../../src-shared/mesh-text.js';
 import type { HeaderFacts } from '../mesh-format.js';
 
 /** Triangles as three's loaders produce them, before welding: a soup, or indexed (PLY, Draco). */
@@ -40,6 +41,25 @@ export function corrupt(name: string, what: string, action = 'Export or download
 
 export function ascii(bytes: Uint8Array, from = 0, to = bytes.length): string {
   return new TextDecoder('latin1').decode(bytes.subarray(from, Math.min(to, bytes.length)));
+}
+
+const BLOCK = 1 << 20;
+
+/**
+ * Text handed to a reader's lines a block of 1 MiB at a time (a 1 GB file is never one string),
+ * decoded by the TextDecoder the download check uses, so both see the same characters.
+ */
+export function decodeInBlocks(
+  bytes: Uint8Array,
+  lines: LineSplitter,
+  onProgress?: (fraction: number) => void,
+): void {
+  const latin1 = new TextDecoder('latin1');
+  for (let from = 0; from < bytes.length; from += BLOCK) {
+    const to = Math.min(bytes.length, from + BLOCK);
+    lines.push(latin1.decode(bytes.subarray(from, to)));
+    onProgress?.(to / bytes.length);
+  }
 }
 
 /** The triangles of a geometry from three's loaders, without a copy when they are plain float32. */

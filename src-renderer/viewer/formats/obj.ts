@@ -1,6 +1,7 @@
 /** Wavefront OBJ: vertices and faces, read by obj-body.ts. */
 import { foreignContent, otherMeshFormat } from '../../../src-shared/mesh-content.js';
-import { corrupt } from './format-reader.js';
+import { objHeadFault } from '../../../src-shared/obj-text.js';
+import { ascii, corrupt } from './format-reader.js';
 import type { MeshFormatReader } from './format-reader.js';
 import { readObjBody } from './obj-body.js';
 
@@ -16,7 +17,10 @@ export const objReader: MeshFormatReader = {
     // Plain text with no header: what it plainly is instead (a server's error page) is named.
     const other = foreignContent(head) ?? otherMeshFormat(head, size);
     if (other) throw corrupt(name, `it is ${other}, not an OBJ mesh`);
+    // Binary data (a file of zeros) is refused by its first bytes, whatever its size.
+    const binary = objHeadFault(ascii(head));
+    if (binary) throw corrupt(name, binary);
     return { triangles: Math.ceil(size / OBJ_BYTES_PER_TRIANGLE), exact: false };
   },
-  parse: (buffer, opts) => readObjBody(opts?.name ?? 'The OBJ file', buffer, opts),
+  parse: (buffer, opts) => readObjBody(buffer, opts),
 };
