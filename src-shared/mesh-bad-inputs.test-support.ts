@@ -30,7 +30,9 @@ export function bytes(s: string): Uint8Array {
 }
 
 const OBJ = 'spot-public-domain.obj';
+const STL = 'sphere-ascii.stl';
 const obj = (f: FixtureReader): string => latin1(f(OBJ));
+const stl = (f: FixtureReader): string => latin1(f(STL));
 
 export const BAD_INPUTS: BadInput[] = [
   ...['1.0', '1e0', '0x1'].map((n): BadInput => ({
@@ -68,5 +70,43 @@ export const BAD_INPUTS: BadInput[] = [
     ext: 'obj',
     make: () => new Uint8Array(3 << 20),
     says: /line 1 holds binary data \("\\x00\\x00\\x00[^"]*"\): it is not an OBJ mesh/,
+  },
+  {
+    what: 'ASCII STL whose first facet has 4 vertices and the second 2',
+    ext: 'stl',
+    make: (f) => {
+      const lines = stl(f).split('\n');
+      // The second facet's first vertex (line 11) moves into the first facet's loop.
+      lines.splice(6, 0, lines.splice(10, 1)[0]!);
+      return bytes(lines.join('\n'));
+    },
+    says: /the facet of line 2 has more than 3 vertices: STL facets are triangles/,
+  },
+  ...['0x1', 'nan'].map((x): BadInput => ({
+    what: `ASCII STL vertex ${x}`,
+    ext: 'stl',
+    make: (f) => bytes(stl(f).replace('vertex 0.382683', `vertex ${x}`)),
+    says: new RegExp(`line 4 is a vertex whose coordinates are not 3 decimal numbers \\("vertex ${x} `),
+  })),
+  {
+    what: 'ASCII STL whose vertex line goes on for 3 MB',
+    ext: 'stl',
+    make: (f) =>
+      bytes(stl(f).replace('vertex 0.382683 -0.000000 0.923880', `vertex 1 2 3${' 4'.repeat(1_500_000)}`)),
+    says: /line 4 is longer than 1,048,576 bytes: not an ASCII STL/,
+  },
+  {
+    what: 'ASCII STL of one facet in under 84 bytes',
+    ext: 'stl',
+    make: (f) => {
+      // The sphere's first facet, its coordinates rounded to one digit and its loop left out.
+      const corners = [...stl(f).matchAll(/vertex (\S+) (\S+) (\S+)/g)].slice(0, 3);
+      const round = (c: string): string => String(Math.round(Number(c) * 10) / 10);
+      const v = corners.map((m) => `vertex ${m.slice(1).map(round).join(' ')}`).join('\n');
+      const small = bytes(`solid\nfacet\n${v}\nendfacet\nendsolid`);
+      if (small.length >= 84) throw new Error(`${small.length} bytes`);
+      return small;
+    },
+    says: { triangles: 1 },
   },
 ];

@@ -62,6 +62,23 @@ export function stlKind(head: Uint8Array, size: number): StlKind {
   return { kind: 'neither', triangles };
 }
 
+const fmt = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * Why a file stlKind finds neither binary nor ASCII is no STL: what it is instead when that is
+ * plain, or how its size and its header's triangle count disagree (a truncated binary STL).
+ */
+export function stlNeitherFault(head: Uint8Array, size: number, triangles: number | null): string {
+  const other = foreignContent(head) ?? otherMeshFormat(head, size);
+  if (other) return `it is ${other}, not an STL mesh`;
+  if (triangles === null)
+    return `it has only ${fmt(size)} bytes, too short for a binary STL, and is not an ASCII STL`;
+  const need = 84 + 50 * triangles;
+  return need > size && need - size < 50 * triangles
+    ? `it is a binary STL whose header announces ${fmt(triangles)} triangles (${fmt(need)} bytes) but the file has only ${fmt(size)} bytes, so it is truncated`
+    : `it is neither a binary STL (its size, ${fmt(size)} bytes, does not fit the triangle count in its header) nor an ASCII STL (it does not start with "solid" and a facet): it is not an STL mesh`;
+}
+
 /** What other mesh format the content is, when it is plainly one ("a PLY file"), else undefined. */
 export function otherMeshFormat(head: Uint8Array, size: number): string | undefined {
   const start = text(head, 0, 8);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,5 +48,13 @@ describe('the download check, on the files the viewer refused or showed wrong (a
     } finally {
       push.mockRestore();
     }
+  });
+
+  it('says the counts of a binary STL cut short in words, and that it is truncated', async () => {
+    const stl = Buffer.from(await readFile(join(FIXTURES, 'mesh', 'spider-binary.stl')));
+    stl.writeUInt32LE(1_000_000_000, 80);
+    expect(await verdict(stl, 'stl')).toMatch(
+      /header announces 1,000,000,000 triangles \(50,000,000,084 bytes\) but the file has only 68,484 bytes, so it is truncated/,
+    );
   });
 });

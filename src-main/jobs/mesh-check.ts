@@ -1,87 +1,63 @@
 /**
  * What is wrong with a downloaded mesh, read once front to back: the job is done only when the
- * viewer will show what was saved. The rules are the viewer's (src-renderer/viewer/formats/, which
- * the main process does not import), shared where both apply them (src-shared/mesh-content.ts,
- * ply-header.ts; OBJ's statements, src-shared/obj-text.ts): content that is something else (a server's error page, JSON, gzip) is named for
- * what it is; a binary STL has 84 + 50 bytes per triangle of its count (and at most a few bytes of
- * padding); an ASCII STL ends with "endsolid"; a PLY's elements are all there; an OBJ's faces name
- * vertices it has and its last statement is whole; a Draco file decodes; a mesh without triangles
- * is empty, one whose every triangle has no area shows nothing; and no coordinate lies beyond
- * MAX_COORDINATE.
+ * viewer will show what was saved. The rules are the viewer's, in src-shared for both to apply
+ * (mesh-content.ts, ply-header.ts; for text, mesh-text.ts, obj-text.ts and
+ * stl-text.ts: the same lines, words and numbers): content that is something else (a server's
+ * error page, JSON, gzip) is named for what it is; a binary STL has 84 + 50 bytes per triangle of
+ * its count (and at most a few bytes of padding); an ASCII STL is whole facets of three vertices
+ * and ends with "endsolid"; a PLY's elements are all there; an OBJ's faces name vertices it has
+ * and its last statement is whole; a Draco file decodes; a mesh without triangles is empty, one
+ * whose every triangle has no area shows nothing; and no coordinate lies beyond MAX_COORDINATE.
  */
-import { foreignContent, otherMeshFormat, stlKind, dracoHeaderFault } from '../../src-shared/mesh-content.js';
-import { ObjText, objHeadFault } from '../../src-shared/obj-text.js';
-import { checkPly } from './mesh-check-ply.js';
 import {
-  MeshFault,
-  SurfaceWitness,
-  checkCoordinate,
-  fmt,
-  forEachChunk,
-  forEachLine,
-  scanText,
-} from './mesh-scan.js';
+  dracoHeaderFault,
+  foreignContent,
+  otherMeshFormat,
+  stlKind,
+  stlNeitherFault,
+} from '../../src-shared/mesh-content.js';
+import { NO_TRIANGLES } from '../../src-shared/mesh-text.js';
+import { ObjText, objHeadFault } from '../../src-shared/obj-text.js';
+import { StlText } from '../../src-shared/stl-text.js';
+import { checkPly } from './mesh-check-ply.js';
+import { MeshFault, SurfaceWitness, checkCoordinate, forEachChunk, scanText } from './mesh-scan.js';
 import { checkDraco } from './mesh-check-draco.js';
 
 export type MeshExtension = '.stl' | '.ply' | '.obj' | '.drc';
 export const MESH_EXTENSIONS: readonly string[] = ['.stl', '.ply', '.obj', '.drc'];
 
-const EMPTY = 'it holds no triangles: the mesh is empty';
-
 async function checkStl(path: string, head: Buffer, size: number): Promise<void> {
   const stl = stlKind(head, size);
-  if (stl.kind === 'binary') {
-    if (stl.triangles === 0) throw new MeshFault(`${EMPTY} (its header counts 0 triangles)`);
-    const surface = new SurfaceWitness();
-    const facet = new Float32Array(9);
-    let carry = Buffer.alloc(0);
-    await forEachChunk(path, 84, stl.bytes, (chunk) => {
-      const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-      let at = 0;
-      // A record: a normal (3 floats), 3 corners (9 floats), 2 attribute bytes.
-      for (; at + 50 <= buf.length; at += 50) {
-        for (let k = 3; k < 12; k++) checkCoordinate(buf.readFloatLE(at + 4 * k));
-        if (!surface.open) continue;
-        for (let k = 0; k < 9; k++) facet[k] = buf.readFloatLE(at + 12 + 4 * k);
-        surface.triangle(facet);
-      }
-      carry = Buffer.from(buf.subarray(at));
+  if (stl.kind === 'neither') throw new MeshFault(stlNeitherFault(head, size, stl.triangles));
+  const surface = new SurfaceWitness();
+  if (stl.kind === 'ascii') {
+    // The viewer's own reader of ASCII STL (src-shared/stl-text.ts), fed the same text.
+    const text = new StlText({
+      facet: (corners) => {
+        for (const x of corners) checkCoordinate(x);
+        surface.triangle(corners);
+      },
     });
+    await scanText(path, 0, size, text.lines);
+    text.finish();
     surface.check();
     return;
   }
-  if (stl.kind === 'neither') {
-    const other = foreignContent(head) ?? otherMeshFormat(head, size);
-    if (other) throw new MeshFault(`it is ${other}, not an STL mesh`);
-    if (stl.triangles === null)
-      throw new MeshFault(`it has only ${size} bytes, too short for a binary STL, and is not an ASCII STL`);
-    const need = 84 + 50 * stl.triangles;
-    throw new MeshFault(
-      need > size && need - size < 50 * stl.triangles
-        ? `it is a binary STL whose header announces ${stl.triangles} triangles (${need} bytes) but it has ${size} bytes`
-        : `it is neither a binary STL (its size, ${fmt(size)} bytes, does not fit the triangle count in its header) nor an ASCII STL`,
-    );
-  }
-  let corners = 0;
-  let ended = false;
-  const surface = new SurfaceWitness();
-  const facet: number[] = [];
-  await forEachLine(path, 0, size, 'an ASCII STL', (line) => {
-    const w = line.trim().split(/\s+/);
-    if (w[0] === 'vertex') {
-      corners++;
-      for (let k = 1; k <= 3; k++) checkCoordinate(Number(w[k]));
-      facet.push(Number(w[1]), Number(w[2]), Number(w[3]));
-      if (facet.length === 9) {
-        surface.triangle(facet);
-        facet.length = 0;
-      }
-    } else if (w[0] === 'endsolid') ended = true;
-    else if (w[0] !== '') ended = false;
+  if (stl.triangles === 0) throw new MeshFault(`${NO_TRIANGLES} (its header counts 0 triangles)`);
+  const facet = new Float32Array(9);
+  let carry = Buffer.alloc(0);
+  await forEachChunk(path, 84, stl.bytes, (chunk) => {
+    const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    let at = 0;
+    // A record: a normal (3 floats), 3 corners (9 floats), 2 attribute bytes.
+    for (; at + 50 <= buf.length; at += 50) {
+      for (let k = 3; k < 12; k++) checkCoordinate(buf.readFloatLE(at + 4 * k));
+      if (!surface.open) continue;
+      for (let k = 0; k < 9; k++) facet[k] = buf.readFloatLE(at + 12 + 4 * k);
+      surface.triangle(facet);
+    }
+    carry = Buffer.from(buf.subarray(at));
   });
-  if (!ended) throw new MeshFault('it is an ASCII STL that does not end with "endsolid"');
-  if (corners === 0) throw new MeshFault(EMPTY);
-  if (corners % 3 !== 0) throw new MeshFault(`it has ${fmt(corners)} "vertex" lines, not three per facet`);
   surface.check();
 }
 

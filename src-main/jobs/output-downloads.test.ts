@@ -155,7 +155,7 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     const [failed] = await h.manager.waitFor([job!.id]);
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(
-      /mandible\.stl is not a usable \.stl mesh: it is a binary STL whose header announces 1368 triangles \(68484 bytes\) but it has 68483 bytes/,
+      /mandible\.stl is not a usable \.stl mesh: it is a binary STL whose header announces 1,368 triangles \(68,484 bytes\) but the file has only 68,483 bytes, so it is truncated/,
     );
     // The download's own attempts, and no more: the job is not waited out for the same broken file.
     expect(service.downloads.length - before).toBe(FAST.client!.retry!.maxAttempts);

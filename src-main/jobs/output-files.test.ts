@@ -125,7 +125,7 @@ describe('placing downloads', () => {
       [
         await cut('spider-binary.stl', (b) => b.subarray(0, -1)),
         '.stl',
-        /announces 1368 triangles \(68484 bytes\) but it has 68483/,
+        /announces 1,368 triangles \(68,484 bytes\) but the file has only 68,483 bytes, so it is truncated/,
       ],
       [
         await cut('spider-binary.stl', (b) => Buffer.concat([b, Buffer.alloc(50)])),
@@ -135,7 +135,7 @@ describe('placing downloads', () => {
       [
         await cut('spider-ascii.stl', (b) => b.subarray(0, b.length >> 1)),
         '.stl',
-        /ASCII STL that does not end with "endsolid"/,
+        /it ends inside the facet of line 4,783, so it is truncated/,
       ],
       [
         await cut('turbineblade-binary.ply', (b) => b.subarray(0, -100)),

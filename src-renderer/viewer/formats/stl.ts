@@ -1,38 +1,59 @@
-/** STL, binary or ASCII, read by three's STLLoader once the shared rule (stlKind) has said which. */
+/**
+ * STL, binary or ASCII as the shared rule (stlKind) says: binary by three's STLLoader, ASCII by the
+ * statement reader the download check uses too (src-shared/stl-text.ts).
+ */
 import { STLLoader } from 'three/examples/jsm/loaders/STLLoader.js';
-import { foreignContent, otherMeshFormat, stlKind } from '../../../src-shared/mesh-content.js';
+import { stlKind, stlNeitherFault } from '../../../src-shared/mesh-content.js';
+import { MeshFault } from '../../../src-shared/mesh-text.js';
+import { StlText } from '../../../src-shared/stl-text.js';
+import { HEADER_BYTES } from '../mesh-format.js';
 import type { HeaderFacts } from '../mesh-format.js';
-import { corrupt, trianglesOf } from './format-reader.js';
-import type { MeshFormatReader } from './format-reader.js';
+import { corrupt, decodeInBlocks, trianglesOf } from './format-reader.js';
+import type { MeshFormatReader, ParsedTriangles, ParseOptions } from './format-reader.js';
 
 /** An ASCII STL facet ("facet normal", "outer loop", 3 "vertex" lines...) takes 130 to 300 bytes. */
 const ASCII_STL_BYTES_PER_TRIANGLE = 180;
-const fmt = (n: number): string => n.toLocaleString('en-US');
 
 function inspect(name: string, head: Uint8Array, size: number): HeaderFacts {
   const stl = stlKind(head, size);
   if (stl.kind === 'binary') return { triangles: stl.triangles, exact: true };
   if (stl.kind === 'ascii')
     return { triangles: Math.ceil(size / ASCII_STL_BYTES_PER_TRIANGLE), exact: false };
-  // Neither: name what it is when that is plain, before reading its first bytes as a triangle count.
-  const other = foreignContent(head) ?? otherMeshFormat(head, size);
-  if (other) throw corrupt(name, `it is ${other}, not an STL mesh`);
-  if (stl.triangles === null)
-    throw corrupt(name, `it has only ${size} bytes, too short for a binary STL, and is not an ASCII STL`);
-  const need = 84 + 50 * stl.triangles;
-  throw corrupt(
-    name,
-    need > size && need - size < 50 * stl.triangles
-      ? `it is a binary STL whose header announces ${fmt(stl.triangles)} triangles (${fmt(need)} bytes) but the file has only ${fmt(size)} bytes, so it is truncated`
-      : `it is neither a binary STL (its size, ${fmt(size)} bytes, does not fit the triangle count in its header) nor an ASCII STL (it does not start with "solid" and a facet)`,
-  );
+  throw corrupt(name, stlNeitherFault(head, size, stl.triangles));
 }
 
-/** A binary STL's trailing padding is cut off, so that STLLoader's own size rule says binary too. */
-function parse(buffer: ArrayBuffer): ReturnType<MeshFormatReader['parse']> {
-  const head = new Uint8Array(buffer, 0, Math.min(buffer.byteLength, 84));
+/** An ASCII STL's facets as a triangle soup, grown as they are read. */
+function readAscii(buffer: ArrayBuffer, opts: ParseOptions): ParsedTriangles {
+  let soup = new Float32Array(9 * 1024);
+  let corners = 0;
+  const text = new StlText({
+    facet(xyz) {
+      if (corners + 9 > soup.length) {
+        opts.checkTriangles?.(corners / 9 + 1);
+        const grown = new Float32Array(soup.length * 2);
+        grown.set(soup);
+        soup = grown;
+      }
+      soup.set(xyz, corners);
+      corners += 9;
+    },
+  });
+  decodeInBlocks(new Uint8Array(buffer), text.lines, opts.onProgress);
+  text.finish();
+  return { positions: soup.subarray(0, corners), index: null };
+}
+
+/**
+ * A binary STL's trailing padding is cut off, so that STLLoader's own size rule says binary too.
+ * STLLoader never sees an ASCII STL: it reads a triangle count at byte 80 of any file, and one
+ * shorter than 84 bytes was refused as truncated.
+ */
+function parse(buffer: ArrayBuffer, opts: ParseOptions = {}): ParsedTriangles {
+  const head = new Uint8Array(buffer, 0, Math.min(buffer.byteLength, HEADER_BYTES));
   const stl = stlKind(head, buffer.byteLength);
-  const whole = stl.kind === 'binary' && stl.bytes < buffer.byteLength ? buffer.slice(0, stl.bytes) : buffer;
+  if (stl.kind === 'ascii') return readAscii(buffer, opts);
+  if (stl.kind === 'neither') throw new MeshFault(stlNeitherFault(head, buffer.byteLength, stl.triangles));
+  const whole = stl.bytes < buffer.byteLength ? buffer.slice(0, stl.bytes) : buffer;
   return trianglesOf(new STLLoader().parse(whole));
 }
 
