@@ -29,10 +29,83 @@ export function bytes(s: string): Uint8Array {
   return b;
 }
 
+const join = (...parts: Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
 const OBJ = 'spot-public-domain.obj';
 const STL = 'sphere-ascii.stl';
+const PLY = 'bunny-ascii.ply';
 const obj = (f: FixtureReader): string => latin1(f(OBJ));
 const stl = (f: FixtureReader): string => latin1(f(STL));
+
+/**
+ * The turbine blade (binary PLY: 99,519 float x y z vertices, 199,034 faces of a uchar count and 3
+ * int corners) written again with its vertices and faces changed, and its elements in either order.
+ */
+function blade(
+  f: FixtureReader,
+  opts: {
+    facesFirst?: boolean;
+    vertex?: (i: number, xyz: [number, number, number]) => [number, number, number];
+    count?: 'uchar' | 'int' | 'float';
+    face?: (i: number, corners: number[]) => { n: number; corners: number[] };
+    vertices?: number;
+  },
+): Uint8Array {
+  const src = f('turbineblade-binary.ply');
+  const body = latin1(src.subarray(0, 1024)).indexOf('end_header\n') + 11;
+  const inV = new DataView(src.buffer, src.byteOffset + body);
+  const nv = 99_519;
+  const nf = 199_034;
+  const vertices = opts.vertices ?? nv;
+  const v = new DataView(new ArrayBuffer(12 * vertices));
+  for (let i = 0; i < vertices; i++) {
+    const j = i % nv;
+    const xyz: [number, number, number] = [0, 1, 2].map((k) => inV.getFloat32(12 * j + 4 * k, true)) as [
+      number,
+      number,
+      number,
+    ];
+    (opts.vertex?.(i, xyz) ?? xyz).forEach((c, k) => v.setFloat32(12 * i + 4 * k, c, true));
+  }
+  const count = opts.count ?? 'uchar';
+  const countBytes = count === 'uchar' ? 1 : 4;
+  const fv = 12 * nv;
+  const faceList = (i: number): number[] => [1, 5, 9].map((o) => inV.getInt32(fv + 13 * i + o, true));
+  const face = (i: number): number[] => {
+    const { n, corners } = opts.face?.(i, faceList(i)) ?? { n: 3, corners: faceList(i) };
+    return [n, ...corners];
+  };
+  const faceCount = opts.vertices === undefined ? nf : 1;
+  const fd = new DataView(new ArrayBuffer(faceCount * (countBytes + 12)));
+  let at = 0;
+  for (let i = 0; i < faceCount; i++) {
+    const [n, ...corners] = face(i) as [number, ...number[]];
+    if (count === 'uchar') fd.setUint8(at, n);
+    else if (count === 'int') fd.setInt32(at, n, true);
+    else fd.setFloat32(at, n, true);
+    at += countBytes;
+    for (const c of corners) {
+      fd.setInt32(at, c, true);
+      at += 4;
+    }
+  }
+  const vh = `element vertex ${vertices}\nproperty float x\nproperty float y\nproperty float z\n`;
+  const fh = `element face ${faceCount}\nproperty list ${count} int vertex_indices\n`;
+  const header = `ply\nformat binary_little_endian 1.0\n${opts.facesFirst ? fh + vh : vh + fh}end_header\n`;
+  const vb = new Uint8Array(v.buffer);
+  const fb = new Uint8Array(fd.buffer, 0, at);
+  // Faces shorter than the header's fewest bytes would be refused as truncated: pad to the original.
+  const pad = new Uint8Array(Math.max(0, faceCount * 13 - fb.length));
+  return opts.facesFirst ? join(bytes(header), fb, vb, pad) : join(bytes(header), vb, fb, pad);
+}
 
 export const BAD_INPUTS: BadInput[] = [
   ...['1.0', '1e0', '0x1'].map((n): BadInput => ({
@@ -108,5 +181,59 @@ export const BAD_INPUTS: BadInput[] = [
       return small;
     },
     says: { triangles: 1 },
+  },
+  {
+    what: 'ASCII PLY with one value too many on a vertex line',
+    ext: 'ply',
+    make: (f) => bytes(latin1(f(PLY)).replace(/(end_header\n(?:.*\n){100}.*?) ?\n/, '$1 7\n')),
+    says: /line 113 has 6 values, more than a "vertex" element holds \(5\): each element must be a line/,
+  },
+  {
+    what: 'ASCII PLY whose face line goes on for 3 MB',
+    ext: 'ply',
+    make: (f) => bytes(latin1(f(PLY)).replace(/\n3 (\d+)/, `\n3 $1${' 1'.repeat(1_500_000)}`)),
+    says: /line 35,960 is longer than 1,048,576 bytes: not a PLY mesh/,
+  },
+  {
+    what: 'binary PLY whose every face has 2 corners',
+    ext: 'ply',
+    make: (f) => blade(f, { face: (_i, c) => ({ n: 2, corners: c.slice(0, 2) }) }),
+    says: /it holds no triangles: the mesh is empty \(no face has 3 corners\)/,
+  },
+  {
+    what: 'binary PLY, faces before vertices, every triangle degenerate',
+    ext: 'ply',
+    make: (f) => blade(f, { facesFirst: true, vertex: () => [0, 0, 0] }),
+    says: /199,034 (of its )?triangles (of the mesh )?are degenerate \(zero area\)/,
+  },
+  {
+    what: 'binary PLY, faces before vertices, read as a whole',
+    ext: 'ply',
+    make: (f) => blade(f, { facesFirst: true }),
+    says: { triangles: 199_034 },
+  },
+  {
+    what: 'binary PLY whose float list count is NaN',
+    ext: 'ply',
+    make: (f) => blade(f, { count: 'float', face: (i, c) => ({ n: i === 10 ? NaN : 3, corners: c }) }),
+    says: /a list in its body has a length that is not a whole number \(NaN\)/,
+  },
+  {
+    what: 'binary PLY whose int list count is -1',
+    ext: 'ply',
+    make: (f) => blade(f, { count: 'int', face: (i, c) => ({ n: i === 10 ? -1 : 3, corners: c }) }),
+    says: /a list in its body has a negative length \(-1\)/,
+  },
+  {
+    what: 'binary PLY whose list count says 2 billion corners',
+    ext: 'ply',
+    make: (f) => blade(f, { count: 'int', face: (i, c) => ({ n: i === 10 ? 2 ** 31 - 1 : 3, corners: c }) }),
+    says: /it ends after 10 of the 199,034 "face" elements its header declares, so it is truncated/,
+  },
+  {
+    what: 'binary PLY with a NaN coordinate',
+    ext: 'ply',
+    make: (f) => blade(f, { vertex: (i, xyz) => (i === 7 ? [NaN, 0, 0] : xyz) }),
+    says: /vertex 7 has coordinates that are not numbers \(NaN or infinite\)/,
   },
 ];

@@ -90,6 +90,13 @@ export function otherMeshFormat(head: Uint8Array, size: number): string | undefi
   return undefined;
 }
 
+/** What a file named .ply plainly is instead (a web page, gzip, a binary STL), or undefined. */
+export function plyContentFault(head: Uint8Array, size: number): string | undefined {
+  const other =
+    foreignContent(head) ?? (text(head, 0, 3) === 'ply' ? undefined : otherMeshFormat(head, size));
+  return other ? `it is ${other}, not a PLY mesh` : undefined;
+}
+
 /** Bytes of a Draco header: "DRACO", major and minor version, encoder type and method, 2 flag bytes. */
 const DRACO_HEADER = 11;
 

@@ -27,6 +27,8 @@ export interface PlyHeader {
   elements: PlyElement[];
   /** Bytes up to and including the "end_header" line's newline. */
   headerBytes: number;
+  /** Its lines, "end_header" included: an ASCII body's lines are numbered on from there. */
+  headerLines: number;
 }
 
 const FORMATS: readonly string[] = ['ascii', 'binary_little_endian', 'binary_big_endian'];
@@ -66,7 +68,9 @@ export function readPlyHeader(text: string): PlyHeader | string {
   }
   if (format === null || !FORMATS.includes(format))
     return `its header names no format this reader knows (${format === null ? 'none' : `"${format.slice(0, 30)}"`})`;
-  return { format: format as PlyFormat, elements, headerBytes: end.index + end[0].length };
+  const headerBytes = end.index + end[0].length;
+  const headerLines = text.slice(0, headerBytes).split('\n').length - 1;
+  return { format: format as PlyFormat, elements, headerBytes, headerLines };
 }
 
 /** Whether a list holds a face's corners (three or more each). */

@@ -121,7 +121,7 @@ describe('the download check of a mesh', () => {
       );
     const ply = (await fixture('bunny-ascii.ply')).toString('latin1').replace(/^3 \d+/m, '3 35947');
     expect(await verdict(ply, '.ply')).toMatch(
-      /a face refers to vertex 35947, which the mesh does not have \(it has 35,947\)/,
+      /a face refers to vertex 35947, which the mesh does not have \(it has 35,947 vertices\)/,
     );
     const unknown = (await fixture('bunny-ascii.ply'))
       .toString('latin1')

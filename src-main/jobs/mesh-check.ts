@@ -1,7 +1,7 @@
 /**
  * What is wrong with a downloaded mesh, read once front to back: the job is done only when the
  * viewer will show what was saved. The rules are the viewer's, in src-shared for both to apply
- * (mesh-content.ts, ply-header.ts; for text, mesh-text.ts, obj-text.ts and
+ * (mesh-content.ts, ply-header.ts, ply-body.ts; for text, mesh-text.ts, obj-text.ts and
  * stl-text.ts: the same lines, words and numbers): content that is something else (a server's
  * error page, JSON, gzip) is named for what it is; a binary STL has 84 + 50 bytes per triangle of
  * its count (and at most a few bytes of padding); an ASCII STL is whole facets of three vertices
@@ -13,6 +13,7 @@ import {
   dracoHeaderFault,
   foreignContent,
   otherMeshFormat,
+  plyContentFault,
   stlKind,
   stlNeitherFault,
 } from '../../src-shared/mesh-content.js';
@@ -100,10 +101,8 @@ async function checkDrc(path: string, head: Buffer, size: number): Promise<void>
 const CHECKS: Record<MeshExtension, (path: string, head: Buffer, size: number) => Promise<void>> = {
   '.stl': checkStl,
   '.ply': async (path, head, size) => {
-    const other =
-      foreignContent(head) ??
-      (head.toString('latin1', 0, 3) === 'ply' ? undefined : otherMeshFormat(head, size));
-    if (other) throw new MeshFault(`it is ${other}, not a PLY mesh`);
+    const other = plyContentFault(head, size);
+    if (other) throw new MeshFault(other);
     await checkPly(path, head, size);
   },
   '.obj': checkObj,

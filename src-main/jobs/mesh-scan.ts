@@ -6,7 +6,8 @@
 import { createReadStream } from 'node:fs';
 import { MAX_COORDINATE } from '../../src-shared/mesh-content.js';
 import { noArea } from '../../src-shared/mesh-geometry.js';
-import { LineSplitter, MeshFault, fmt } from '../../src-shared/mesh-text.js';
+import { MeshFault, NO_TRIANGLES, fmt } from '../../src-shared/mesh-text.js';
+import type { LineSplitter } from '../../src-shared/mesh-text.js';
 
 /** What is wrong with the file, in words ending the check's sentence (shared with the viewer). */
 export { MeshFault };
@@ -52,23 +53,6 @@ export async function scanText(
   }
 }
 
-/**
- * Each line from `start` on (without its newline), by the line reader the viewer uses too: linear,
- * and refusing a line longer than MAX_LINE_BYTES as "not `what`" (a file without line breaks was
- * read again from its start at every chunk: 300 MB took 50 s and 2.6 GB, 2 GB a RangeError).
- */
-export async function forEachLine(
-  path: string,
-  start: number,
-  size: number,
-  what: string,
-  fn: (line: string, lineNo: number) => void,
-): Promise<void> {
-  const lines = new LineSplitter(what, fn);
-  await scanText(path, start, size, lines);
-  lines.end();
-}
-
 /** A vertex's coordinate that no anatomy has: not a number, or beyond MAX_COORDINATE. */
 export function coordinateFault(x: number): string | undefined {
   if (!Number.isFinite(x)) return 'a vertex has coordinates that are not numbers (NaN or infinite)';
@@ -100,6 +84,8 @@ export class SurfaceWitness {
   private vertices = 0;
   private readonly corner = new Float32Array(9);
   private flat = 0;
+  /** Triangles fed, judged or not. */
+  private seen = 0;
   /** A triangle with area was seen, or the mesh is too large to judge here. */
   private settled = false;
 
@@ -128,6 +114,7 @@ export class SurfaceWitness {
 
   /** A face of `n` corners (0-based vertex numbers, checked by the caller), as a fan. */
   face(corners: ArrayLike<number>, n = corners.length): void {
+    if (n > 2) this.seen += n - 2;
     for (let k = 1; k + 1 < n && !this.settled; k++) {
       if (noArea(this.positions, corners[0]!, corners[k]!, corners[k + 1]!)) this.flat++;
       else this.settled = true;
@@ -141,14 +128,16 @@ export class SurfaceWitness {
 
   /** A triangle given by its corners' 9 coordinates (an STL facet). */
   triangle(corners: ArrayLike<number>): void {
+    this.seen++;
     if (this.settled) return;
     for (let k = 0; k < 9; k++) this.corner[k] = corners[k]!;
     if (noArea(this.corner, 0, 1, 2)) this.flat++;
     else this.settled = true;
   }
 
-  /** Throws when triangles were seen and none has area. */
+  /** Throws when no triangle was fed, or none has area. */
   check(): void {
+    if (this.seen === 0) throw new MeshFault(NO_TRIANGLES);
     if (this.settled || this.flat === 0) return;
     throw new MeshFault(
       `${this.flat === 1 ? 'its only triangle is' : `all ${fmt(this.flat)} of its triangles are`} degenerate (zero area), corners on one point or one line: there is no surface to show`,

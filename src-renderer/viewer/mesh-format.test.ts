@@ -63,7 +63,9 @@ describe('mesh format', () => {
       'at least 2,171,857 bytes but the file has 2,171,788, so it is truncated',
     );
     expect(truncated.action).toBeTruthy();
-    expect(failure(() => inspect('bunny-binary.stl', 'ply')).message).toContain('not a PLY file');
+    expect(failure(() => inspect('bunny-binary.stl', 'ply')).message).toContain(
+      'it is a binary STL, not a PLY mesh',
+    );
     expect(failure(() => inspect('bunny-binary.stl', 'drc')).message).toContain('not a Draco file');
   });
 

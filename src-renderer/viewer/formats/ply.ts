@@ -1,5 +1,6 @@
 /** PLY, ASCII or binary: its header checked by the shared rules, its body read by ply-body.ts. */
 import { AppError } from '../../../src-shared/errors.js';
+import { plyContentFault } from '../../../src-shared/mesh-content.js';
 import { plyBodyFault, plyMeshElements, readPlyHeader } from '../../../src-shared/ply-header.js';
 import type { PlyHeader } from '../../../src-shared/ply-header.js';
 import type { HeaderFacts } from '../mesh-format.js';
@@ -9,6 +10,8 @@ import { readPlyBody } from './ply-body.js';
 
 /** The header, checked against the file's size; a refusal in words otherwise. */
 function header(name: string, head: Uint8Array, size: number): PlyHeader {
+  const other = plyContentFault(head, size);
+  if (other) throw corrupt(name, other);
   const h = readPlyHeader(ascii(head));
   if (typeof h === 'string') throw corrupt(name, h);
   const fault = plyBodyFault(h, size);
@@ -34,6 +37,6 @@ export const plyReader: MeshFormatReader = {
   parse: (buffer, opts) => {
     const name = opts?.name ?? 'The PLY file';
     const head = new Uint8Array(buffer, 0, Math.min(buffer.byteLength, 64 * 1024));
-    return readPlyBody(name, buffer, header(name, head, buffer.byteLength), opts);
+    return readPlyBody(buffer, header(name, head, buffer.byteLength), opts);
   },
 };
