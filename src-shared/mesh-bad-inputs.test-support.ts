@@ -28,7 +28,6 @@ export function bytes(s: string): Uint8Array {
   for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
   return b;
 }
-
 const join = (...parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -235,5 +234,11 @@ export const BAD_INPUTS: BadInput[] = [
     ext: 'ply',
     make: (f) => blade(f, { vertex: (i, xyz) => (i === 7 ? [NaN, 0, 0] : xyz) }),
     says: /vertex 7 has coordinates that are not numbers \(NaN or infinite\)/,
+  },
+  {
+    what: 'binary PLY of 1.2 million vertices and one face',
+    ext: 'ply',
+    make: (f) => blade(f, { vertices: 1_200_000 }),
+    says: /1,200,000 vertices but 1 triangle, which uses at most 3 of them: it is a point cloud/,
   },
 ];

@@ -142,3 +142,12 @@ export function lineFault(lineNo: number, line: string, terminated: boolean, wha
       : `it ends in the middle of a statement ("${shown(line)}"), so it is truncated`,
   );
 }
+
+/**
+ * More vertices than a mesh's faces could use by over a million: a point cloud with a few faces,
+ * not a surface (a mesh service never sends one). Every triangle uses at most three vertices.
+ */
+export function unusedVerticesFault(vertices: number, triangles: number): string | undefined {
+  if (vertices - 3 * triangles <= 1_000_000) return undefined;
+  return `it has ${fmt(vertices)} vertices but ${fmt(triangles)} ${triangles === 1 ? 'triangle, which uses' : 'triangles, which use'} at most ${fmt(3 * triangles)} of them: it is a point cloud with a few faces, not a surface mesh`;
+}

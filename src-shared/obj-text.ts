@@ -14,6 +14,7 @@ import {
   isBlankByte,
   lineFault,
   shown,
+  unusedVerticesFault,
 } from './mesh-text.js';
 
 export interface ObjSink {
@@ -158,5 +159,7 @@ export class ObjText {
       throw new MeshFault(
         `it has no ${this.vertices === 0 ? 'vertices ("v")' : 'faces ("f")'}: ${NO_TRIANGLES}`,
       );
+    const unused = unusedVerticesFault(this.vertices, this.triangles);
+    if (unused) throw new MeshFault(unused);
   }
 }

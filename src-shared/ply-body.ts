@@ -10,7 +10,16 @@
 import { plyMeshElements } from './ply-header.js';
 import type { PlyHeader } from './ply-header.js';
 import { PLY_GETTERS, PLY_TYPE_BYTES } from './ply-types.js';
-import { LineSplitter, MeshFault, NO_TRIANGLES, decimal, fmt, shown, words } from './mesh-text.js';
+import {
+  LineSplitter,
+  MeshFault,
+  NO_TRIANGLES,
+  decimal,
+  fmt,
+  shown,
+  unusedVerticesFault,
+  words,
+} from './mesh-text.js';
 
 export interface PlySink {
   /** The vertex numbered `i` (from 0, as faces name it). */
@@ -212,5 +221,7 @@ export class PlyBody {
       );
     }
     if (this.triangles === 0) throw new MeshFault(`${NO_TRIANGLES} (no face has 3 corners)`);
+    const unused = unusedVerticesFault(this.vertices, this.triangles);
+    if (unused) throw new MeshFault(unused);
   }
 }

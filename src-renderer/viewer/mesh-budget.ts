@@ -8,6 +8,12 @@ export const HARD_MAX_TRIANGLES = 30_000_000;
  * positions and normals (72 B), the weld's table and remap (~16 B) and the result (~24 B).
  */
 export const PEAK_BYTES_PER_TRIANGLE = 160;
+/**
+ * Peak bytes per vertex of an indexed mesh (PLY, OBJ) while it loads: its float32 position (12 B),
+ * the weld's remap (4 B), hash table (up to 16 B) and welded copy (up to 24 B), its normal (12 B),
+ * and its bytes in the file.
+ */
+export const PEAK_BYTES_PER_VERTEX = 72;
 /** What a shown triangle keeps: welded arrays in JS (~24 B) plus their copy on the GPU. */
 const RESIDENT_BYTES_PER_TRIANGLE = 64;
 /** ArrayBuffers this large fail to allocate in a renderer process well before memory runs out. */
@@ -51,13 +57,26 @@ export function checkFileSize(name: string, bytes: number, budget: MeshBudget): 
   }
 }
 
+/**
+ * The triangles whose memory the mesh takes. PEAK_BYTES_PER_TRIANGLE, measured on triangle soups,
+ * also covers an indexed mesh of up to one vertex per triangle (a closed surface has half that);
+ * vertices beyond that cost on their own (a PLY of 150 million vertices and one face took 2.8 GB,
+ * and was counted as one triangle).
+ */
+function triangleEquivalent(facts: HeaderFacts): number {
+  const extra = Math.max(0, (facts.vertices ?? 0) - facts.triangles);
+  return facts.triangles + Math.ceil((extra * PEAK_BYTES_PER_VERTEX) / PEAK_BYTES_PER_TRIANGLE);
+}
+
 /** Refuses, before parsing, a mesh whose triangles would not fit; estimates count as facts here. */
 export function checkTriangleBudget(name: string, facts: HeaderFacts, budget: MeshBudget): void {
-  if (facts.triangles > budget.maxTriangles) {
-    const about = facts.exact ? '' : 'about ';
-    throw refuse(
-      name,
-      `${about}${fmt(facts.triangles)} triangles, and ${fmt(budget.maxTriangles)} more fit in the memory the viewer may use`,
-    );
-  }
+  const cost = triangleEquivalent(facts);
+  if (cost <= budget.maxTriangles) return;
+  const triangles = `${facts.exact ? '' : 'about '}${fmt(facts.triangles)} triangle${facts.triangles === 1 ? '' : 's'}`;
+  const fit = `${fmt(budget.maxTriangles)} more fit in the memory the viewer may use`;
+  if (cost === facts.triangles) throw refuse(name, `${triangles}, and ${fit}`);
+  throw refuse(
+    name,
+    `${fmt(facts.vertices ?? 0)} vertices and ${triangles} take the memory of ${fmt(cost)} triangles, and ${fit}`,
+  );
 }

@@ -35,5 +35,7 @@ export interface HeaderFacts {
    * estimate from the byte size that errs high, since it only guards the memory budget.
    */
   triangles: number;
+  /** Vertices of an indexed mesh, where the file says how many (PLY, OBJ); 0 when unknown. */
+  vertices?: number;
   exact: boolean;
 }

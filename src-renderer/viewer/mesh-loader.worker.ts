@@ -89,11 +89,13 @@ async function load(req: LoadRequest): Promise<void> {
     const parsed = await parseMesh(req.name, req.format, buffer, {
       onProgress: (f) => progress('parse', f),
       // Before a reader takes memory for triangles it has counted (an OBJ's polygons, a PLY's fans).
-      checkTriangles: (triangles) => checkTriangleBudget(req.name, { triangles, exact: true }, req.budget),
+      checkTriangles: (triangles, vertices) =>
+        checkTriangleBudget(req.name, { triangles, vertices, exact: true }, req.budget),
     });
     const corners = parsed.index ? parsed.index.length : parsed.positions.length / 3;
     if (corners === 0) throw noTriangles(req.name);
-    checkTriangleBudget(req.name, { triangles: Math.floor(corners / 3), exact: true }, req.budget);
+    const vertices = parsed.index ? parsed.positions.length / 3 : 0;
+    checkTriangleBudget(req.name, { triangles: Math.floor(corners / 3), vertices, exact: true }, req.budget);
     const t2 = performance.now();
     t3 = t2;
     welded = buildIndexedMesh(parsed.positions, parsed.index, (stage, fraction) => {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { BAD_INPUTS, bytes, latin1 } from '../../src-shared/mesh-bad-inputs.test-support.js';
 import { LineSplitter, MAX_LINE_BYTES } from '../../src-shared/mesh-text.js';
 import { fixtureMesh } from './fixture-meshes.test-support.js';
+import { checkTriangleBudget, meshBudget } from './mesh-budget.js';
 import type { MeshFormat } from './mesh-format.js';
 import { inspectMeshHeader, parseMesh } from './mesh-parse.js';
 import { buildIndexedMesh } from './weld.js';
@@ -44,5 +45,30 @@ describe('the viewer, on the files the download check kept and it refused or sho
     } finally {
       push.mockRestore();
     }
+  });
+
+  it('counts a PLY vertices in its memory budget, not its faces alone', () => {
+    // The audit's 450 MB PLY: 150 million uchar vertices and one face. Only the header is read here.
+    const header = bytes(
+      latin1(fixture('turbineblade-binary.ply').subarray(0, 400))
+        .split('end_header\n')[0]!
+        .replace('element vertex 99519', 'element vertex 150000000')
+        .replace(/property float/g, 'property uchar')
+        .replace('element face 199034', 'element face 1') + 'end_header\n',
+    );
+    const facts = inspectMeshHeader('points.ply', 'ply', header, header.length + 450_000_000 + 13);
+    expect(() => checkTriangleBudget('points.ply', facts, meshBudget(8, 0))).toThrow(
+      /^points\.ply is too large for this computer: 150,000,000 vertices and about 1 triangle take the memory of 67,500,001 triangles, and 17,895,697 more fit/,
+    );
+    // A surface's vertices (up to one per triangle) cost nothing beyond its triangles.
+    const bunny = inspectMeshHeader(
+      'bunny.ply',
+      'ply',
+      fixture('bunny-ascii.ply').subarray(0, 65_536),
+      3_033_195,
+    );
+    expect(() =>
+      checkTriangleBudget('bunny.ply', bunny, { maxTriangles: 69_451, maxFileBytes: Infinity }),
+    ).not.toThrow();
   });
 });

@@ -31,8 +31,11 @@ export interface ParseOptions {
   name?: string;
   /** 0..1 through the body: the worker passes it on, and the watchdog hears the parse is alive. */
   onProgress?: (fraction: number) => void;
-  /** Hears the triangle count as it becomes known, before memory is taken for it; throws to refuse. */
-  checkTriangles?: (triangles: number) => void;
+  /**
+   * Hears the triangle count (and the vertex count, where the file says it) as it becomes known,
+   * before memory is taken for them; throws to refuse.
+   */
+  checkTriangles?: (triangles: number, vertices?: number) => void;
 }
 
 export function corrupt(name: string, what: string, action = 'Export or download the mesh again.'): AppError {

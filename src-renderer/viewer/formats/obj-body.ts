@@ -52,7 +52,7 @@ const miscounted = (): Error => new Error('the OBJ reader found more than its co
 export function readObjBody(buffer: ArrayBuffer, opts: ParseOptions = {}): ParsedTriangles {
   const bytes = new Uint8Array(buffer);
   const counted = countObj(bytes);
-  opts.checkTriangles?.(counted.triangles);
+  opts.checkTriangles?.(counted.triangles, counted.vertices);
   const positions = new Float32Array(counted.vertices * 3);
   const index = new Uint32Array(counted.triangles * 3);
   let v = 0;

@@ -31,7 +31,7 @@ export function readPlyBody(buffer: ArrayBuffer, h: PlyHeader, opts: ParseOption
         const fan = corners.length - 2;
         if (fan <= 0) return;
         if ((triangles + fan) * 3 > index.length) {
-          opts.checkTriangles?.(triangles + fan);
+          opts.checkTriangles?.(triangles + fan, vertices);
           const grown = new Uint32Array(Math.max(index.length * 2, (triangles + fan) * 3));
           grown.set(index);
           index = grown;

@@ -27,8 +27,9 @@ function inspect(name: string, head: Uint8Array, size: number): HeaderFacts {
       action: 'Open a mesh with triangles (faces).',
     });
   }
-  // At least a triangle per face; a polygon's fan adds more, counted as the body is read.
-  return { triangles: mesh.face.count, exact: false };
+  // At least a triangle per face; a polygon's fan adds more, counted as the body is read. The
+  // vertices count too: 150 million of them and one face take gigabytes as well.
+  return { triangles: mesh.face.count, vertices: mesh.vertex.count, exact: false };
 }
 
 export const plyReader: MeshFormatReader = {
