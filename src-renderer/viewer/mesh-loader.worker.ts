@@ -59,12 +59,13 @@ const noTriangles = (name: string): AppError =>
 async function load(req: LoadRequest): Promise<void> {
   const t0 = performance.now();
   const size = req.source instanceof Blob ? req.source.size : req.source.byteLength;
-  checkFileSize(req.name, size, req.budget);
   const head =
     req.source instanceof Blob
       ? new Uint8Array(await req.source.slice(0, HEADER_BYTES).arrayBuffer())
       : new Uint8Array(req.source, 0, Math.min(HEADER_BYTES, size));
+  // What the file is not comes first: 2 GB of zeros is no mesh, not a mesh too large to read.
   const facts = inspectMeshHeader(req.name, req.format, head, size);
+  checkFileSize(req.name, size, req.budget);
   checkTriangleBudget(req.name, facts, req.budget);
   if (facts.exact && facts.triangles === 0) throw noTriangles(req.name);
 
