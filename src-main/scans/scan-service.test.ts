@@ -234,12 +234,7 @@ describe('finding a series again', () => {
   it('gives the files or archives to read again for the same id, and says when a file is gone', async () => {
     const dir = fresh('again');
     const zip = join(dir, 'scan.zip');
-    await writeZip(
-      zip,
-      phantomFiles()
-        .slice(0, 12)
-        .map((f) => ({ name: `DICOM/${basename(f)}`, file: f })),
-    );
+    await zipOfSlices(zip);
     const s = new ScanService({ tempDir: join(fresh('t'), 'not', 'yet', 'made') });
     const first = (await s.intake([zip])).series[0]!;
     const inputs = s.inputsOf(first.id);
@@ -283,12 +278,7 @@ describe('unpacked copies', () => {
     const copies = (): string[] => readdirSync(temp).filter((n) => n.startsWith('scan2mesh-scans-'));
     const dir = fresh('zipped');
     const zip = join(dir, 'scan.zip');
-    await writeZip(
-      zip,
-      phantomFiles()
-        .slice(0, 12)
-        .map((f) => ({ name: `DICOM/${basename(f)}`, file: f })),
-    );
+    await zipOfSlices(zip);
     // A folder of slices is read where it is: no copy is kept.
     await s.intake([PHANTOM_DIR]);
     expect(copies()).toEqual([]);
@@ -307,4 +297,37 @@ describe('unpacked copies', () => {
     expect(s.series(id)).toBeUndefined();
     await s.dispose();
   });
+
+  it('keeps the copy an intake is filling, whatever is forgotten meanwhile', async () => {
+    const temp = fresh('filling');
+    const s = new ScanService({ tempDir: temp });
+    const zip = join(fresh('zip-filling'), 'scan.zip');
+    await zipOfSlices(zip);
+    const reading = s.intake([zip]);
+    // Once the intake writes in its folder (the zip is being unpacked), a forget() lets go of every
+    // folder nobody uses.
+    const copy = (): string | undefined => readdirSync(temp).find((n) => n.startsWith('scan2mesh-scans-'));
+    for (;;) {
+      const c = copy();
+      if (c && readdirSync(join(temp, c)).length > 0) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    await s.forget(['no-such-series']);
+    const [series] = (await reading).series;
+    expect(series?.slices).toBe(12);
+    expect(s.filesOf(series!.id).every((f) => existsSync(f))).toBe(true);
+    // Still the service's: it goes with dispose().
+    await s.dispose();
+    expect(copy()).toBeUndefined();
+  });
 });
+
+/** A zip of the first 12 phantom slices, under DICOM/ as an export writes them. */
+function zipOfSlices(zip: string): Promise<void> {
+  return writeZip(
+    zip,
+    phantomFiles()
+      .slice(0, 12)
+      .map((f) => ({ name: `DICOM/${basename(f)}`, file: f })),
+  );
+}

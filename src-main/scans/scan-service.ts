@@ -45,7 +45,9 @@ export class ScanService {
     const started = performance.now();
     // Named for this process: removed on a kill signal, and swept by a later process if this one dies.
     const workDir = await createOwnedTempFolder('scan2mesh-scans-', this.tempRoot);
-    const users = new Set<string>();
+    // Held while it is being filled: a forget() or another intake ending meanwhile must not remove it.
+    const filling = `intake:${randomUUID()}`;
+    const users = new Set<string>([filling]);
     this.folders.set(workDir, users);
     let outcome;
     try {
@@ -63,6 +65,7 @@ export class ScanService {
         if (this.cached?.id === id) this.cached = undefined;
         if (s.headers.some((h) => isInside(h.path, workDir.path))) users.add(id);
       }
+      users.delete(filling);
       await this.releaseUnused();
     }
     const r = outcome.result;

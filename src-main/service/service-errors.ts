@@ -142,11 +142,10 @@ export function checkFinished(jobId: string, result: PollResult): void {
     );
   }
   const meshes = result.outputFiles?.meshes ?? [];
-  const missing = meshes.find((m) => m.status !== OUTPUT_AVAILABLE);
-  if (missing && meshes.every((m) => m.status !== OUTPUT_AVAILABLE))
+  if (meshes.length > 0 && meshes.every((m) => m.status !== OUTPUT_AVAILABLE))
     throw new AppError(
       'job-failed',
-      `Job ${jobId} finished with no mesh available: ${unavailableOutput(missing)}.`,
+      `Job ${jobId} finished with no mesh available: ${unavailableOutput(meshes[0] as MeshResult)}.`,
       {
         action: 'Check the requested structures; submit again or contact the service operator.',
       },
