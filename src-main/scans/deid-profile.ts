@@ -12,7 +12,7 @@
  * - Public attributes the table does not list are kept only when their value cannot carry a name or
  *   free text: numbers (US SS UL SL UV SV FL FD DS IS), tags (AT), pixel data and lookup tables,
  *   and the code strings (CS) an image is read by, each only as one of its defined terms
- *   (deid-values.ts CODE_TERMS: a code string is any 16 characters, enough for a name or a record
+ *   (deid-values.ts KEPT_CODE_TAGS: a code string is any 16 characters, enough for a name or a record
  *   number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
  *   goes: no text is kept, and the character set says where a scan was made. Overlays and curves
  *   (groups 60xx, 50xx) are drawn text and graphics and go whole; the patient group (0010) outside
@@ -24,7 +24,7 @@
  *   list (LO SH ST LT UT UC UR AE AS PN...) are removed: a vendor's free text is where identifying
  *   values hide, and that includes Manufacturer and Manufacturer's Model Name.
  */
-import { CODE_TERMS } from './deid-values.js';
+import { KEPT_CODE_TAGS } from './deid-values.js';
 import {
   BASIC_PROFILE,
   BASIC_PROFILE_REPEATING,
@@ -101,7 +101,7 @@ export function deidDecision(tag: number): DeidDecision {
   if (action) return decideAction(action);
   const repeating = repeatingRow(tag);
   if (repeating) return decideAction(repeating[2]);
-  if (KEPT_OUTSIDE_TABLE.has(tag) || CODE_TERMS.has(tag)) return 'keep';
+  if (KEPT_OUTSIDE_TABLE.has(tag) || KEPT_CODE_TAGS.has(tag)) return 'keep';
   if (group === 0x0010) return 'remove'; // the patient: their characteristics (BMI...) are theirs
   const vr = dictionaryVr(tag);
   if (vr === undefined) return 'remove'; // unknown to the dictionary: cannot tell what it holds

@@ -76,12 +76,9 @@ const terms = (...t: string[]): ((s: string) => boolean) => {
  * defined terms in PS3.3 where the standard lists them. A code string is any 16 characters of A-Z,
  * 0-9 and _, enough for "DOEJOHN" or a record number; one checked only for its characters is a place
  * to hide them (an audit kept DOEXJOHNATHAN\MRN4711815 as a Patient Orientation). Photometric
- * Interpretation, Image Type and Frame Type are checked on their own (below).
+ * Interpretation, Image Type and Frame Type have checks of their own (checkedCodes).
  */
-export const CODE_TERMS = new Map<number, (s: string) => boolean>([
-  [0x00080008, () => true], // Image Type: TYPE_TERMS, by position
-  [0x00089007, () => true], // Frame Type: TYPE_TERMS, by position
-  [PHOTOMETRIC_TAG, () => true], // PHOTOMETRIC
+const CODE_TERMS = new Map<number, (s: string) => boolean>([
   // Modality (C.7.3.1.1.1), the defined terms in use and retired alike
   [
     0x00080060,
@@ -121,6 +118,13 @@ export const CODE_TERMS = new Map<number, (s: string) => boolean>([
   [0x00280302, terms('YES', 'NO')], // Recognizable Visual Features
   [0x00280303, terms('UNMODIFIED', 'MODIFIED', 'REMOVED')], // Longitudinal Temporal Information Modified
   [0x20500020, terms('IDENTITY', 'INVERSE')], // Presentation LUT Shape
+]);
+
+/** Every code string de-identification keeps outside Table E.1-1: each is checked for its terms here. */
+export const KEPT_CODE_TAGS: ReadonlySet<number> = new Set([
+  ...CODE_TERMS.keys(),
+  ...TYPE_TAGS,
+  PHOTOMETRIC_TAG,
 ]);
 
 /** What the checks need to know of the file and the element. */
@@ -174,10 +178,9 @@ function checkedCodes(tag: number, values: string[]): Uint8Array | undefined {
     const first = values.findIndex((s, i) => !(TYPE_TERMS[i] ?? []).includes(s.trim()));
     kept = first === -1 ? values : values.slice(0, first);
     if (kept.length === 0) return undefined;
-  } else if (!values.every(ok)) return undefined;
-  else {
+  } else {
     const isTerm = CODE_TERMS.get(tag);
-    if (isTerm && !values.every((s) => s.trim() === '' || isTerm(s.trim()))) return undefined;
+    if (!values.every((s) => ok(s) && (!isTerm || s.trim() === '' || isTerm(s.trim())))) return undefined;
   }
   return Buffer.from(padEven(kept.join('\\')), 'latin1');
 }

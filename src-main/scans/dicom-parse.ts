@@ -82,7 +82,7 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
   const deflated = b.subarray(position);
   const inflated = inflateRawSync(deflated, { maxOutputLength: maxInflated(deflated.length) });
   // What was inflated is explicit VR little endian, and dicom-parser reads all of it.
-  checkElementCount(inflated, 0, EXPLICIT_LE, false);
+  boundedForParser(inflated, 0, EXPLICIT_LE, false);
   // dicom-parser reads the returned bytes from offset 0, not from `position`: the preamble too, as
   // elements. Zeros read as empty elements, but any other preamble (a vendor's, or text) made a valid
   // file fail as damaged. The preamble holds nothing the app reads, so it is given as zeros.
@@ -92,13 +92,13 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
 }
 
 /**
- * Refuses, before dicom-parser makes an object of each, a data set with absurdly many elements.
- * Also readies the bytes for dicom-parser: it does not know the 64-bit VRs (OV, SV, UV; 2019), so it
+ * Readies a data set's bytes for dicom-parser. Refuses, before it makes an object of each, a data
+ * set with absurdly many elements or a stray undefined length. And it does not know the 64-bit VRs (OV, SV, UV; 2019), so it
  * reads their 4-byte length as a 2-byte one and loses its way, and a valid file with an Extended
  * Offset Table was refused as damaged. Their VR is written OB, read alike (a 4-byte length); the
  * app reads none of their values, and de-identification drops a value whose VR is not its own.
  */
-function checkElementCount(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
+function boundedForParser(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
   const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
   if (c.stray) throw new DicomParseError(strayUndefinedLength(c.stray));
   if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
@@ -137,7 +137,7 @@ export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData
   try {
     const raw = RAW_SYNTAX[layout];
     if (raw) {
-      checkElementCount(buf, 0, raw, untilPixelData);
+      boundedForParser(buf, 0, raw, untilPixelData);
       const dataSet = dicomParser.parseDicom(buf, { ...options, TransferSyntaxUID: raw });
       return { dataSet, layout, transferSyntaxUid: raw, transferSyntaxGuessed: true, fileOffset: 0 };
     }
@@ -148,7 +148,7 @@ export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData
       // The meta header lacks its transfer syntax: infer it from the first element of the data set.
       const start = (meta as DataSet & { position: number }).position;
       const ts = isVr(buf, start + 4) ? EXPLICIT_LE : IMPLICIT_LE;
-      checkElementCount(buf, start, ts, untilPixelData);
+      boundedForParser(buf, start, ts, untilPixelData);
       const dataSet = dicomParser.parseDicom(buf.subarray(start), { ...options, TransferSyntaxUID: ts });
       return { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: true, fileOffset: start };
     }
@@ -157,7 +157,7 @@ export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData
     if (metaTs === IMPLICIT_LE && isVr(buf, start + 4)) {
       // The meta header says implicit VR, the data set names its VRs: pydicom reads such a file as
       // explicit VR, and so does this (dicom-parser would take the VR letters for lengths).
-      checkElementCount(buf, start, EXPLICIT_LE, untilPixelData);
+      boundedForParser(buf, start, EXPLICIT_LE, untilPixelData);
       const dataSet = dicomParser.parseDicom(buf.subarray(start), {
         ...options,
         TransferSyntaxUID: EXPLICIT_LE,
@@ -171,7 +171,7 @@ export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData
       };
     }
     // A deflated data set is counted as it is inflated (boundedInflater).
-    if (metaTs !== DEFLATED_LE) checkElementCount(buf, start, metaTs, untilPixelData);
+    if (metaTs !== DEFLATED_LE) boundedForParser(buf, start, metaTs, untilPixelData);
     const dataSet = dicomParser.parseDicom(buf, options);
     const ts = (dataSet.string('x00020010') ?? '').replace(/\0/g, '').trim();
     const parsed: ParsedDicom = { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: false };
@@ -192,7 +192,7 @@ function parseRawMeta(buf: Buffer, untilTag: string | undefined): ParsedDicom {
   const ts = (metaOnly.string('x00020010') ?? EXPLICIT_LE).replace(/\0/g, '').trim() || EXPLICIT_LE;
   if (ts === DEFLATED_LE)
     throw new DicomParseError('it is compressed as a whole without the file header that says so');
-  checkElementCount(buf, end, ts, untilTag !== undefined);
+  boundedForParser(buf, end, ts, untilTag !== undefined);
   const dataSet = dicomParser.parseDicom(buf.subarray(end), {
     TransferSyntaxUID: ts,
     ...(untilTag ? { untilTag } : {}),
