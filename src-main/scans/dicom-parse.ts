@@ -93,10 +93,11 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
 
 /**
  * Readies a data set's bytes for dicom-parser. Refuses, before it makes an object of each, a data
- * set with absurdly many elements or a stray undefined length. And it does not know the 64-bit VRs (OV, SV, UV; 2019), so it
- * reads their 4-byte length as a 2-byte one and loses its way, and a valid file with an Extended
- * Offset Table was refused as damaged. Their VR is written OB, read alike (a 4-byte length); the
- * app reads none of their values, and de-identification drops a value whose VR is not its own.
+ * set with absurdly many elements or a stray undefined length. And rewrites the VR of 64-bit
+ * elements (OV, SV, UV; 2019) as OB: dicom-parser does not know them, reads their 4-byte length as
+ * a 2-byte one and loses its way, so a valid file with an Extended Offset Table was refused as
+ * damaged. OB is read alike (a 4-byte length); the app reads none of their values, and
+ * de-identification drops a value whose VR is not its own.
  */
 function boundedForParser(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
   const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
