@@ -7,6 +7,7 @@ import type { RunningEngine } from '../engine/local-engine.js';
 import { BUNNY_PLY, SPIDER_STL, startTestEngine } from '../service/test-engine.test-support.js';
 import { DICOM, FAST, harness, type Harness } from './jobs.test-support.js';
 import { stagingPath } from './output-place.js';
+import type { JobView, MeshChoice } from '../../src-shared/jobs.js';
 
 /**
  * The output phase against a service that says the size of each mesh in kB (the interface does not
@@ -91,6 +92,12 @@ function relay(
   });
 }
 
+/** A mandible as STL and both nerves in one PLY: the fixture service sends a real mesh for each. */
+const TWO_MESHES: MeshChoice[] = [
+  { structures: ['mandible'], extension: '.stl' },
+  { structures: ['left_nerve', 'right_nerve'], extension: '.ply' },
+];
+
 describe('the output phase, with sizes in kB and chunked downloads', () => {
   let engine: RunningEngine;
   let service: ServiceInKb;
@@ -108,26 +115,24 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     await engine?.close();
   });
 
-  it('saves each mesh whole with one GET, and takes a mesh staged by an earlier run as it is', async () => {
+  /** The multi-frame fixture submitted for `meshes`, its files named by `namingTemplate`. */
+  async function submitMultiframe(meshes: MeshChoice[], namingTemplate: string): Promise<JobView> {
     const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
     const [job] = await h.manager.submit(
-      {
-        seriesIds: [scan.series[0]!.id],
-        meshes: [
-          { structures: ['mandible'], extension: '.stl' },
-          { structures: ['left_nerve', 'right_nerve'], extension: '.ply' },
-        ],
-        deidentify: false,
-        outputDir: h.outDir,
-      },
-      { namingTemplate: '{structures}{ext}' },
+      { seriesIds: [scan.series[0]!.id], meshes, deidentify: false, outputDir: h.outDir },
+      { namingTemplate },
     );
+    return job!;
+  }
+
+  it('saves each mesh whole with one GET, and takes a mesh staged by an earlier run as it is', async () => {
+    const job = await submitMultiframe(TWO_MESHES, '{structures}{ext}');
     await service.held;
     // An earlier run downloaded the STL and was stopped before it gave it its name.
     await mkdir(h.outDir, { recursive: true });
-    await writeFile(stagingPath(join(h.outDir, 'mandible.stl'), job!.id, 0), await readFile(SPIDER_STL));
+    await writeFile(stagingPath(join(h.outDir, 'mandible.stl'), job.id, 0), await readFile(SPIDER_STL));
     service.hold = false;
-    const [done] = await h.manager.waitFor([job!.id]);
+    const [done] = await h.manager.waitFor([job.id]);
     expect([done?.state, done?.error]).toEqual(['done', undefined]);
     expect(service.downloads).toHaveLength(1);
     expect(service.downloads[0]).toMatch(/\/outputs\/1\/left_nerve\+right_nerve\.ply$/);
@@ -142,17 +147,11 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
   it('fails a job whose mesh comes incomplete every time, after a few GETs, with a clear error', async () => {
     service.cutLastByte = true;
     const before = service.downloads.length;
-    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
-    const [job] = await h.manager.submit(
-      {
-        seriesIds: [scan.series[0]!.id],
-        meshes: [{ structures: ['mandible'], extension: '.stl' }],
-        deidentify: false,
-        outputDir: h.outDir,
-      },
-      { namingTemplate: '{jobId}/{structures}{ext}' },
+    const job = await submitMultiframe(
+      [{ structures: ['mandible'], extension: '.stl' }],
+      '{jobId}/{structures}{ext}',
     );
-    const [failed] = await h.manager.waitFor([job!.id]);
+    const [failed] = await h.manager.waitFor([job.id]);
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(
       /mandible\.stl is not a usable \.stl mesh: it is a binary STL whose header announces 1,368 triangles \(68,484 bytes\) but the file has only 68,483 bytes, so it is truncated/,
@@ -165,17 +164,11 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     service.cutLastByte = false;
     service.refuseDownloads = true;
     const before = service.downloads.length;
-    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
-    const [job] = await h.manager.submit(
-      {
-        seriesIds: [scan.series[0]!.id],
-        meshes: [{ structures: ['mandible'], extension: '.stl' }],
-        deidentify: false,
-        outputDir: h.outDir,
-      },
-      { namingTemplate: '{jobId}/{structures}{ext}' },
+    const job = await submitMultiframe(
+      [{ structures: ['mandible'], extension: '.stl' }],
+      '{jobId}/{structures}{ext}',
     );
-    const [failed] = await h.manager.waitFor([job!.id]);
+    const [failed] = await h.manager.waitFor([job.id]);
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(/Request has expired.*It was refused again with a fresh address/);
     expect(service.downloads.length - before).toBe(2);
@@ -185,20 +178,8 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     service.refuseDownloads = false;
     engine.setFaults({ outputStatusAt: { 1: { status: 'Failed', message: 'No nerve canal was found.' } } });
     const before = service.downloads.length;
-    const scan = await h.scans.intake([join(DICOM, 'multiframe')]);
-    const [job] = await h.manager.submit(
-      {
-        seriesIds: [scan.series[0]!.id],
-        meshes: [
-          { structures: ['mandible'], extension: '.stl' },
-          { structures: ['left_nerve', 'right_nerve'], extension: '.ply' },
-        ],
-        deidentify: false,
-        outputDir: h.outDir,
-      },
-      { namingTemplate: '{jobId}/{structures}{ext}' },
-    );
-    const [failed] = await h.manager.waitFor([job!.id]);
+    const job = await submitMultiframe(TWO_MESHES, '{jobId}/{structures}{ext}');
+    const [failed] = await h.manager.waitFor([job.id]);
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(
       /made 1 of the 2 meshes .*left_nerve\+right_nerve\.ply has status "Failed": No nerve canal was found\. The mesh it made is saved\./,
@@ -209,8 +190,8 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect((await readFile(failed!.outputs[0]!.path)).equals(await readFile(SPIDER_STL))).toBe(true);
     // A retry sends the job again and, the service now making both, ends done with both.
     engine.setFaults({});
-    await h.manager.retry(job!.id);
-    const [done] = await h.manager.waitFor([job!.id]);
+    await h.manager.retry(job.id);
+    const [done] = await h.manager.waitFor([job.id]);
     expect([done?.state, done?.error]).toEqual(['done', undefined]);
     expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
   });
