@@ -3,6 +3,7 @@
  * and the viewer's format readers alike: a server's error page or a compressed file saved under a
  * mesh's name is named for what it is, not reported as a broken mesh.
  */
+import { fmt } from './mesh-text.js';
 
 /** Farther than this from the origin (mm) no coordinate of anatomy lies. A kilometre in mm, a
  * metre in micrometres: a file in micrometres (the unit hint offers that reading) still loads; float32
@@ -61,8 +62,6 @@ export function stlKind(head: Uint8Array, size: number): StlKind {
   if (/^\s*solid[^\n]*\n\s*(facet|endsolid)\b/.test(text(head, 0, 4096))) return { kind: 'ascii' };
   return { kind: 'neither', triangles };
 }
-
-const fmt = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * Why a file stlKind finds neither binary nor ASCII is no STL: what it is instead when that is

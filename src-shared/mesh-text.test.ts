@@ -43,7 +43,23 @@ describe('the text rules the download check and the viewer share', () => {
     expect(words(' f\t1 2\r')).toEqual(['f', '1', '2']);
     expect(words('f\xA01 2 3')).toEqual(['f\xA01', '2', '3']);
     expect(['1', '-2.5', '.5', '1.', '+3e-2', '1E5'].map(decimal)).toEqual([1, -2.5, 0.5, 1, 0.03, 1e5]);
-    for (const no of ['0x1', 'nan', 'NaN', 'inf', 'Infinity', '1_0', '', '1e', '0b1', '--1'])
+    // 1e999 is a decimal number, but no coordinate: Infinity is refused where any word is.
+    for (const no of [
+      '0x1',
+      'nan',
+      'NaN',
+      'inf',
+      'Infinity',
+      '1_0',
+      '',
+      '1e',
+      '0b1',
+      '--1',
+      '.',
+      '1e+',
+      '1e999',
+      '-1e999',
+    ])
       expect(decimal(no)).toBeNaN();
   });
 });

@@ -43,12 +43,38 @@ export function words(line: string): string[] {
   }
 }
 
-/** A decimal number as C's strtod writes one: no hex ("0x1"), no "nan" or "inf", no "1_0". */
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/** The word's value when it is a decimal number, else NaN. */
-export const decimal = (word: string | undefined): number =>
-  word !== undefined && DECIMAL.test(word) ? Number(word) : NaN;
+/**
+ * The word's value when it is a finite decimal number as C's strtod writes one (no hex "0x1", no
+ * "nan" or "inf", no "1_0", nor "1e999", which is no coordinate), else NaN. Read by character: it
+ * runs on every number of a text mesh, where a regular expression per word took a quarter of the time.
+ */
+export function decimal(word: string | undefined): number {
+  if (word === undefined) return NaN;
+  const n = word.length;
+  let at = 0;
+  let c = word.charCodeAt(0);
+  if (c === 43 || c === 45) c = word.charCodeAt(++at); // + -
+  const start = at;
+  while (c >= 48 && c <= 57) c = word.charCodeAt(++at);
+  let digits = at - start;
+  if (c === 46) {
+    const after = ++at;
+    c = word.charCodeAt(at);
+    while (c >= 48 && c <= 57) c = word.charCodeAt(++at);
+    digits += at - after;
+  }
+  if (digits === 0) return NaN;
+  if (c === 101 || c === 69) {
+    // e E, then an optional sign and at least one digit
+    c = word.charCodeAt(++at);
+    if (c === 43 || c === 45) c = word.charCodeAt(++at);
+    if (!(c >= 48 && c <= 57)) return NaN;
+    while (c >= 48 && c <= 57) c = word.charCodeAt(++at);
+  }
+  if (at !== n) return NaN;
+  const v = Number(word);
+  return Number.isFinite(v) ? v : NaN;
+}
 
 /**
  * A line or word quoted in a message: what does not print as \xNN, and at most about `max`

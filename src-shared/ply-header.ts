@@ -4,6 +4,7 @@
  * in one place, so nothing is saved that the viewer would refuse, and nothing refused here loads.
  */
 import { plyTypeBytes } from './ply-types.js';
+import { fmt } from './mesh-text.js';
 
 export interface PlyProperty {
   name: string;
@@ -32,7 +33,6 @@ export interface PlyHeader {
 }
 
 const FORMATS: readonly string[] = ['ascii', 'binary_little_endian', 'binary_big_endian'];
-const fmt = (n: number): string => n.toLocaleString('en-US');
 
 /** The header at the start of `text` (the file's first bytes as latin1), or what is wrong with it. */
 export function readPlyHeader(text: string): PlyHeader | string {

@@ -66,8 +66,6 @@ export function checkCoordinate(x: number): void {
   if (fault) throw new MeshFault(fault);
 }
 
-export { fmt };
-
 /**
  * Whether a mesh shows anything: the viewer refuses one whose every triangle has no area (corners on
  * one point or one line, as float32 like the viewer's), so the download check does too. Fed the
