@@ -107,6 +107,18 @@ function blade(
 }
 
 export const BAD_INPUTS: BadInput[] = [
+  {
+    what: 'OBJ faces each followed by a comment (valid OBJ: kept whole)',
+    ext: 'obj',
+    make: (f) => bytes(obj(f).replace(/^(f [^\n]*?)(\r?)$/gm, '$1 # a comment 1 2 3$2')),
+    says: { triangles: 5856 },
+  },
+  {
+    what: 'OBJ vertex at 1e999, a decimal number too large for any coordinate',
+    ext: 'obj',
+    make: (f) => bytes(obj(f).replace(/^v (\S+)/m, 'v 1e999')),
+    says: /line \d+ is a vertex whose coordinates are not decimal numbers/,
+  },
   ...['1.0', '1e0', '0x1'].map((n): BadInput => ({
     what: `OBJ face corner written ${n}`,
     ext: 'obj',

@@ -80,11 +80,14 @@ export class ObjText {
   }
 
   private line(text: string, lineNo: number, terminated: boolean): void {
-    const end = text.length;
+    let end = text.length;
     let at = lineNo === 1 && text.startsWith(BOM) ? BOM.length : 0;
     while (at < end && isBlankAt(text, at)) at++;
     if (at === end) return;
     const c = text.charCodeAt(at);
+    // A comment may also end a statement ("f 1 2 3 # the chin"): what follows "#" is not read.
+    const hash = c === V || c === F ? text.indexOf('#', at) : -1;
+    if (hash > at) end = (text = text.slice(0, hash)).length;
     if ((c !== V && c !== F) || (at + 1 < end && !isBlankAt(text, at + 1))) {
       const fault = firstWordFault(text, at, lineNo);
       if (fault) throw new MeshFault(fault);
