@@ -107,6 +107,10 @@ describe.skipIf(!POSIX)('the local engine keeps what it writes private', () => {
     });
     try {
       const id = await runJob(engine);
+      // The poll answers "finished" as the engine writes job.json (atomically, through a .tmp file):
+      // wait for that write to land before listing, as a busy machine can still be in it.
+      while (readdirSync(join(dataDir, 'jobs', id)).some((n) => n.endsWith('.tmp')))
+        await new Promise((r) => setImmediate(r));
       const modes = modesUnder(dataDir);
       const job = `jobs/${id}`;
       // What a finished job keeps, all of it checked below (the list proves the walk saw the files):
