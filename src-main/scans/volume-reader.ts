@@ -19,6 +19,7 @@ import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
 import { planeSources } from './stack-grid.js';
+import { movePadding, volumePadding } from './volume-padding.js';
 import type { Volume } from './volume.js';
 import { int16Fits, volumeTooLarge } from './volume-limits.js';
 
@@ -275,6 +276,8 @@ async function decodeVolume(
     if (inPlace) writeStored(inPlace, ref, out, at, asInt16);
     else writeFrame(await parsedOf(ref), ref, out, at, asInt16);
   };
+  // Frames whose padding maps elsewhere than the first's (another slope or intercept) are moved onto it.
+  const padding = volumePadding(frames, asInt16);
   // Only for planes between slices: the two slices around the current plane, decoded on their own.
   const blendSources = new Map<number, Int16Array | Float32Array>();
   const alone = async (k: number): Promise<Int16Array | Float32Array> => {
@@ -282,6 +285,8 @@ async function decodeVolume(
     if (have) return have;
     const out = asInt16 ? new Int16Array(plane) : new Float32Array(plane);
     await write(frames[k]!, out, 0);
+    const own = padding?.moved.get(k);
+    if (own && padding) movePadding(out, 0, plane, own, padding.range[0]);
     for (const old of blendSources.keys()) if (old < k - 1) blendSources.delete(old);
     blendSources.set(k, out);
     return out;
@@ -308,6 +313,12 @@ async function decodeVolume(
     if (signal?.aborted) throw canceled();
     if (!(await copyElsewhere(elsewhere, data as Int16Array))) throw new Int16Overflow();
   }
+  // Planes on a slice, once every copy has landed (blended planes were moved before blending).
+  if (padding && padding.moved.size > 0)
+    for (const [m, { k, w }] of sources.entries()) {
+      const own = padding.moved.get(k);
+      if (w === 0 && own) movePadding(data, m * plane, plane, own, padding.range[0]);
+    }
   const [rowSpacing, colSpacing] = layout.pixelSpacing;
   const origin = frames[0]!.position;
   const volume: Volume = {
@@ -324,24 +335,8 @@ async function decodeVolume(
   if (modality) volume.modality = modality;
   const rescaleType = frames[0]!.header.rescaleType;
   if (rescaleType) volume.rescaleType = rescaleType;
-  const padding = paddingValues(frames[0]!, asInt16);
-  if (padding) volume.padding = padding;
+  if (padding) volume.padding = padding.range;
   return volume;
-}
-
-/**
- * The declared padding as voxel values: the stored range through the first frame's Rescale Slope and
- * Intercept (a series' frames share them), truncated as writeStored truncates into int16 (or
- * rounded to float32).
- */
-function paddingValues(ref: FrameRef, asInt16: boolean): [number, number] | undefined {
-  const stored = ref.header.pixelPadding;
-  if (!stored) return undefined;
-  const { slope, intercept } = ref.info;
-  const [a, b] = stored.map((v) =>
-    asInt16 ? Math.trunc(v * slope + intercept) : Math.fround(v * slope + intercept),
-  );
-  return [Math.min(a!, b!), Math.max(a!, b!)];
 }
 
 function writeFrame(
