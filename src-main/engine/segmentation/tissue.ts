@@ -154,13 +154,15 @@ export function segmentTissue(
   // airway, whose padding lies below air; bone and teeth only when it lies above their level).
   const pad =
     t.padding && (!isPlainAbove(tissue) || t.padding[1] > level) ? paddingMask(data, dims, t.padding) : null;
+  // Padding at or below the level is not above it: a mask of the voxels above it holds none to clear.
+  const padAbove = t.padding && t.padding[1] > level ? pad : null;
   if (tissue === 'airway') {
     // Air that tissue encloses within an axial plane: the airway, nasal cavity and sinuses, not the
     // room. Padding is a hole open to the plane's edge (it lies outside the field of view), so air
     // against it is not enclosed, as air against the box's faces is not.
     const body = new Uint8Array(n);
     for (let i = 0; i < n; i++) body[i] = (data[i] as number) > t.air ? 1 : 0;
-    clearPadding(body, pad);
+    clearPadding(body, padAbove);
     mask.fill(0);
     enclosedInSlices(body, dims, mask, headFootAxis(volume));
     clearPadding(mask, pad);
@@ -172,7 +174,7 @@ export function segmentTissue(
   let runs: InsideRuns | undefined;
   if (tissue === 'soft-tissue') {
     for (let i = 0; i < n; i++) mask[i] = (data[i] as number) > level ? 1 : 0;
-    clearPadding(mask, pad);
+    clearPadding(mask, padAbove);
     // The skin surface: air spaces inside the head would otherwise become inner surfaces.
     enclosedInSlices(mask, dims, undefined, headFootAxis(volume));
     clearPadding(mask, pad);
