@@ -340,16 +340,3 @@ export function enclosedInSlices(
   }
   return total;
 }
-
-/**
- * The voxel axis closest to the patient's head-foot axis (DICOM z): columns (0), rows (1) or slices
- * (2). Slices when the directions are not known.
- */
-export function headFootAxis(g: {
-  rowDir?: readonly number[];
-  colDir?: readonly number[];
-  sliceDir?: readonly number[];
-}): 0 | 1 | 2 {
-  const z = [g.rowDir?.[2] ?? 0, g.colDir?.[2] ?? 0, g.sliceDir?.[2] ?? 1].map(Math.abs);
-  return z[2]! >= z[0]! && z[2]! >= z[1]! ? 2 : z[1]! >= z[0]! ? 1 : 0;
-}

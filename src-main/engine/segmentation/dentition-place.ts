@@ -9,6 +9,7 @@
  */
 import { AppError } from '../../../src-shared/errors.js';
 import { DENTITION_BAND_MM, type BandGeometry } from './dentition.js';
+import { headFootSteps } from './head-foot.js';
 
 /**
  * Bone that a piece of the class must be joined to (voxels above the bone level, reached through
@@ -123,17 +124,6 @@ function joinedToBone(v: PlaceVolume, piece: number[], boneLevel: number, need: 
   return false;
 }
 
-/** Head-foot offset (mm) of one step along each voxel axis, and the lowest offset in the volume. */
-function axis(g: BandGeometry): { di: number; dj: number; dk: number; lo: number; height: number } {
-  const [nx, ny, nz] = g.dims;
-  const di = g.spacing[0] * (g.rowDir?.[2] ?? 0);
-  const dj = g.spacing[1] * (g.colDir?.[2] ?? 0);
-  const dk = g.spacing[2] * (g.sliceDir?.[2] ?? 1);
-  const height = Math.abs(di) * nx + Math.abs(dj) * ny + Math.abs(dk) * nz;
-  const lo = Math.min(0, di * nx) + Math.min(0, dj * ny) + Math.min(0, dk * nz);
-  return { di, dj, dk, lo, height };
-}
-
 /**
  * The bone's extent along the head-foot axis (mm above the volume's lowest point): the 0.5th and
  * 99.5th percentile of the voxels above `level`, counted on every second row and column (a quarter
@@ -141,7 +131,7 @@ function axis(g: BandGeometry): { di: number; dj: number; dk: number; lo: number
  */
 function boneExtent(v: PlaceVolume, level: number): [number, number] {
   const [nx, ny, nz] = v.dims;
-  const { di, dj, dk, lo, height } = axis(v);
+  const { di, dj, dk, lo, height } = headFootSteps(v);
   const bins = new Float64Array(Math.ceil(height) + 2);
   let total = 0;
   const data = v.data;
@@ -201,7 +191,7 @@ export function placeDentition(
       { action: 'Ask for skull (all bone) instead, or use a remote segmentation service for the teeth.' },
     );
   }
-  const { di, dj, dk, lo } = axis(v);
+  const { di, dj, dk, lo } = headFootSteps(v);
   const [nx, ny] = v.dims;
   let count = 0;
   let zSum = 0;

@@ -15,6 +15,7 @@
  * the compact band of the teeth.
  */
 import { AppError } from '../../../src-shared/errors.js';
+import { headFootSteps, type HeadFootGeometry } from './head-foot.js';
 import type { Histogram } from './histogram.js';
 
 /** Middle of the overlap of InVesalius' "Enamel (Adult)" (1553 HU) and "Compact Bone (Adult)" (1988 HU). */
@@ -111,13 +112,7 @@ export function dentitionWords(level: number, scale: GreyScale): string {
   return `grey value above ${level}${scale.hounsfield ? ' HU' : ', scaled from its air and soft-tissue values'}`;
 }
 
-export interface BandGeometry {
-  dims: [number, number, number];
-  spacing: [number, number, number];
-  rowDir?: [number, number, number];
-  colDir?: [number, number, number];
-  sliceDir?: [number, number, number];
-}
+export type BandGeometry = HeadFootGeometry;
 
 /** Where a class lies along the patient's head-foot axis (DICOM z), in 1 mm bins. */
 export interface BandProfile {
@@ -131,12 +126,7 @@ export interface BandProfile {
 
 export function bandProfile(mask: Uint8Array, g: BandGeometry): BandProfile {
   const [nx, ny, nz] = g.dims;
-  // Head-foot offset of one step along each voxel axis.
-  const di = g.spacing[0] * (g.rowDir?.[2] ?? 0);
-  const dj = g.spacing[1] * (g.colDir?.[2] ?? 0);
-  const dk = g.spacing[2] * (g.sliceDir?.[2] ?? 1);
-  const scanHeight = Math.abs(di) * nx + Math.abs(dj) * ny + Math.abs(dk) * nz;
-  const lo = Math.min(0, di * nx) + Math.min(0, dj * ny) + Math.min(0, dk * nz);
+  const { di, dj, dk, lo, height: scanHeight } = headFootSteps(g);
   const bins = new Float64Array(Math.max(1, Math.ceil(scanHeight)) + 1);
   let total = 0;
   for (let k = 0; k < nz; k++)

@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { readVolume } from '../../scans/volume-reader.js';
 import type { Volume } from '../../scans/volume.js';
-import { headFootAxis } from './components.js';
+import { headFootAxis } from './head-foot.js';
 import { deriveThresholds, segmentTissue } from './tissue.js';
 
 /** A real human head CT in Hounsfield units, stored as axial slices (MANIFEST.md). */

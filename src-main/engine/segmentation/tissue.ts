@@ -4,7 +4,6 @@ import {
   componentsAbove,
   enclosedInSlices,
   filterComponents,
-  headFootAxis,
   keepLarge,
   type FilterResult,
   type InsideRuns,
@@ -20,6 +19,7 @@ import {
   type BandProfile,
   type GreyScale,
 } from './dentition.js';
+import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
