@@ -73,9 +73,9 @@ export function deriveThresholds(
   const h: Histogram = withoutPadding(counted ?? histogram(data), scan.padding);
   const total = h.counts.reduce((a, b) => a + b, 0);
   const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
-  const air = otsuThreshold(h, padding ? { above: h.min } : {});
-  const bone = air === null ? null : otsuThreshold(h, { above: air });
-  if (air === null || bone === null) {
+  const first = otsuThreshold(h, padding ? { above: h.min } : {});
+  const firstBone = first === null ? null : otsuThreshold(h, { above: first });
+  if (first === null || firstBone === null) {
     throw new AppError(
       'bad-input',
       'The scan has too little contrast to tell air, soft tissue and bone apart.',
@@ -85,9 +85,7 @@ export function deriveThresholds(
     );
   }
   const huPossible = mayBeHounsfield(modality, scan.rescaleType);
-  const found = findGreyScale(h, { air, bone, padding }, huPossible);
-  // Peaks that are not air and soft tissue (brain's grey and white matter) give no scale at all.
-  const scale = found && (found.hounsfield || airApartFromTissue(h, found, air, padding)) ? found : null;
+  const { air, bone, scale } = airAndBone(h, first, firstBone, padding, huPossible);
   const level = scale ? dentitionLevel(scale) : null;
   // Integer data: keep the level halfway between values, so no voxel sits exactly on the surface.
   const teeth = level === null ? null : h.integer ? Math.floor(level) + 0.5 : level;
@@ -100,6 +98,43 @@ export function deriveThresholds(
   if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
   const notHu = modality === 'CT' && !huPossible ? { rescaleType: scan.rescaleType as string } : {};
   return { air, bone, teeth: teethAbove, scale, absent, padding: fov, ...notHu };
+}
+
+/**
+ * The air and bone levels, and the scale their peaks give. Otsu's first split parts the two largest
+ * populations: air from tissue in a head with air around it, but soft tissue from bone when air is a
+ * small share (a small field of view on the jaws: 5 % of it), and then no scale was found and every
+ * class was refused. So when the first split gives no scale, or a calibrated CT's is not in Hounsfield
+ * units, its lower class is split again, air from soft tissue, and that is kept if its peaks hold.
+ */
+function airAndBone(
+  h: Histogram,
+  air: number,
+  bone: number,
+  padding: boolean,
+  huPossible: boolean,
+): { air: number; bone: number; scale: GreyScale | null } {
+  const scale = scaleOf(h, air, bone, padding, huPossible);
+  if (scale && (scale.hounsfield || !huPossible)) return { air, bone, scale };
+  const lower = otsuThreshold(h, padding ? { above: h.min, below: air } : { below: air });
+  const upper = lower === null ? null : otsuThreshold(h, { above: lower });
+  if (lower === null || upper === null) return { air, bone, scale };
+  const again = scaleOf(h, lower, upper, padding, huPossible);
+  return again && (!scale || again.hounsfield)
+    ? { air: lower, bone: upper, scale: again }
+    : { air, bone, scale };
+}
+
+/** The scale of a split's peaks, when they are air and soft tissue (not grey and white matter). */
+function scaleOf(
+  h: Histogram,
+  air: number,
+  bone: number,
+  padding: boolean,
+  huPossible: boolean,
+): GreyScale | null {
+  const found = findGreyScale(h, { air, bone, padding }, huPossible);
+  return found && (found.hounsfield || airApartFromTissue(h, found, air, padding)) ? found : null;
 }
 
 /** What the files say about a scan's values, beyond its modality. */

@@ -138,6 +138,32 @@ function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]: numbe
   return { ...v, data, dims };
 }
 
+describe('a small field of view on the jaws, with little air in it, still has a scale', () => {
+  it('finds air, bone and teeth in a 100 or 150 mm round field of view 40 mm high (5 % of it air)', () => {
+    // Otsu's first split parted soft tissue from bone here (at 360 to 430 HU): no air peak was found,
+    // so no scale, and every class was refused, though the scan is in Hounsfield units.
+    const jaw = crop(head, [0, 256], [0, 256], [0, 27]);
+    for (const radius of [50, 75]) {
+      const fov = outsideCylinder(jaw, radius, -3024);
+      const t = thresholds(fov);
+      expect(t.scale, `${radius}`).toMatchObject({ hounsfield: true });
+      expect(t.air).toBeLessThan(-300);
+      expect(t.bone).toBeGreaterThan(300);
+      expect(t.absent, `${radius}`).toEqual({});
+      expect(segmentTissue(fov, 'bone', t).components.kept).toBeGreaterThan(0);
+      expect(segmentTissue(fov, 'teeth', t).band).toMatchObject({ inBand: 1 });
+      expect(segmentTissue(fov, 'airway', t).components.kept).toBeGreaterThan(0);
+      // Its skin is still refused: most of it would be the field of view's wall.
+      expect(() => segmentTissue(fov, 'soft-tissue', t)).toThrow(/round field of view/);
+      // Uncalibrated values saying so (0.92 x HU, Rescale Type US) are scaled from the same peaks.
+      const grey = edit(fov, (v) => (v === -3024 ? v : Math.round(0.92 * v)), { rescaleType: 'US' });
+      const g = thresholds(grey);
+      expect(g.scale, `${radius} US`).toMatchObject({ hounsfield: false });
+      expect(g.absent, `${radius} US`).toEqual({});
+    }
+  });
+});
+
 describe('values that run the wrong way (air highest) are refused, not made into a skull of air', () => {
   const inverted = /^The grey values of this scan look inverted, air brightest and bone darkest: /;
 
