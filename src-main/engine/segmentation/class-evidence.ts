@@ -73,6 +73,17 @@ export function shareBelow(h: Histogram, v: number, padding: boolean): number {
   return n / total;
 }
 
+/** The value below which a share `p` of the voxels lies (padding left out), to a bin. */
+export function valueAtShare(h: Histogram, p: number, padding: boolean): number {
+  const total = voxels(h, padding);
+  let seen = 0;
+  for (let b = padding ? 1 : 0; b < h.counts.length; b++) {
+    seen += h.counts[b] as number;
+    if (seen >= p * total) return h.min + b * h.binWidth;
+  }
+  return h.min + h.counts.length * h.binWidth;
+}
+
 /** Mean count per grey value over [centre - half, centre + half]. */
 function density(h: Histogram, centre: number, half: number): number {
   const b0 = Math.max(0, Math.floor((centre - half - h.min) / h.binWidth));
