@@ -183,7 +183,6 @@ describe('values that run the wrong way (air highest) are refused, not made into
   });
 
   it('refuses the lowest 40 mm of the real head inverted in a 122 mm field of view (44 % of its faces "bone")', () => {
-    // Too few faces for that sign: the values far below air and the tails refuse it.
     const jaw = crop(head, [0, 256], [0, 256], [0, 27]);
     const t = thresholds(
       outsideCylinder(
@@ -192,8 +191,17 @@ describe('values that run the wrong way (air highest) are refused, not made into
         -3024,
       ),
     );
-    expect(t.absent.bone?.message).toMatch(inverted);
-    expect(t.absent.bone?.message).not.toMatch(/outer faces/);
+    expect(t.absent.bone?.message).toMatch(
+      /covers 4\d % of the scan's outer faces.*; and \d % of it lies far below what would be air/,
+    );
+  });
+
+  it("refuses inverted boxes off the head's centre whose values far below air come with one weaker sign", () => {
+    // Each made a "skull" of the air around the head when not refused: 28k and 118k voxels.
+    const inv = (i: number[], d: number[]): Volume =>
+      edit(crop(head, [i[0]!, i[0]! + d[0]!], [i[1]!, i[1]! + d[1]!], [i[2]!, i[2]! + d[2]!]), (v) => -v);
+    expect(thresholds(inv([90, 31, 42], [92, 93, 59])).absent.bone?.message).toMatch(/trail off over/);
+    expect(thresholds(inv([72, 7, 11], [99, 107, 78])).absent.bone?.message).toMatch(/covers 33 %/);
   });
 
   it('keeps upright crops that show one sign alone, which the earlier rule refused as inverted', () => {
