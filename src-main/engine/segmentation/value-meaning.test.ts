@@ -196,6 +196,13 @@ describe('values that run the wrong way (air highest) are refused, not made into
     );
   });
 
+  it('refuses the phantom inverted, cropped to 153 x 134 x 133 mm (bone on 90 % of its faces, tails 71 times)', () => {
+    const box = crop(phantom, [6, 345], [1, 298], [0, 133]);
+    expect(thresholds(edit(box, (v) => -v)).absent.bone?.message).toMatch(
+      /covers 9\d % of the scan's outer faces.*; and its lowest values trail off/,
+    );
+  });
+
   it("refuses inverted boxes off the head's centre whose values far below air come with one weaker sign", () => {
     // Each made a "skull" of the air around the head when not refused: 28k and 118k voxels.
     const inv = (i: number[], d: number[]): Volume =>
@@ -204,19 +211,17 @@ describe('values that run the wrong way (air highest) are refused, not made into
     expect(thresholds(inv([72, 7, 11], [99, 107, 78])).absent.bone?.message).toMatch(/covers 33 %/);
   });
 
-  it('keeps upright crops that show one sign alone, which the earlier rule refused as inverted', () => {
-    // From a sweep of crops 20 to 60 mm across: "bone" on 52 to 59 % of the faces of a small cube cut
-    // through the skull or the phantom's plastic, or a crop with little air whose soft tissue was
-    // taken for air (then 3 to 14 % lies "far below air") and whose lowest values trail off.
+  it('keeps upright crops that show one sign alone, one of which the earlier rule refused as inverted', () => {
+    // From a sweep of crops at least 30 mm in every direction (smaller scans are refused before any
+    // segmentation): bone on 58 % and 44 % of the faces of a cube of the phantom's plastic; half of a
+    // crop with little air "far below air" (its soft tissue taken for air); low tails 12 times the high.
     const at = (v: Volume, [i, j, k]: number[], [a, b, c]: number[]): Volume =>
       crop(v, [i!, i! + a!], [j!, j! + b!], [k!, k! + c!]);
     const cases: [string, Volume][] = [
-      ['head 60 154 35', at(head, [60, 154, 35], [18, 22, 16])],
-      ['head 69 10 5', at(head, [69, 10, 5], [21, 20, 18])],
-      ['head 111 11 43', at(head, [111, 11, 43], [17, 17, 13])],
-      ['head 129 71 89', at(head, [129, 71, 89], [18, 25, 16])],
-      ['head 126 25 4', at(head, [126, 25, 4], [32, 23, 21])],
-      ['phantom 214 260 25', at(phantom, [214, 260, 25], [51, 51, 22])],
+      ['phantom 239 247 27', at(phantom, [239, 247, 27], [70, 90, 30])],
+      ['phantom 214 252 20', at(phantom, [214, 252, 20], [86, 87, 45])],
+      ['head 156 6 36', at(head, [156, 6, 36], [48, 37, 27])],
+      ['head 118 30 0', at(head, [118, 30, 0], [32, 42, 23])],
     ];
     for (const [name, v] of cases)
       expect(thresholds(v).absent.bone?.message ?? '', name).not.toMatch(inverted);
