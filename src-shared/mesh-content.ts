@@ -10,7 +10,8 @@ import { fmt } from './mesh-text.js';
  * keeps 0.06 units of precision there. Beyond it (1e30, 1e38) the view breaks down. */
 export const MAX_COORDINATE = 1e6;
 
-const text = (b: Uint8Array, from: number, to: number): string => {
+/** Bytes [from, to) as latin1 text. */
+export const latin1Text = (b: Uint8Array, from: number, to: number): string => {
   let s = '';
   for (let i = from; i < Math.min(to, b.length); i++) s += String.fromCharCode(b[i]!);
   return s;
@@ -24,7 +25,7 @@ const text = (b: Uint8Array, from: number, to: number): string => {
 export function foreignContent(head: Uint8Array): string | undefined {
   if (head[0] === 0x1f && head[1] === 0x8b) return 'gzip-compressed data';
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return 'a ZIP archive';
-  const start = text(head, 0, 512)
+  const start = latin1Text(head, 0, 512)
     .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
     .trimStart();
   if (/^<(!doctype\s+html|html|head|body|title|!--)/i.test(start)) return 'a web page';
@@ -59,7 +60,7 @@ export function stlKind(head: Uint8Array, size: number): StlKind {
     const bytes = 84 + 50 * triangles;
     if (size >= bytes && size - bytes <= STL_TRAILING_SLACK) return { kind: 'binary', triangles, bytes };
   }
-  if (/^\s*solid[^\n]*\n\s*(facet|endsolid)\b/.test(text(head, 0, 4096))) return { kind: 'ascii' };
+  if (/^\s*solid[^\n]*\n\s*(facet|endsolid)\b/.test(latin1Text(head, 0, 4096))) return { kind: 'ascii' };
   return { kind: 'neither', triangles };
 }
 
@@ -80,7 +81,7 @@ export function stlNeitherFault(head: Uint8Array, size: number, triangles: numbe
 
 /** What other mesh format the content is, when it is plainly one ("a PLY file"), else undefined. */
 export function otherMeshFormat(head: Uint8Array, size: number): string | undefined {
-  const start = text(head, 0, 8);
+  const start = latin1Text(head, 0, 8);
   if (/^ply\r?\n/.test(start)) return 'a PLY file';
   if (start.startsWith('DRACO')) return 'a Draco file';
   const stl = stlKind(head, size);
@@ -92,7 +93,7 @@ export function otherMeshFormat(head: Uint8Array, size: number): string | undefi
 /** What a file named .ply plainly is instead (a web page, gzip, a binary STL), or undefined. */
 export function plyContentFault(head: Uint8Array, size: number): string | undefined {
   const other =
-    foreignContent(head) ?? (text(head, 0, 3) === 'ply' ? undefined : otherMeshFormat(head, size));
+    foreignContent(head) ?? (latin1Text(head, 0, 3) === 'ply' ? undefined : otherMeshFormat(head, size));
   return other ? `it is ${other}, not a PLY mesh` : undefined;
 }
 
@@ -108,7 +109,7 @@ const DRACO_HEADER = 11;
 export function dracoHeaderFault(head: Uint8Array, size: number): string | undefined {
   const foreign = foreignContent(head);
   if (foreign) return `it is ${foreign}, not a Draco mesh`;
-  if (text(head, 0, 5) !== 'DRACO') return 'it does not start with "DRACO", so it is not a Draco file';
+  if (latin1Text(head, 0, 5) !== 'DRACO') return 'it does not start with "DRACO", so it is not a Draco file';
   if (size <= DRACO_HEADER + 4) return `it has only ${size} bytes: a Draco header and no mesh`;
   const [major, , type, method] = [head[5]!, head[6]!, head[7]!, head[8]!];
   if (major < 1 || major > 2)

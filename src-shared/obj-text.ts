@@ -4,6 +4,7 @@
  * end when negative, each naming a vertex listed before it) and everything else skipped, unless its
  * first word is no statement at all (binary data, words joined by a non-breaking space).
  */
+import { foreignContent, latin1Text, otherMeshFormat } from './mesh-content.js';
 import {
   LineSplitter,
   MeshFault,
@@ -59,6 +60,16 @@ export function objHeadFault(head: string): string | undefined {
   let at = head.startsWith(BOM) ? BOM.length : 0;
   while (at < head.length && isBlankAt(head, at)) at++;
   return at < head.length && head.charCodeAt(at) !== 10 ? firstWordFault(head, at, 1) : undefined;
+}
+
+/**
+ * What a file named .obj plainly is instead (a server's error page, a PLY), or binary data by its
+ * first bytes, or undefined: the download check and the viewer refuse alike before reading the body.
+ */
+export function objContentFault(head: Uint8Array, size: number): string | undefined {
+  const other = foreignContent(head) ?? otherMeshFormat(head, size);
+  if (other) return `it is ${other}, not an OBJ mesh`;
+  return objHeadFault(latin1Text(head, 0, head.length));
 }
 
 /**

@@ -42,7 +42,7 @@ interface Slot {
 }
 
 /** What is wrong with a list's length as read (a float or a negative int may hold one), or undefined. */
-export function listLengthFault(n: number): string | undefined {
+function listLengthFault(n: number): string | undefined {
   if (!Number.isInteger(n)) return `a list in its body has a length that is not a whole number (${n})`;
   if (n < 0) return `a list in its body has a negative length (${fmt(n)})`;
   return undefined;

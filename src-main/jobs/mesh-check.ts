@@ -11,14 +11,12 @@
  */
 import {
   dracoHeaderFault,
-  foreignContent,
-  otherMeshFormat,
   plyContentFault,
   stlKind,
   stlNeitherFault,
 } from '../../src-shared/mesh-content.js';
 import { NO_TRIANGLES } from '../../src-shared/mesh-text.js';
-import { ObjText, objHeadFault } from '../../src-shared/obj-text.js';
+import { ObjText, objContentFault } from '../../src-shared/obj-text.js';
 import { StlText } from '../../src-shared/stl-text.js';
 import { checkPly } from './mesh-check-ply.js';
 import { MeshFault, SurfaceWitness, checkCoordinate, forEachChunk, scanText } from './mesh-scan.js';
@@ -63,11 +61,9 @@ async function checkStl(path: string, head: Buffer, size: number): Promise<void>
 }
 
 async function checkObj(path: string, head: Buffer, size: number): Promise<void> {
-  const other = foreignContent(head) ?? otherMeshFormat(head, size);
-  if (other) throw new MeshFault(`it is ${other}, not an OBJ mesh`);
-  // Binary data (a file of zeros) is refused by its first bytes, as the viewer does, unread.
-  const binary = objHeadFault(new TextDecoder('latin1').decode(head));
-  if (binary) throw new MeshFault(binary);
+  // What it plainly is instead, or binary data by its first bytes (a file of zeros), as the viewer says.
+  const fault = objContentFault(head, size);
+  if (fault) throw new MeshFault(fault);
   const surface = new SurfaceWitness();
   // The viewer's own reader of OBJ (src-shared/obj-text.ts), fed the same text.
   const text = new ObjText({

@@ -13,7 +13,7 @@ export const PEAK_BYTES_PER_TRIANGLE = 160;
  * the weld's remap (4 B), hash table (up to 16 B) and welded copy (up to 24 B), its normal (12 B),
  * and its bytes in the file.
  */
-export const PEAK_BYTES_PER_VERTEX = 72;
+const PEAK_BYTES_PER_VERTEX = 72;
 /** What a shown triangle keeps: welded arrays in JS (~24 B) plus their copy on the GPU. */
 const RESIDENT_BYTES_PER_TRIANGLE = 64;
 /** ArrayBuffers this large fail to allocate in a renderer process well before memory runs out. */

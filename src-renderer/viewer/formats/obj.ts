@@ -1,7 +1,6 @@
 /** Wavefront OBJ: vertices and faces, read by obj-body.ts. */
-import { foreignContent, otherMeshFormat } from '../../../src-shared/mesh-content.js';
-import { objHeadFault } from '../../../src-shared/obj-text.js';
-import { ascii, corrupt } from './format-reader.js';
+import { objContentFault } from '../../../src-shared/obj-text.js';
+import { corrupt } from './format-reader.js';
 import type { MeshFormatReader } from './format-reader.js';
 import { readObjBody } from './obj-body.js';
 
@@ -14,12 +13,10 @@ const OBJ_BYTES_PER_TRIANGLE = 30;
 export const objReader: MeshFormatReader = {
   label: 'OBJ',
   inspect: (name, head, size) => {
-    // Plain text with no header: what it plainly is instead (a server's error page) is named.
-    const other = foreignContent(head) ?? otherMeshFormat(head, size);
-    if (other) throw corrupt(name, `it is ${other}, not an OBJ mesh`);
-    // Binary data (a file of zeros) is refused by its first bytes, whatever its size.
-    const binary = objHeadFault(ascii(head));
-    if (binary) throw corrupt(name, binary);
+    // Plain text with no header: what it plainly is instead (a server's error page) is named, and
+    // binary data (a file of zeros) is refused by its first bytes, whatever its size.
+    const fault = objContentFault(head, size);
+    if (fault) throw corrupt(name, fault);
     return { triangles: Math.ceil(size / OBJ_BYTES_PER_TRIANGLE), exact: false };
   },
   parse: (buffer, opts) => readObjBody(buffer, opts),
