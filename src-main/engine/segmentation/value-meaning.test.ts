@@ -66,11 +66,18 @@ describe('Rescale Type: a CT in another unit is not taken for Hounsfield units',
  * The real scan as a small-field CBCT stores it: every voxel further than `radius` mm from the
  * slices' centre set to `value`, declared as Pixel Padding Value when `declared`.
  */
-function outsideCylinder(v: Volume, radius: number, value: number, declared = true): Volume {
+function outsideCylinder(
+  v: Volume,
+  radius: number,
+  value: number,
+  declared = true,
+  /** The cylinder's axis from the slices' centre, mm along rows and columns. */
+  [cx, cy] = [0, 0],
+): Volume {
   const [nx, ny] = v.dims;
   const [sx, sy] = v.spacing;
   const out = (i: number, j: number): boolean =>
-    Math.hypot((i - (nx - 1) / 2) * sx, (j - (ny - 1) / 2) * sy) > radius;
+    Math.hypot((i - (nx - 1) / 2) * sx - cx, (j - (ny - 1) / 2) * sy - cy) > radius;
   return edit(v, (x, i, j) => (out(i, j) ? value : x), declared ? { padding: [value, value] } : {});
 }
 
@@ -161,6 +168,21 @@ describe('a small field of view on the jaws, with little air in it, still has a 
       expect(g.scale, `${radius} US`).toMatchObject({ hounsfield: false });
       expect(g.absent, `${radius} US`).toEqual({});
     }
+  });
+
+  it('takes no edge of bone for soft tissue in an 80 mm field of view on the front teeth, in grey values (US)', () => {
+    // The first split put air at 367 and took the foot of bone above it (388) for soft tissue: the
+    // "skin" made was bone's outer surface (32 cm³) and the dentition level 2738. Air and soft tissue
+    // now come from the split of its lower class: soft tissue near 40, the skin refused as the wall.
+    const jaw = crop(head, [0, 256], [0, 256], [0, 27]);
+    const fov = outsideCylinder(jaw, 40, -3024, true, [0, 40]);
+    const grey = edit(fov, (v) => (v === -3024 ? v : Math.round(0.92 * v)), { rescaleType: 'US' });
+    const t = thresholds(grey);
+    expect(t.scale).toMatchObject({ hounsfield: false });
+    expect(Math.abs(t.scale!.soft)).toBeLessThan(100);
+    expect(t.air).toBeLessThan(-300);
+    expect(() => segmentTissue(grey, 'soft-tissue', t)).toThrow(/round field of view/);
+    expect(segmentTissue(grey, 'teeth', t).components.kept).toBeGreaterThan(0);
   });
 });
 
