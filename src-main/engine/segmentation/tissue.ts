@@ -103,8 +103,9 @@ export function deriveThresholds(
 /**
  * Nearest the soft-tissue peak may sit to the lower end of the range it is looked for in (between the
  * air and bone levels), as a share of that range. Nearer, it is the shoulder of a larger peak under
- * the air level, not a peak of its own. The real head CT: 49 %; an 80 mm field of view on its front
- * teeth in grey values (Rescale Type US): 3.5 %, and its "soft tissue" was the foot of bone.
+ * the air level, not a peak of its own (a scale in Hounsfield units rests on air alone). The real
+ * head CT: 49 %; an 80 mm field of view on its front teeth in grey values (Rescale Type US): 3.5 %,
+ * and its "soft tissue" was the foot of bone.
  */
 const SOFT_PEAK_MIN_INSIDE = 0.15;
 
@@ -135,9 +136,10 @@ function airAndBone(
 }
 
 /**
- * The scale of a split's peaks, when they are air and soft tissue: not grey and white matter, and not
- * a soft-tissue "peak" at the foot of its range (SOFT_PEAK_MIN_INSIDE). No scale, and the refusals in
- * words, rather than a guessed one.
+ * The scale of a split's peaks: Hounsfield units when they sit where air and soft tissue do, else only
+ * when they are air and soft tissue (not grey and white matter), and not a soft-tissue "peak" at the
+ * foot of its range (SOFT_PEAK_MIN_INSIDE), on which the whole scale would rest. No scale, and the
+ * refusals in words, rather than a guessed one.
  */
 function scaleOf(
   h: Histogram,
@@ -147,8 +149,10 @@ function scaleOf(
   huPossible: boolean,
 ): GreyScale | null {
   const found = findGreyScale(h, { air, bone, padding }, huPossible);
-  if (!found || found.soft - air < SOFT_PEAK_MIN_INSIDE * (bone - air)) return null;
-  return found.hounsfield || airApartFromTissue(h, found, air, padding) ? found : null;
+  if (!found) return null;
+  if (found.hounsfield) return found;
+  if (found.soft - air < SOFT_PEAK_MIN_INSIDE * (bone - air)) return null;
+  return airApartFromTissue(h, found, air, padding) ? found : null;
 }
 
 /** What the files say about a scan's values, beyond its modality. */
