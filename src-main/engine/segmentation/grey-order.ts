@@ -13,42 +13,46 @@ import { BELOW_AIR, type PaddingRange } from './fov-padding.js';
 import type { Histogram } from './histogram.js';
 
 /*
- * Three signs of inverted values follow, each from what a head physically is, and any two refuse:
- * each alone was seen on upright crops of the real scans. A sweep of 28,000 crops of the real head CT
- * and the phantom, 20 to 250 mm across and each also inverted, set them. Of the 15,489 upright crops
- * with a scale and at least 30 mm in every direction (a smaller scan is refused before segmentation:
- * MIN_EXTENT_MM), none shows two; of the 11,309 inverted ones, 9,830 do (the earlier rule: 9,187, and
- * one upright crop). Every inverted crop 60 mm across or more that the earlier rule refused still is.
- * A second sweep of other crops, run after, refused no upright crop either.
+ * Three signs of inverted values follow, each from what a head physically is. None refuses alone:
+ * each alone was seen on upright crops of the real scans. Values far below air refuse with either of
+ * the others shown weakly; bone on the faces and wide low tails refuse together. A sweep of 28,000
+ * crops of the real head CT and the phantom, 20 to 250 mm across and each also inverted, set the
+ * levels: of the 15,489 upright crops with a scale and at least 30 mm in every direction (a smaller
+ * scan is refused before segmentation: MIN_EXTENT_MM), none is refused; of the 11,309 inverted ones,
+ * 9,874 are (the earlier rule, where bone on half the faces refused alone: 9,187, and one upright
+ * crop). A second sweep of 16,500 other crops refused no upright crop either. Inverted small fields
+ * of view with 100 HU of noise show values far below air with tails only 5 to 8 times the high ones.
  * value-meaning.test.ts keeps the cases.
  */
 
 /**
- * The densest class covers the scan's outer faces, where air is: more than this share of them
- * (padding left out). Upright: the real head CT and the phantom 1 %; crops up to 58 % alone (a 30 mm
- * cube of the phantom's plastic bone), 18 % with values far below air, 25 % with wide low tails.
- * Inverted: the real head 83 %, in a 122 mm field of view 72 %, its lowest 40 mm 60 %, the phantom
- * cropped to 150 mm 90 %.
+ * The densest class covers the scan's outer faces, where air is: more than SOME of them (padding left
+ * out) with values far below air, more than MANY with wide low tails. Upright: the real head CT and the
+ * phantom 1 %; crops up to 58 % alone (a 30 mm cube of the phantom's plastic bone), 18 % with values
+ * far below air, 25 % with tails 5 times the high ones. Inverted: the real head 83 %, in a 122 mm field
+ * of view 72 %, its lowest 40 mm 60 %, the phantom cropped to 150 mm 90 %.
  */
-const MAX_DENSE_FACE_SHARE = 0.3;
+const SOME_DENSE_FACE_SHARE = 0.25;
+const MANY_DENSE_FACE_SHARE = 0.3;
 
 /**
  * Much of the scan lies far below air (BELOW_AIR of the distance from air to soft tissue), where
  * nothing in a head is: more than this share (padding left out). Inverted: the real head 5.8 %, its
- * lowest 40 mm 6.6 %. Upright crops with little air reach 52 % alone: soft tissue is taken for air and
- * the real air then lies far below.
+ * lowest 40 mm 6.6 %, small fields of view 7 to 12 %. Upright crops with little air reach 52 % alone:
+ * soft tissue is taken for air and the real air then lies far below.
  */
 const MAX_BELOW_AIR_SHARE = 0.03;
 
 /**
  * The lowest values trail off as bone does, the highest sit in one narrow peak as air does: the
- * spread of the lowest 2 % of the values (0.5th to 2nd percentile) more than this many times that of
- * the highest 2 %. Upright: the real head 0.01; crops up to 12 alone, 2.2 with values far below air,
- * 0.2 with bone on the faces (a scan whose brightest 2 % are clipped to one value could go higher
- * alone). Inverted: the real head 367 (184 on another scale), its lowest 40 mm 452, the phantom
- * cropped to 150 mm 71.
+ * spread of the lowest 2 % of the values (0.5th to 2nd percentile) more than SOME times that of the
+ * highest 2 % with values far below air, more than MANY times with bone on the faces. Upright: the real
+ * head 0.01; crops up to 12 alone, 2.2 with values far below air, 0.2 with bone on 30 % of the faces (a
+ * scan whose brightest 2 % are clipped to one value could go higher alone). Inverted: the real head 367
+ * (184 on another scale), its lowest 40 mm 452, the phantom cropped to 150 mm 71.
  */
-const TAIL_RATIO = 10;
+const SOME_TAIL_RATIO = 4;
+const MANY_TAIL_RATIO = 10;
 
 /** Share of the voxels on the box's six faces above `level`, padding values left out. */
 export function faceShareAbove(
@@ -94,24 +98,29 @@ export function invertedValues(
   faces: number | null,
 ): Absent | null {
   if (!scale) return null;
-  const why: string[] = [];
-  if (faces !== null && faces > MAX_DENSE_FACE_SHARE)
-    why.push(
-      `what would be bone covers ${pct(faces)} of the scan's outer faces, as only the air around a head does`,
-    );
   const farBelow = shareBelow(h, scale.air - BELOW_AIR * (scale.soft - scale.air), t.padding);
-  if (farBelow > MAX_BELOW_AIR_SHARE)
-    why.push(
-      `${pct(farBelow)} of it lies far below what would be air, and nothing in a head is less dense than air`,
-    );
   const spread = (p0: number, p1: number): number =>
     Math.max(h.binWidth, valueAtShare(h, p1, t.padding) - valueAtShare(h, p0, t.padding));
   const [low, high] = [spread(0.005, 0.02), spread(0.98, 0.995)];
-  if (low > TAIL_RATIO * high)
+  const dense = faces ?? 0;
+  const below = farBelow > MAX_BELOW_AIR_SHARE;
+  const inverted =
+    (below && (dense > SOME_DENSE_FACE_SHARE || low > SOME_TAIL_RATIO * high)) ||
+    (dense > MANY_DENSE_FACE_SHARE && low > MANY_TAIL_RATIO * high);
+  if (!inverted) return null;
+  const why: string[] = [];
+  if (dense > SOME_DENSE_FACE_SHARE)
+    why.push(
+      `what would be bone covers ${pct(dense)} of the scan's outer faces, as only the air around a head does`,
+    );
+  if (below)
+    why.push(
+      `${pct(farBelow)} of it lies far below what would be air, and nothing in a head is less dense than air`,
+    );
+  if (low > SOME_TAIL_RATIO * high)
     why.push(
       `its lowest values trail off over ${Math.round(low)} grey values as bone does, while its highest lie within ${Math.round(high)} as air does`,
     );
-  if (why.length < 2) return null;
   const refusal: Absence = {
     message: `The grey values of this scan look inverted, air brightest and bone darkest: ${why.join('; and ')}. Taken as they are, "bone" would be the air around the head, so no skull, teeth, skin or airway can be found in it. Its Rescale Slope and Rescale Intercept may have turned the values upside down.`,
     action:

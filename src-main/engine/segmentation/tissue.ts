@@ -24,8 +24,15 @@ import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues } from './grey-order.js';
-import { clearPadding, paddingMask, paddingRange, withoutPadding, type PaddingRange } from './fov-padding.js';
-import { absentClasses, airApartFromTissue, type Absent, type Tissue } from './class-evidence.js';
+import {
+  BELOW_AIR,
+  clearPadding,
+  paddingMask,
+  paddingRange,
+  withoutPadding,
+  type PaddingRange,
+} from './fov-padding.js';
+import { absentClasses, airApartFromTissue, shareBelow, type Absent, type Tissue } from './class-evidence.js';
 
 export type { Tissue } from './class-evidence.js';
 
@@ -110,12 +117,21 @@ export function deriveThresholds(
 const SOFT_PEAK_MIN_INSIDE = 0.15;
 
 /**
+ * Largest share of a scan (padding left out) that may lie far below air (BELOW_AIR of the distance
+ * from air to soft tissue) for a second split to stand as Hounsfield units: in a CT nothing but padding
+ * is below air. Upright small fields of view on the real jaws: 0 %; inverted ones that a second split
+ * read as Hounsfield units (their bone taken for air): 0.55 to 1 %.
+ */
+const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
+
+/**
  * The air and bone levels, and the scale their peaks give. Otsu's first split parts the two largest
  * populations: air from tissue in a head with air around it, but soft tissue from bone when air is a
- * small share (a small field of view on the jaws: 5 % of it), and then no scale was found, or one
- * whose "soft tissue" was the foot of bone. So when the first split gives no scale, or a calibrated
- * CT's is not in Hounsfield units, its lower class is split again, air from soft tissue, and that is
- * kept if its peaks hold.
+ * small share (a small field of view on the jaws: 5 % of it), and then no scale was found though the
+ * scan is in Hounsfield units. So when the first split gives no scale, or a calibrated CT's is not in
+ * Hounsfield units, its lower class is split again, air from soft tissue. That is kept only when it is
+ * in Hounsfield units with nothing far below its air: on other scales nothing anchors it, and inverted
+ * values, or padding a few stray voxels lie below, gave scales on which "bone" was air.
  */
 function airAndBone(
   h: Histogram,
@@ -125,14 +141,15 @@ function airAndBone(
   huPossible: boolean,
 ): { air: number; bone: number; scale: GreyScale | null } {
   const scale = scaleOf(h, air, bone, padding, huPossible);
-  if (scale && (scale.hounsfield || !huPossible)) return { air, bone, scale };
+  if ((scale && (scale.hounsfield || !huPossible)) || !huPossible) return { air, bone, scale };
   const lower = otsuThreshold(h, padding ? { above: h.min, below: air } : { below: air });
   const upper = lower === null ? null : otsuThreshold(h, { above: lower });
   if (lower === null || upper === null) return { air, bone, scale };
   const again = scaleOf(h, lower, upper, padding, huPossible);
-  return again && (!scale || again.hounsfield)
-    ? { air: lower, bone: upper, scale: again }
-    : { air, bone, scale };
+  const anchored =
+    again?.hounsfield === true &&
+    shareBelow(h, again.air - BELOW_AIR * (again.soft - again.air), padding) <= SECOND_SPLIT_MAX_BELOW_AIR;
+  return anchored && again ? { air: lower, bone: upper, scale: again } : { air, bone, scale };
 }
 
 /**
