@@ -23,6 +23,32 @@ export function withoutPadding(h: Histogram, declared: PaddingRange | undefined)
 }
 
 /**
+ * Largest share of a scan that may lie below a spike of one value (more than 1 % of the voxels) for
+ * the spike to count as the scan's floor. A few stray voxels below undeclared padding (-3024, with 3
+ * voxels at -3500) hid it: the padding was then taken for air, air for soft tissue, and "bone" was
+ * 83 % soft tissue.
+ */
+const STRAY_BELOW_FLOOR_SHARE = 0.001;
+
+/**
+ * The histogram from its floor up: the lowest value holding more than 1 % of the voxels, when fewer
+ * than STRAY_BELOW_FLOOR_SHARE lie below it (those are left out), else the histogram as it is.
+ */
+export function fromFloor(h: Histogram): Histogram {
+  let total = 0;
+  for (let b = 0; b < h.counts.length; b++) total += h.counts[b] as number;
+  let below = 0;
+  for (let b = 0; b < h.counts.length; b++) {
+    const c = h.counts[b] as number;
+    if (c > 0.01 * total)
+      return b === 0 ? h : { ...h, counts: h.counts.slice(b), min: h.min + b * h.binWidth };
+    below += c;
+    if (below > STRAY_BELOW_FLOOR_SHARE * total) return h;
+  }
+  return h;
+}
+
+/**
  * How far below air's peak, in distances from air to soft tissue, a value is clearly not air: noise
  * on air reaches a few tenths of that distance (with 250 HU of noise added to the real head CT, 0.9 %
  * of it lay half the distance below air), padding lies one distance and more below (-3024 HU).

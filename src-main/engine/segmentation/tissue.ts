@@ -27,6 +27,7 @@ import { faceShareAbove, invertedValues } from './grey-order.js';
 import {
   BELOW_AIR,
   clearPadding,
+  fromFloor,
   paddingMask,
   paddingRange,
   withoutPadding,
@@ -76,8 +77,8 @@ export function deriveThresholds(
   /** What the files say about the values (the volume: its Rescale Type). */
   scan: ScanFacts = {},
 ): Thresholds {
-  // Declared padding is no grey value of the scan: left out of every count below.
-  const h: Histogram = withoutPadding(counted ?? histogram(data), scan.padding);
+  // Declared padding is no grey value of the scan, nor are a few stray voxels below its floor.
+  const h: Histogram = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
   const total = h.counts.reduce((a, b) => a + b, 0);
   const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   const first = otsuThreshold(h, padding ? { above: h.min } : {});

@@ -105,6 +105,23 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     }
   });
 
+  it('finds undeclared padding under a few stray voxels below it, and takes it for neither air nor bone', () => {
+    // 18 voxels at -3500 (one in 100,000) hid the floor: the padding was taken for air and air for
+    // soft tissue (in a review's cases, "bone" was 83 % soft tissue).
+    const jaw = crop(head, [0, 256], [0, 256], [0, 27]);
+    const fov = outsideCylinder(jaw, 50, -3024, false);
+    const stray = edit(fov, (v, i, j, k) =>
+      v !== -3024 && i % 37 === 0 && j % 41 === 0 && k % 9 === 0 ? -3500 : v,
+    );
+    expect(stray.data.filter((v) => v === -3500).length).toBe(18);
+    const t = thresholds(stray);
+    expect(t.padding).toEqual([-3024, -3024]);
+    expect(t.scale).toMatchObject({ hounsfield: true });
+    const bone = segmentTissue(stray, 'bone', t).components.keptVoxels;
+    const bone0 = segmentTissue(fov, 'bone', thresholds(fov)).components.keptVoxels;
+    expect(Math.abs(bone - bone0)).toBeLessThan(0.02 * bone0);
+  });
+
   it('keeps the skin and airway of a field of view that holds the head (122 mm radius): padding is not air', () => {
     const t0 = thresholds(head);
     const skin = segmentTissue(head, 'soft-tissue', t0).components.keptVoxels;
