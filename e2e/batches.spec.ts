@@ -66,11 +66,14 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
   await expect(batch.getByTestId('job-row')).toHaveCount(5);
   await expect(row.getByTestId('batch-counts')).toContainText(/running|waiting/);
 
-  // Pausing the batch at once holds its waiting jobs and says so; jobs under way go on, clocks running.
+  // Pausing the batch holds its waiting jobs and says so; jobs under way go on, clocks running. It is
+  // paused once a job is under way: on a loaded machine a pause at once came before any had left the
+  // queue, and then there was no running job to watch.
+  const going = batch.locator('[data-testid="job-row"]:not([data-state="queued"])').first();
+  await expect(going).toBeVisible({ timeout: 120_000 });
   await row.getByRole('button', { name: 'Pause batch' }).click();
   await expect(row.getByRole('status')).toContainText('This batch is paused');
   await expect(row.getByRole('button', { name: 'Resume batch' })).toBeVisible();
-  const going = batch.locator('[data-testid="job-row"]:not([data-state="queued"])').first();
   const clock = going.locator('.job-elapsed');
   const before = await clock.textContent();
   await expect(clock).not.toHaveText(before ?? '', { timeout: 5000 });
