@@ -1,22 +1,16 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BAD_INPUTS, bytes, latin1 } from '../../src-shared/mesh-bad-inputs.test-support.js';
 import { LineSplitter, MAX_LINE_BYTES } from '../../src-shared/mesh-text.js';
+import { tempFolders } from '../scans/scans.test-support.js';
 import { FIXTURES } from './jobs.test-support.js';
 import { checkMeshFile } from './output-place.js';
 
 const fixture = (path: string): Uint8Array => readFileSync(join(FIXTURES, 'mesh', path));
-let dir: string;
+const { root: dir } = tempFolders('scan2mesh-mesh-shared-');
 let made = 0;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'scan2mesh-mesh-shared-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
 /** The check's verdict on these bytes saved as a download: undefined when kept. */
 async function verdict(data: Uint8Array, ext: string): Promise<string | undefined> {
