@@ -86,6 +86,14 @@ export function faceShareAbove(
   return n === 0 ? 0 : above / n;
 }
 
+/**
+ * Share of the voxels (padding left out) far below air on this scale (BELOW_AIR of the distance from
+ * air to soft tissue), where nothing in a head is.
+ */
+export function shareFarBelowAir(h: Histogram, scale: GreyScale, padding: boolean): number {
+  return shareBelow(h, scale.air - BELOW_AIR * (scale.soft - scale.air), padding);
+}
+
 const pct = (v: number): string => `${Math.round(v * 100)} %`;
 
 /**
@@ -99,7 +107,7 @@ export function invertedValues(
   faces: number | null,
 ): Absent | null {
   if (!scale) return null;
-  const farBelow = shareBelow(h, scale.air - BELOW_AIR * (scale.soft - scale.air), t.padding);
+  const farBelow = shareFarBelowAir(h, scale, t.padding);
   const spread = (p0: number, p1: number): number =>
     Math.max(h.binWidth, valueAtShare(h, p1, t.padding) - valueAtShare(h, p0, t.padding));
   const [low, high] = [spread(0.005, 0.02), spread(0.98, 0.995)];

@@ -23,9 +23,8 @@ import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
-import { faceShareAbove, invertedValues } from './grey-order.js';
+import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
 import {
-  BELOW_AIR,
   clearPadding,
   fromFloor,
   paddingMask,
@@ -33,7 +32,7 @@ import {
   withoutPadding,
   type PaddingRange,
 } from './fov-padding.js';
-import { absentClasses, airApartFromTissue, shareBelow, type Absent, type Tissue } from './class-evidence.js';
+import { absentClasses, airApartFromTissue, type Absent, type Tissue } from './class-evidence.js';
 
 export type { Tissue } from './class-evidence.js';
 
@@ -142,15 +141,14 @@ function airAndBone(
   huPossible: boolean,
 ): { air: number; bone: number; scale: GreyScale | null } {
   const scale = scaleOf(h, air, bone, padding, huPossible);
-  if ((scale && (scale.hounsfield || !huPossible)) || !huPossible) return { air, bone, scale };
+  if (!huPossible || scale?.hounsfield) return { air, bone, scale };
   const lower = otsuThreshold(h, padding ? { above: h.min, below: air } : { below: air });
   const upper = lower === null ? null : otsuThreshold(h, { above: lower });
   if (lower === null || upper === null) return { air, bone, scale };
   const again = scaleOf(h, lower, upper, padding, huPossible);
-  const anchored =
-    again?.hounsfield === true &&
-    shareBelow(h, again.air - BELOW_AIR * (again.soft - again.air), padding) <= SECOND_SPLIT_MAX_BELOW_AIR;
-  return anchored && again ? { air: lower, bone: upper, scale: again } : { air, bone, scale };
+  if (again?.hounsfield && shareFarBelowAir(h, again, padding) <= SECOND_SPLIT_MAX_BELOW_AIR)
+    return { air: lower, bone: upper, scale: again };
+  return { air, bone, scale };
 }
 
 /**
