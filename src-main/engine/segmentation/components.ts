@@ -103,7 +103,8 @@ export function runsAboveInRows(
     const off = r * nx;
     let i = 0;
     while (i < nx) {
-      while (i < nx && (data[off + i] as number) <= level) i++;
+      // "Not above", not "at or below": a NaN is neither, and would end both scans on the spot.
+      while (i < nx && !((data[off + i] as number) > level)) i++;
       if (i >= nx) break;
       const s = i;
       while (i < nx && (data[off + i] as number) > level) i++;

@@ -4,6 +4,8 @@
  * uses is derived from the scan's own histogram instead of fixed numbers.
  */
 
+import { AppError } from '../../../src-shared/errors.js';
+
 export interface Histogram {
   counts: Float64Array;
   /** Value at the lower edge of bin 0. */
@@ -20,10 +22,26 @@ export function histogram(data: Int16Array | Float32Array): Histogram {
   if (data instanceof Int16Array) return int16Histogram(int16Counts(data, 0, data.length));
   let min = Infinity;
   let max = -Infinity;
+  let notFinite = 0;
   for (let i = 0; i < data.length; i++) {
     const v = data[i] as number;
     if (v < min) min = v;
     if (v > max) max = v;
+    // v - v is 0 for every finite value and NaN for NaN and the infinities.
+    if (v - v !== 0) notFinite++;
+  }
+  // A value that is no number has no place among the bins, and every threshold compared with it is
+  // false: bone levels would be searched for forever. The fitness check refuses the rescales that
+  // make such values from stored ones; this stops any other way in before a threshold is derived.
+  if (notFinite > 0) {
+    throw new AppError(
+      'bad-input',
+      `${notFinite} of the scan's ${data.length} voxel values are not finite numbers, so no threshold can be derived from them.`,
+      {
+        action:
+          'Export the series again from the scanner software; the values it wrote cannot be read as densities.',
+      },
+    );
   }
   if (!(max > min))
     return {

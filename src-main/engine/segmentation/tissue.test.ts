@@ -29,6 +29,30 @@ describe('otsuThreshold', () => {
   });
 });
 
+describe('values that are not numbers', () => {
+  it('are refused in words by the histogram, before any threshold is derived from them', () => {
+    for (const odd of [NaN, Infinity, -Infinity]) {
+      const data = Float32Array.from({ length: 1000 }, (_, i) => (i % 3 === 0 ? 900.5 : -1000.5));
+      data[17] = odd;
+      data[400] = odd;
+      expect(() => histogram(data)).toThrow(/2 of the scan's 1000 voxel values are not finite numbers/);
+    }
+  });
+
+  it('count as not above a level when components are found, and the search ends', () => {
+    // A row of NaN between two runs of bone: before, the search stopped on the first NaN for good.
+    const n = 8;
+    const data = new Float32Array(n * n * n).fill(-1000);
+    for (let k = 2; k < 6; k++)
+      for (let j = 2; j < 6; j++) for (let i = 1; i < 7; i++) data[i + j * n + k * n * n] = 1000;
+    for (let i = 0; i < n; i++) data[i + 3 * n + 3 * n * n] = NaN;
+    const mask = new Uint8Array(data.length);
+    const r = componentsAbove(data, 300, [n, n, n], keepLarge(0), mask);
+    expect(r.keptVoxels).toBe(4 * 4 * 6 - 6);
+    expect(mask[3 + 3 * n + 3 * n * n]).toBe(0);
+  });
+});
+
 describe('filterComponents', () => {
   it('labels 6-connected pieces: voxels touching only along an edge are separate', () => {
     const dims: [number, number, number] = [6, 6, 3];
