@@ -28,6 +28,7 @@ import {
   clearPadding,
   fromFloor,
   paddingMask,
+  roundFieldPadding,
   paddingRange,
   withoutPadding,
   type PaddingRange,
@@ -60,6 +61,11 @@ export interface Thresholds {
    * air; fov-padding.ts), or null: neither air nor tissue, and their edge is a cut face.
    */
   padding: PaddingRange | null;
+  /**
+   * Set when the padding was found from where it lies (roundFieldPadding): only the voxels of its
+   * value this far and farther from the axis through the planes' centres are padding.
+   */
+  paddingBeyondMm?: number;
 }
 
 /**
@@ -104,7 +110,14 @@ export function deriveThresholds(
   const teethAbove = teeth !== null && teeth > bone ? teeth : null;
   if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
   const notHu = modality === 'CT' && !huPossible ? { rescaleType: scan.rescaleType as string } : {};
-  return { air, bone, teeth: teethAbove, scale, absent, padding: fov, ...notHu };
+  // The padding of a round field of view at a value air takes, found from where it lies. After the
+  // outer faces are read: the inverted-values check was set on faces with such padding on them.
+  const round =
+    fov === null && scan.dims && scan.spacing ? roundFieldPadding(data, scan.dims, scan.spacing) : null;
+  const outside: Pick<Thresholds, 'padding' | 'paddingBeyondMm'> = round
+    ? { padding: [round.value, round.value], paddingBeyondMm: round.beyondMm }
+    : { padding: fov };
+  return { air, bone, teeth: teethAbove, scale, absent, ...outside, ...notHu };
 }
 
 /**
@@ -179,6 +192,8 @@ export interface ScanFacts {
   padding?: PaddingRange;
   /** The volume's shape: its outer faces show which class surrounds the others (grey-order.ts). */
   dims?: [number, number, number];
+  /** Voxel size in mm (columns, rows, slices): a round field of view is round in mm. */
+  spacing?: readonly number[];
 }
 
 export interface TissueRegion {
@@ -222,7 +237,14 @@ export function segmentTissue(
   // Padding is neither air nor tissue: taken out of every class it could fall in (the skin and the
   // airway, whose padding lies below air; bone and teeth only when it lies above their level).
   const pad =
-    t.padding && (!isPlainAbove(tissue) || t.padding[1] > level) ? paddingMask(data, dims, t.padding) : null;
+    t.padding && (!isPlainAbove(tissue) || t.padding[1] > level)
+      ? paddingMask(
+          data,
+          dims,
+          t.padding,
+          t.paddingBeyondMm === undefined ? undefined : { beyondMm: t.paddingBeyondMm, spacing },
+        )
+      : null;
   // Padding at or below the level is not above it: a mask of the voxels above it holds none to clear.
   const padAbove = t.padding && t.padding[1] > level ? pad : null;
   if (tissue === 'airway') {

@@ -92,10 +92,16 @@ describe('padding outside a round field of view is neither air nor tissue', () =
       [-1000, true],
       [-3024, true],
       [-3024, false],
+      // At a value the head's air takes too, undeclared: found from where it lies, beyond 50 mm.
+      [-1000, false],
     ] as const) {
       const fov = outsideCylinder(head, 50, value, declared);
       const t = thresholds(fov);
       expect(t.padding, `${value}`).toEqual([value, value]);
+      if (value === -1000 && !declared) {
+        expect(t.paddingBeyondMm).toBeGreaterThan(50);
+        expect(t.paddingBeyondMm).toBeLessThan(51);
+      } else expect(t.paddingBeyondMm).toBeUndefined();
       // Taken as air, the wall was skin: 64 % of an accepted soft_tissue's area.
       expect(() => segmentTissue(fov, 'soft-tissue', t), `${value}`).toThrow(
         /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(5\d %\) than against air \(3\d %\)/,
@@ -134,6 +140,24 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     expect(Math.abs(segmentTissue(fov, 'airway', t).components.keptVoxels - airway)).toBeLessThan(
       0.01 * airway,
     );
+  });
+
+  it('takes undeclared -1000 for padding only beyond the field of view: inside, -1000 is air', () => {
+    const t0 = thresholds(head);
+    const skin = segmentTissue(head, 'soft-tissue', t0).components.keptVoxels;
+    const airway = segmentTissue(head, 'airway', t0).components.keptVoxels;
+    // Off the slices' centre by half a pixel, as a device may place its circle.
+    const fov = outsideCylinder(head, 118, -1000, false, [0.48, -0.48]);
+    const t = thresholds(fov);
+    expect(t.padding).toEqual([-1000, -1000]);
+    expect(t.paddingBeyondMm).toBeGreaterThan(118);
+    expect(segmentTissue(fov, 'soft-tissue', t).components.keptVoxels).toBeGreaterThan(0.99 * skin);
+    expect(Math.abs(segmentTissue(fov, 'airway', t).components.keptVoxels - airway)).toBeLessThan(
+      0.01 * airway,
+    );
+    // Corners that do not all hold one value are no padding: the real scans' noisy air.
+    const corner = edit(fov, (v, i, j, k) => (i === 0 && j === 0 && k % 2 === 0 ? -990 : v));
+    expect(thresholds(corner).padding).toBeNull();
   });
 
   it('leaves declared padding above bone (3071) out of the histogram and out of the skull', () => {
