@@ -24,11 +24,11 @@ import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
 import { histogram, otsuThreshold, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
+import { roundFieldPadding, type RoundField } from './round-field.js';
 import {
   clearPadding,
   fromFloor,
   paddingMask,
-  roundFieldPadding,
   paddingRange,
   withoutPadding,
   type PaddingRange,
@@ -62,10 +62,10 @@ export interface Thresholds {
    */
   padding: PaddingRange | null;
   /**
-   * Set when the padding was found from where it lies (roundFieldPadding): only the voxels of its
-   * value this far and farther from the axis through the planes' centres are padding.
+   * Set when the padding was found from where it lies (round-field.ts): only the voxels of its value
+   * at the rim of this round field of view and beyond are padding.
    */
-  paddingBeyondMm?: number;
+  roundField?: RoundField;
 }
 
 /**
@@ -114,8 +114,8 @@ export function deriveThresholds(
   // outer faces are read: the inverted-values check was set on faces with such padding on them.
   const round =
     fov === null && scan.dims && scan.spacing ? roundFieldPadding(data, scan.dims, scan.spacing) : null;
-  const outside: Pick<Thresholds, 'padding' | 'paddingBeyondMm'> = round
-    ? { padding: [round.value, round.value], paddingBeyondMm: round.beyondMm }
+  const outside: Pick<Thresholds, 'padding' | 'roundField'> = round
+    ? { padding: [round.value, round.value], roundField: round }
     : { padding: fov };
   return { air, bone, teeth: teethAbove, scale, absent, ...outside, ...notHu };
 }
@@ -238,12 +238,7 @@ export function segmentTissue(
   // airway, whose padding lies below air; bone and teeth only when it lies above their level).
   const pad =
     t.padding && (!isPlainAbove(tissue) || t.padding[1] > level)
-      ? paddingMask(
-          data,
-          dims,
-          t.padding,
-          t.paddingBeyondMm === undefined ? undefined : { beyondMm: t.paddingBeyondMm, spacing },
-        )
+      ? paddingMask(data, dims, t.padding, t.roundField ? { field: t.roundField, spacing } : undefined)
       : null;
   // Padding at or below the level is not above it: a mask of the voxels above it holds none to clear.
   const padAbove = t.padding && t.padding[1] > level ? pad : null;

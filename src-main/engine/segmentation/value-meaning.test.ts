@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { readVolume } from '../../scans/volume-reader.js';
 import type { Volume } from '../../scans/volume.js';
 import { DENTITION_MIN_HU } from './dentition.js';
+import { filterComponents, keepLarge } from './components.js';
 import { deriveThresholds, segmentTissue, type Thresholds } from './tissue.js';
 
 /** A real human head CT in Hounsfield units, with the upper teeth in its lowest ~10 mm (MANIFEST.md). */
@@ -81,6 +82,26 @@ function outsideCylinder(
   return edit(v, (x, i, j) => (out(i, j) ? value : x), declared ? { padding: [value, value] } : {});
 }
 
+/**
+ * The volume with its rows and slices swapped, as a stack of sagittal-like planes: voxel (i, j, k)
+ * of the result is voxel (i, k, j) of `v`, and the directions follow.
+ */
+function acrossRows(v: Volume): Volume {
+  const [nx, ny, nz] = v.dims;
+  const data = new Int16Array(v.data.length);
+  for (let k = 0, p = 0; k < ny; k++)
+    for (let j = 0; j < nz; j++)
+      for (let i = 0; i < nx; i++, p++) data[p] = v.data[i + nx * (k + ny * j)] as number;
+  return {
+    ...v,
+    data,
+    dims: [nx, nz, ny],
+    spacing: [v.spacing[0], v.spacing[2], v.spacing[1]],
+    colDir: v.sliceDir,
+    sliceDir: v.colDir,
+  };
+}
+
 describe('padding outside a round field of view is neither air nor tissue', () => {
   it('finds no padding in the real fixtures (their lowest value, -1024, is air)', () => {
     expect(thresholds(head).padding).toBeNull();
@@ -99,9 +120,10 @@ describe('padding outside a round field of view is neither air nor tissue', () =
       const t = thresholds(fov);
       expect(t.padding, `${value}`).toEqual([value, value]);
       if (value === -1000 && !declared) {
-        expect(t.paddingBeyondMm).toBeGreaterThan(50);
-        expect(t.paddingBeyondMm).toBeLessThan(51);
-      } else expect(t.paddingBeyondMm).toBeUndefined();
+        // The circle through the last voxels inside it, within a pixel of the 50 mm cut.
+        expect(t.roundField).toMatchObject({ value: -1000, axis: 2 });
+        expect(Math.abs(t.roundField!.radiusMm - 50)).toBeLessThan(0.96);
+      } else expect(t.roundField).toBeUndefined();
       // Taken as air, the wall was skin: 64 % of an accepted soft_tissue's area.
       expect(() => segmentTissue(fov, 'soft-tissue', t), `${value}`).toThrow(
         /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(5\d %\) than against air \(3\d %\)/,
@@ -150,7 +172,7 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     const fov = outsideCylinder(head, 118, -1000, false, [0.48, -0.48]);
     const t = thresholds(fov);
     expect(t.padding).toEqual([-1000, -1000]);
-    expect(t.paddingBeyondMm).toBeGreaterThan(118);
+    expect(t.roundField?.radiusMm).toBeGreaterThan(117);
     expect(segmentTissue(fov, 'soft-tissue', t).components.keptVoxels).toBeGreaterThan(0.99 * skin);
     expect(Math.abs(segmentTissue(fov, 'airway', t).components.keptVoxels - airway)).toBeLessThan(
       0.01 * airway,
@@ -158,6 +180,45 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     // Corners that do not all hold one value are no padding: the real scans' noisy air.
     const corner = edit(fov, (v, i, j, k) => (i === 0 && j === 0 && k % 2 === 0 ? -990 : v));
     expect(thresholds(corner).padding).toBeNull();
+  });
+
+  it("finds an undeclared round field of view off the planes' centre, and across any axis of the stack", () => {
+    const wall =
+      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(4\d %\)/;
+    // 6 and 4 mm off the centre: a field of view cropped or re-gridded before export.
+    const off = outsideCylinder(head, 60, -1000, false, [6, -4]);
+    const t = thresholds(off);
+    const [nx, ny] = head.dims;
+    const [sx, sy] = head.spacing;
+    expect(t.roundField!.centreMm[0]).toBeCloseTo(((nx - 1) / 2) * sx + 6, 0);
+    expect(t.roundField!.centreMm[1]).toBeCloseTo(((ny - 1) / 2) * sy - 4, 0);
+    expect(() => segmentTissue(off, 'soft-tissue', t)).toThrow(wall);
+    // The same field of view exported as sagittal planes: the cylinder runs along the rows.
+    const fov = outsideCylinder(head, 60, -1000, false);
+    const sagittal = acrossRows(fov);
+    const ts = thresholds(sagittal);
+    expect(ts.roundField).toMatchObject({ axis: 1 });
+    expect(() => segmentTissue(sagittal, 'soft-tissue', ts)).toThrow(wall);
+  });
+
+  it('finds no round field of view where a head or a ball lies in air of one value', () => {
+    // The real head with the air around it and its head holder set to -1024, as an export that
+    // removes the background writes it: the edge of that air is the skin, not a cylinder's wall.
+    const tissue = new Uint8Array(head.data.length);
+    for (let p = 0; p < tissue.length; p++) tissue[p] = (head.data[p] as number) > -500 ? 1 : 0;
+    filterComponents(tissue, head.dims, keepLarge(1));
+    const room = Uint8Array.from(tissue, (v) => 1 - v);
+    filterComponents(room, head.dims, ({ touchesBorder }) => Uint8Array.from(touchesBorder));
+    const bare = edit(head, (v, i, j, k) => (room[i + head.dims[0] * (j + head.dims[1] * k)] ? -1024 : v));
+    expect(bare.data.filter((v) => v === -1024).length).toBeGreaterThan(0.5 * bare.data.length);
+    const t = thresholds(bare);
+    expect(t.padding).toBeNull();
+    expect(t.roundField).toBeUndefined();
+    // A ball of the head's values in air of -1000 fills a cylinder's planes only partly.
+    const ball = edit(crop(head, [78, 178], [100, 200], [0, 100]), (v, i, j, k) =>
+      Math.hypot(i - 49.5, (j - 49.5) * 1, ((k - 49.5) * 1.5) / 0.957) < 40 ? v : -1000,
+    );
+    expect(thresholds(ball).roundField).toBeUndefined();
   });
 
   it('leaves declared padding above bone (3071) out of the histogram and out of the skull', () => {
