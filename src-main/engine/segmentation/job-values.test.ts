@@ -99,6 +99,23 @@ describe('local jobs on the real head CT as other exports write it', () => {
     expect(existsSync(join(result.workDir, 'mesh-2-soft_tissue.stl'))).toBe(false);
   }, 120_000);
 
+  it('finds undeclared -1000 outside a round field of view from where it lies, and says so in the note', async () => {
+    const padded = (radius: number) => (f: Buffer) => {
+      const ps = 0.957;
+      const out = (i: number, j: number): boolean => Math.hypot((i - 127.5) * ps, (j - 127.5) * ps) > radius;
+      return withPixels(f, (v, i, j) => (out(i, j) ? -1000 : v));
+    };
+    const narrow = await job(await variant('fov-50mm-undeclared', padded(50)), ['skull', 'soft_tissue']);
+    expect(narrow.meshes[0]?.path).toBeDefined();
+    expect(narrow.meshes[1]?.refused).toMatch(
+      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view/,
+    );
+    const wide = await job(await variant('fov-118mm-undeclared', padded(118)), ['soft_tissue']);
+    expect(madeMeshes(wide)[0]?.note).toMatch(
+      /soft-tissue: grey value above -?\d+(\.\d)? \(from the scan's histogram\)(, \d+ small loose pieces? left out)?; -1000 outside a round field of view 23\d mm across taken as padding \(the files declare none\), its edge as a cut face/,
+    );
+  }, 120_000);
+
   it('does not call values of 0.92 x HU with Rescale Type US Hounsfield units, and says why in the note', async () => {
     const us = await variant('rescale-type-us', (f) =>
       withElements(

@@ -19,7 +19,7 @@ import {
   type MeshContext,
   type MeshPlan,
 } from './mesh-surface.js';
-import { deriveThresholds, type Thresholds, type Tissue, type TissueRegion } from './tissue.js';
+import { deriveThresholds, isPlainAbove, type Thresholds, type Tissue, type TissueRegion } from './tissue.js';
 import { unpackInput } from './unpack.js';
 import { countOnWorkers, readJobVolume } from './job-volume.js';
 
@@ -194,7 +194,12 @@ function regionNote(r: TissueRegion, t: Thresholds): string {
   }
   const small = r.components.components - r.components.kept - (r.place?.loose ?? 0);
   const dropped = small > 0 ? `, ${small} small loose piece${small === 1 ? '' : 's'} left out` : '';
-  return `${r.tissue}: grey value ${side} ${formatValue(r.iso)} (${source})${dropped}`;
+  // Padding the files do not declare, found from where it lies: said, as it shapes the skin and airway.
+  const round =
+    t.roundField && !isPlainAbove(r.tissue)
+      ? `; ${formatValue(t.roundField.value)} outside a round field of view ${Math.round(2 * t.roundField.radiusMm)} mm across taken as padding (the files declare none), its edge as a cut face`
+      : '';
+  return `${r.tissue}: grey value ${side} ${formatValue(r.iso)} (${source})${dropped}${round}`;
 }
 
 /** Where the teeth were found to lie and what they hold, as checked (dentition.ts, dentition-place.ts). */
