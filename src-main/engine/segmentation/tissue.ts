@@ -85,8 +85,8 @@ export function deriveThresholds(
   // Declared padding is no grey value of the scan, nor are a few stray voxels below its floor.
   const h: Histogram = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
   const total = h.counts.reduce((a, b) => a + b, 0);
-  const padding = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
-  const first = otsuThreshold(h, padding ? { above: h.min } : {});
+  const floorSpike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
+  const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
   const firstBone = first === null ? null : otsuThreshold(h, { above: first });
   if (first === null || firstBone === null) {
     throw new AppError(
@@ -98,7 +98,13 @@ export function deriveThresholds(
     );
   }
   const huPossible = mayBeHounsfield(modality, scan.rescaleType);
-  const { air, bone, scale } = airAndBone(h, first, firstBone, padding, huPossible);
+  const split = airAndBone(h, first, firstBone, floorSpike, huPossible);
+  // A floor spike is left out of the splits as padding, but in Hounsfield units one at air's value is
+  // air itself, clipped: an export that sets the air around the head to -1024 left too little air for
+  // any scale, and every class was refused ("no air clearly apart from soft tissue").
+  const asAir = !split.scale && floorSpike && huPossible ? floorAsAir(h) : null;
+  const padding = floorSpike && !asAir;
+  const { air, bone, scale } = asAir ?? split;
   const level = scale ? dentitionLevel(scale) : null;
   // Integer data: keep the level halfway between values, so no voxel sits exactly on the surface.
   const teeth = level === null ? null : h.integer ? Math.floor(level) + 0.5 : level;
@@ -136,6 +142,22 @@ const SOFT_PEAK_MIN_INSIDE = 0.15;
  * read as Hounsfield units (their bone taken for air): 0.55 to 1 %.
  */
 const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
+
+/** The lowest value Hounsfield units give air: -1024, the 12-bit offset (-1000 on some devices). */
+const HU_AIR_FLOOR: readonly [number, number] = [-1100, -950];
+
+/**
+ * The air and bone levels with a floor spike at air's value in Hounsfield units counted as air, when
+ * they then give a Hounsfield scale; null otherwise.
+ */
+function floorAsAir(h: Histogram): ReturnType<typeof airAndBone> | null {
+  if (h.min < HU_AIR_FLOOR[0] || h.min > HU_AIR_FLOOR[1]) return null;
+  const air = otsuThreshold(h);
+  const bone = air === null ? null : otsuThreshold(h, { above: air });
+  if (air === null || bone === null) return null;
+  const found = airAndBone(h, air, bone, false, true);
+  return found.scale?.hounsfield ? found : null;
+}
 
 /**
  * The air and bone levels, and the scale their peaks give. Otsu's first split parts the two largest

@@ -201,9 +201,10 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     expect(() => segmentTissue(sagittal, 'soft-tissue', ts)).toThrow(wall);
   });
 
-  it('finds no round field of view where a head or a ball lies in air of one value', () => {
+  it('finds no round field of view where a head or a ball lies in air of one value, and takes clipped air for air', () => {
     // The real head with the air around it and its head holder set to -1024, as an export that
-    // removes the background writes it: the edge of that air is the skin, not a cylinder's wall.
+    // removes the background writes it: the edge of that air is the skin, not a cylinder's wall, and
+    // that air is air.
     const tissue = new Uint8Array(head.data.length);
     for (let p = 0; p < tissue.length; p++) tissue[p] = (head.data[p] as number) > -500 ? 1 : 0;
     filterComponents(tissue, head.dims, keepLarge(1));
@@ -214,6 +215,16 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     const t = thresholds(bare);
     expect(t.padding).toBeNull();
     expect(t.roundField).toBeUndefined();
+    // Air clipped to one value is still air: every class was refused ("no air clearly apart from
+    // soft tissue") while that floor was left out of the splits as padding.
+    expect(t.absent).toEqual({});
+    expect(t.scale).toMatchObject({ hounsfield: true });
+    const t0 = thresholds(head);
+    for (const tissue of ['soft-tissue', 'bone', 'airway'] as const) {
+      const made = segmentTissue(bare, tissue, t).components.keptVoxels;
+      const made0 = segmentTissue(head, tissue, t0).components.keptVoxels;
+      expect(Math.abs(made - made0), tissue).toBeLessThan(0.03 * made0);
+    }
     // A ball of the head's values in air of -1000 fills a cylinder's planes only partly.
     const ball = edit(crop(head, [78, 178], [100, 200], [0, 100]), (v, i, j, k) =>
       Math.hypot(i - 49.5, (j - 49.5) * 1, ((k - 49.5) * 1.5) / 0.957) < 40 ? v : -1000,
