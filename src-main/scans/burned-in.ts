@@ -52,12 +52,12 @@ interface BurnedInFacts {
  * SCREEN SAVE: screenshots) or a risky modality counts unless the file says NO.
  */
 export function burnedInReason(f: BurnedInFacts): string | undefined {
-  const flag = f.burnedInAnnotation.trim().toUpperCase();
-  if (flag === 'YES' || f.yesInFunctionalGroups)
+  const flags = csValues(f.burnedInAnnotation);
+  if (flags.includes('YES') || f.yesInFunctionalGroups)
     return 'its images are marked as showing patient data in the pixels (Burned In Annotation)';
-  if ((f.recognizableVisualFeatures ?? '').trim().toUpperCase() === 'YES')
+  if (csValues(f.recognizableVisualFeatures ?? '').includes('YES'))
     return 'its images are marked as showing the patient recognisably, such as a face (Recognizable Visual Features)';
-  if (flag === 'NO') return undefined;
+  if (flags.length > 0 && flags.every((v) => v === 'NO')) return undefined;
   if (SECONDARY_CAPTURE.has(f.sopClassUid.trim()))
     return 'it is a secondary capture (a screenshot or scanned picture), which often shows patient data in the pixels';
   const type = (f.imageType ?? []).map((v) => v.trim().toUpperCase());
@@ -87,10 +87,21 @@ export function burnedInFactsOf(ds: DataSet): BurnedInFacts {
   };
 }
 
+/**
+ * The values of a code string, upper case: a flag written `NO\\YES` says YES too (one value is its
+ * VM, but a writer that sends two has said YES, and NO is only believed alone).
+ */
+function csValues(text: string): string[] {
+  return text
+    .split('\\')
+    .map((v) => v.trim().toUpperCase())
+    .filter((v) => v !== '');
+}
+
 /** A YES for burned-in text or recognisable features at any depth of a functional group item. */
 function yesWithin(ds: DataSet | undefined): boolean {
   if (!ds) return false;
   for (const flag of ['x00280301', 'x00280302'])
-    if ((ds.string(flag) ?? '').trim().toUpperCase() === 'YES') return true;
+    if (csValues(ds.string(flag) ?? '').includes('YES')) return true;
   return Object.values(ds.elements).some((el) => (el.items ?? []).some((i) => yesWithin(i.dataSet)));
 }

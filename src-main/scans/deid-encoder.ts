@@ -17,6 +17,17 @@ const LONG_LENGTH_VRS = new Set([
   'UV',
 ]);
 
+/** A value longer than its VR's 16-bit length can say in explicit VR. */
+export class ValueTooLong extends Error {
+  constructor(
+    readonly tag: string,
+    readonly vr: string,
+    readonly length: number,
+  ) {
+    super(`${tag} (${vr}) of ${length} bytes`);
+  }
+}
+
 /** VRs of the meta header's attributes (always explicit VR). */
 const KNOWN_VRS: Record<string, string> = {
   x00020000: 'UL',
@@ -60,6 +71,8 @@ export class Encoder {
     if (!this.explicitVr || !vr) return Buffer.concat([this.tag(tag), this.u32(length)]);
     if (LONG_LENGTH_VRS.has(vr))
       return Buffer.concat([this.tag(tag), Buffer.from(vr, 'latin1'), Buffer.alloc(2), this.u32(length)]);
+    // A list of UIDs grows when each is replaced by a longer one: past 16 bits it has no length here.
+    if (length > 0xffff) throw new ValueTooLong(tag, vr, length);
     const len = Buffer.alloc(2);
     if (this.littleEndian) len.writeUInt16LE(length, 0);
     else len.writeUInt16BE(length, 0);

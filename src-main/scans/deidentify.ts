@@ -12,7 +12,7 @@ import {
 import { deidDecision, dictionaryVr, keepsUid } from './deid-profile.js';
 import { checkedValue } from './deid-values.js';
 import { DEFLATED_LE, EXPLICIT_LE, transferSyntax } from './transfer-syntax.js';
-import { Encoder, metaHeader, padded } from './deid-encoder.js';
+import { Encoder, metaHeader, padded, ValueTooLong } from './deid-encoder.js';
 
 /**
  * Replaces UIDs consistently within one package: the same original UID always maps to the same
@@ -109,6 +109,10 @@ interface Context {
   pixels: PixelFacts | undefined;
 }
 
+/** A tag as DICOM writes it: (0008,1155). */
+const tagWords = (tag: string): string =>
+  `(${tag.slice(1, 5).toUpperCase()},${tag.slice(5, 9).toUpperCase()})`;
+
 /** A file that cannot be de-identified as it is, refused in words before anything is sent. */
 function refused(why: string): AppError {
   return new AppError('bad-input', `This series was not sent de-identified: one of its files ${why}.`, {
@@ -171,7 +175,16 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     ? uids.uid(stringValue(ds, sopInstanceEl))
     : uids.uid(randomBytes(8).toString('hex'));
 
-  const body = writeDataSet(ds, ctx, true);
+  let body: Written[];
+  try {
+    body = writeDataSet(ds, ctx, true);
+  } catch (e) {
+    if (e instanceof ValueTooLong)
+      throw refused(
+        `has a value in ${tagWords(e.tag)} that would be ${e.length} bytes once its UIDs are replaced, more than its kind of value can hold`,
+      );
+    throw e;
+  }
   const text = (tag: string, vr: string, value: string): Buffer[] => {
     const b = padded(value, vr);
     return [enc.header(tag, vr, b.length), b];
@@ -202,10 +215,20 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
   ]);
 }
 
+/**
+ * Longest UID list read: 64 KiB holds over a thousand UIDs (an explicit VR UI value cannot be
+ * longer). A crafted file with 9 MB of them took 5 s and 470 MB to replace, as one slice.
+ */
+const MAX_UID_LIST_BYTES = 0xffff;
+
 /** The elements of one data set (the top level or an item) that survive, in their input order. */
 function writeDataSet(ds: DataSet, ctx: Context, topLevel: boolean): Written[] {
   const out: Written[] = [];
+  // At the top level nothing follows the pixel data but padding and signatures, which the profile
+  // removes: an element after it (out of order, or unknown) is no part of the image and is left out.
+  const pixelsAt = topLevel ? ds.elements[PIXEL_DATA]?.dataOffset : undefined;
   for (const el of Object.values(ds.elements)) {
+    if (pixelsAt !== undefined && el.dataOffset > pixelsAt) continue;
     const written = writeElement(ds, el, ctx, topLevel);
     if (written) out.push({ tag: el.tag, bytes: written });
   }
@@ -222,6 +245,13 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
   // The VR to write: the file's own (explicit VR) when the dictionary allows it, else the
   // dictionary's first choice.
   const vr = el.vr && dictVr?.split('|').includes(el.vr) ? el.vr : (dictVr?.split('|')[0] ?? el.vr);
+  // Items in a value the dictionary gives another VR: in implicit VR the parser takes a value that
+  // starts like an item for a sequence; written back as one under a US tag, pydicom read the file
+  // to that point only, without a word (its rows, columns and pixels lost).
+  if (el.items !== undefined && dictVr && !dictVr.split('|').includes('SQ')) {
+    if (topLevel && NEEDED[tag]) throw refused(`has a ${NEEDED[tag]} that is not a valid value`);
+    return undefined;
+  }
   const isSequence = el.items !== undefined || vr === 'SQ' || dictVr === 'SQ';
   let decision = deidDecision(tagNumber);
   // A sequence stored as UN (or not recognised as one) cannot be filtered item by item.
@@ -240,6 +270,10 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
     }
     case 'uid': {
       if (isSequence || el.hadUndefinedLength) return undefined;
+      if (el.length > MAX_UID_LIST_BYTES)
+        throw refused(
+          `has a list of UIDs in ${tagWords(tag)} of ${el.length} bytes, more than any file of this kind holds`,
+        );
       const newUids = stringValue(ds, el)
         .split('\\')
         .map((u) => u.replace(/[\0 ]+$/, '').trim())

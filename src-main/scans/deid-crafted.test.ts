@@ -1,0 +1,117 @@
+// Files crafted to slip past de-identification or break its output, each found by a review and run
+// through the app's packaging (packageSeries) as an upload is: what the file hides must not reach
+// the package, and what is written must read back whole in pydicom.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isAppError } from '../../src-shared/errors.js';
+import { packageSeries } from './package-series.js';
+import { phantomBySlice, pydicomMissing, python, tempFolders } from './scans.test-support.js';
+import { unzip } from './zip.test-support.js';
+
+const { fresh } = tempFolders('s2m-deid-crafted-');
+
+/** One phantom slice changed by a pydicom script (`ds` is the slice, `out` the path it is saved to). */
+function crafted(name: string, script: string): string {
+  const out = join(fresh(name), `${name}.dcm`);
+  python(
+    `import sys, struct, pydicom
+from pydicom.uid import ImplicitVRLittleEndian
+ds = pydicom.dcmread(sys.argv[1]); out = sys.argv[2]
+${script}
+print('[]')`,
+    [phantomBySlice()[70]!, out],
+  );
+  return out;
+}
+
+async function packaged(file: string): Promise<Buffer> {
+  const pkg = await packageSeries([{ path: file, size: 0 }], false, 'scan', {
+    deidentify: true,
+    outDir: fresh('out'),
+  });
+  const entries = [...(await unzip(readFileSync(pkg.path))).values()];
+  expect(entries).toHaveLength(1);
+  return entries[0]!;
+}
+
+const refusal = (file: string): Promise<unknown> =>
+  packageSeries([{ path: file, size: 0 }], false, 'scan', { deidentify: true, outDir: fresh('out') }).catch(
+    (e: unknown) => e,
+  );
+
+/** What pydicom reads of a written file: its element count, rows and whether the pixels are there. */
+function readBack(bytes: Buffer): { elements: number; rows: number; pixels: boolean; tags: string[] } {
+  const path = join(fresh('read'), 'out.dcm');
+  writeFileSync(path, bytes);
+  return python(
+    `import sys, json, pydicom
+ds = pydicom.dcmread(sys.argv[1])
+print(json.dumps({'elements': len(ds), 'rows': int(ds.get('Rows', 0)), 'pixels': 'PixelData' in ds,
+  'tags': ['%08x' % int(e.tag) for e in ds]}))`,
+    [path],
+  );
+}
+
+const noPydicom = pydicomMissing();
+
+describe.skipIf(noPydicom !== null)(
+  `de-identification of crafted files${noPydicom ? ` (skipped: ${noPydicom})` : ''}`,
+  () => {
+    it('refuses Burned In Annotation written NO\\YES: NO is believed only alone', async () => {
+      const file = crafted('burned-multi', `ds.BurnedInAnnotation = ['NO', 'YES']; ds.save_as(out)`);
+      const err = await refusal(file);
+      expect(isAppError(err) && err.code).toBe('burned-in-annotation');
+    });
+
+    it('leaves out a number whose bytes an implicit VR reader takes for a sequence, and the file reads whole', async () => {
+      // Acquisition Matrix (US) whose bytes start like an item holding a sequence: written back as a
+      // sequence under a US tag, pydicom read the output to there only, without pixels or a word.
+      const file = crafted(
+        'implicit-us-items',
+        `def el(tag, value): return struct.pack('<HHI', tag >> 16, tag & 0xffff, len(value)) + value
+inner = el(0x00283002, struct.pack('<3H', 8, 0, 16))
+seq = el(0x00283000, struct.pack('<HHI', 0xfffe, 0xe000, len(inner)) + inner)
+value = struct.pack('<HHI', 0xfffe, 0xe000, len(seq)) + seq
+ds.file_meta.TransferSyntaxUID = ImplicitVRLittleEndian
+ds.is_implicit_VR = True; ds.is_little_endian = True
+ds.add_new(0x00181310, 'US', list(struct.unpack('<%dH' % (len(value) // 2), value)))
+ds.save_as(out, write_like_original=False)`,
+      );
+      const back = readBack(await packaged(file));
+      expect(back).toMatchObject({ rows: 512, pixels: true });
+      expect(back.elements).toBeGreaterThan(40);
+      expect(back.tags).not.toContain('00181310');
+    });
+
+    it('refuses a UID list that replacing its UIDs makes too long to write, in words', async () => {
+      const file = crafted(
+        'many-uids',
+        `ds.add_new(0x00081155, 'UI', ['1.%d' % i for i in range(1, 9000)]); ds.save_as(out)`,
+      );
+      const err = await refusal(file);
+      expect(isAppError(err) && err.code).toBe('bad-input');
+      expect((err as Error).message).toMatch(
+        /^This series was not sent de-identified: one of its files has a value in \(0008,1155\) that would be \d+ bytes once its UIDs are replaced, more than its kind of value can hold\.$/,
+      );
+    });
+
+    it('leaves out what follows the pixel data, such as 1 MB of UIDs that took 5 s and 470 MB to replace', async () => {
+      const file = crafted(
+        'after-pixels',
+        `ds.file_meta.TransferSyntaxUID = ImplicitVRLittleEndian
+ds.is_implicit_VR = True; ds.is_little_endian = True
+ds.save_as(out, write_like_original=False)
+val = '\\\\'.join('1.%d' % i for i in range(1, 120000)).encode()
+val += b'\\0' * (len(val) % 2)
+open(out, 'ab').write(struct.pack('<HHI', 0x0008, 0x1155, len(val)) + val + struct.pack('<HHI', 0x7fe1, 0x1001, 8) + b'DOEJOHN ')`,
+      );
+      const bytes = await packaged(file);
+      expect(bytes.length).toBeLessThan(600_000);
+      expect(bytes.includes(Buffer.from('DOEJOHN'))).toBe(false);
+      const back = readBack(bytes);
+      expect(back).toMatchObject({ rows: 512, pixels: true });
+      expect(back.tags).not.toContain('00081155');
+    });
+  },
+);
