@@ -84,6 +84,26 @@ ds.save_as(out, write_like_original=False)`,
       expect(back.tags).not.toContain('00181310');
     });
 
+    it('leaves out binary numbers holding more values than their attribute has, keeps those that fit', async () => {
+      // 16 bytes of a name under Acquisition Matrix (4 US values: 8 bytes), 2 FD values of text under
+      // Reconstruction Target Center (3 values); the slice's own Rescale and Pixel Spacing stay.
+      const file = crafted(
+        'numbers',
+        `from pydicom.dataelem import DataElement
+ds.add(DataElement(0x00181310, 'US', list(struct.unpack('<8H', b'NUMDOE^JOHN^MRN1'))))
+ds.add(DataElement(0x00189318, 'FD', list(struct.unpack('<2d', b'FDDOEJANE4711815'))))
+ds.add(DataElement(0x00280106, 'US', 0))
+ds.save_as(out)`,
+      );
+      const bytes = await packaged(file);
+      for (const hidden of ['NUMDOE', 'FDDOEJANE']) expect(bytes.includes(Buffer.from(hidden))).toBe(false);
+      const back = readBack(bytes);
+      expect(back.tags).not.toContain('00181310');
+      expect(back.tags).not.toContain('00189318');
+      expect(back.tags).toContain('00280106');
+      expect(back).toMatchObject({ rows: 512, pixels: true });
+    });
+
     it('refuses a UID list that replacing its UIDs makes too long to write, in words', async () => {
       const file = crafted(
         'many-uids',

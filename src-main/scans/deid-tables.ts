@@ -1,7 +1,9 @@
-// The two tables de-identification is built from, as scripts/generate-deid-profile.mjs writes them:
+// The tables de-identification is built from, as scripts/generate-deid-profile.mjs (and, for the
+// value multiplicity, generate-deid-multiplicity.mjs) writes them:
 // data files (JSON) rather than code, with tags as 8 hex digits, read into numbers once here.
 import basicProfile from './deid-basic-profile.generated.json' with { type: 'json' };
 import dictionary from './deid-dictionary.generated.json' with { type: 'json' };
+import multiplicity from './deid-multiplicity.generated.json' with { type: 'json' };
 
 const tag = (hex: string): number => Number.parseInt(hex, 16) >>> 0;
 
@@ -29,4 +31,11 @@ export const PUBLIC_TAGS_BY_VR: Readonly<Record<string, readonly number[]>> = Ob
 /** Repeating-group attributes (50xx, 60xx...): a tag matches when (tag & mask) === value. */
 export const PUBLIC_REPEATING_TAGS: readonly (readonly [number, number, string])[] = dictionary.repeating.map(
   ([value, mask, vr]) => [tag(value as string), tag(mask as string), vr as string] as const,
+);
+
+/** How many values a binary-number attribute may hold (PS3.6 VM: "1", "1-2", "2-2n", "2-n"...); 1-n ones absent. */
+export const BINARY_VM: ReadonlyMap<number, string> = new Map(
+  Object.entries(multiplicity.byVm as Record<string, string[]>).flatMap(([vm, tags]) =>
+    tags.map((t) => [tag(t), vm] as const),
+  ),
 );

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../src-shared/errors.js';
 import { readDicomFile } from './dicom-file.js';
+import { fitsVm } from './deid-values.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { packageSeries } from './package-series.js';
 import { phantomBySlice, pydicomMissing, python, tempFolders } from './scans.test-support.js';
@@ -154,4 +155,14 @@ describe.skipIf(noPydicom !== null)('images that may show patient data need the 
       expect(ok.extension).toBe('.zip');
     });
   }
+});
+
+describe('value multiplicity of binary numbers', () => {
+  it('reads every form of VM the dictionary uses', () => {
+    expect([3, 4].map((n) => fitsVm(n, '4'))).toEqual([false, true]);
+    expect([0, 1, 2, 3].map((n) => fitsVm(n, '1-2'))).toEqual([false, true, true, false]);
+    expect([1, 2, 9].map((n) => fitsVm(n, '2-n'))).toEqual([false, true, true]);
+    expect([2, 3, 4, 6].map((n) => fitsVm(n, '2-2n'))).toEqual([true, false, true, true]);
+    expect(fitsVm(1000, undefined)).toBe(true);
+  });
 });

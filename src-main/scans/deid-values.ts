@@ -1,3 +1,5 @@
+import { BINARY_VM } from './deid-tables.js';
+
 /**
  * Whether a value the profile keeps (deid-profile.ts) is what its attribute says it is. Keeping an
  * attribute by its tag is safe only if its value is a number, a code or an image's bytes: a file
@@ -7,7 +9,8 @@
  *
  * - Stored VR: in an explicit-VR file it must be one the dictionary allows for the tag. UN, a VR
  *   no standard knows, or a text VR under a number's tag means the value is not what the tag says.
- * - Binary numbers (US SS UL SL FL FD UV SV AT): a length that is a whole number of values.
+ * - Binary numbers (US SS UL SL FL FD UV SV AT): a length that is a whole number of values, and as
+ *   many values as the dictionary's VM allows (deid-multiplicity.generated.json).
  * - DS and IS: decimal numbers only, each within the VR's length.
  * - CS: each value at most 16 characters of A-Z 0-9 and _ (PS3.5 6.2), with no space inside: a
  *   defined term joins words with _, so "DOE JANE" is a name, not a code. The two families whose
@@ -17,6 +20,22 @@
  * - OB OW OF OD OL OV: kept only for pixel data and lookup tables; a palette (Red/Green/Blue/Alpha
  *   Palette Color Lookup Table Data) only when the image is PALETTE COLOR, the one image that uses it.
  */
+
+/**
+ * Whether `count` values are as many as a VM allows ("3", "1-2", "2-n", "3-3n"); any number when it
+ * is not known (1-n). Bytes past the values an attribute holds are room for anything: 16 bytes of a
+ * name under Acquisition Matrix, whose 4 values take 8.
+ */
+export function fitsVm(count: number, vm: string | undefined): boolean {
+  if (vm === undefined) return true;
+  const m = /^(\d+)(?:-(\d+)?(n)?)?$/.exec(vm);
+  if (!m) return true;
+  const lo = Number(m[1]);
+  if (m[2] === undefined && m[3] === undefined) return count === lo; // "3"
+  if (m[3] === undefined) return count >= lo && count <= Number(m[2]); // "1-2"
+  if (m[2] === undefined) return count >= lo; // "2-n"
+  return count >= lo && count % Number(m[2]) === 0; // "2-2n"
+}
 
 /** Bytes per value of the binary number VRs. */
 const BINARY_SIZE: Record<string, number> = { US: 2, SS: 2, UL: 4, SL: 4, FL: 4, FD: 8, UV: 8, SV: 8, AT: 4 };
@@ -149,7 +168,10 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   const vr = v.storedVr ?? allowed[0]!;
   if (v.bytes.length === 0) return v.bytes;
   const size = BINARY_SIZE[vr];
-  if (size !== undefined) return v.bytes.length % size === 0 ? v.bytes : undefined;
+  if (size !== undefined)
+    return v.bytes.length % size === 0 && fitsVm(v.bytes.length / size, BINARY_VM.get(v.tag))
+      ? v.bytes
+      : undefined;
   if (BULK_VRS.has(vr)) {
     if (PALETTE_TAGS.has(v.tag)) return v.photometric === 'PALETTE COLOR' ? v.bytes : undefined;
     return v.bytes;
