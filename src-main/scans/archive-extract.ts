@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm, stat, statfs, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline as pipelineCallback, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +15,7 @@ import {
   withDefaults,
   type ArchiveLimits,
 } from './archive-limits.js';
+import { freeBytes } from '../platform/free-space.js';
 import { SNIFF_BYTES, sniffDicom } from './dicom-sniff.js';
 
 export { ArchiveRefused, formatBytes, type ArchiveLimits } from './archive-limits.js';
@@ -32,15 +33,6 @@ export function archiveKind(head: Uint8Array): 'zip' | 'gzip' | null {
   }
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
   return null;
-}
-
-async function freeBytes(dir: string): Promise<number> {
-  try {
-    const s = await statfs(dir);
-    return s.bavail * s.bsize;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
 }
 
 async function openZip(path: string): Promise<ZipFile> {

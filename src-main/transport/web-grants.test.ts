@@ -86,9 +86,13 @@ describe('web transport: the page names files only through grants', () => {
   });
 
   it('caps the stage per file and per drop with a 413 in words, and keeps nothing of a refused file', async () => {
-    const s = await start({ maxFileBytes: 64 * KiB, maxDropBytes: 160 * KiB });
+    const s = await start({ maxFileBytes: 64 * KiB, maxDropBytes: 160 * KiB, minFreeBytes: 0 });
     const limits = await raw(s.port, '/api/stage', { headers: pageHeaders(s) });
-    expect(JSON.parse(limits.body)).toEqual({ maxFileBytes: 64 * KiB, maxDropBytes: 160 * KiB });
+    expect(JSON.parse(limits.body)).toEqual({
+      maxFileBytes: 64 * KiB,
+      maxDropBytes: 160 * KiB,
+      minFreeBytes: 0,
+    });
 
     const drop = randomUUID();
     const big = Buffer.alloc(100 * KiB, 7);
@@ -114,6 +118,21 @@ describe('web transport: the page names files only through grants', () => {
     expect((await stage(s, randomUUID(), 'I1', part)).status).toBe(200);
   });
 
+  it('leaves the disk its reserve: a file that would eat into it gets a 507 in words, and nothing is kept', async () => {
+    // A reserve larger than any disk: the real free space of the stage's disk is always short of it.
+    const s = await start({ ...DEFAULT_STAGE_LIMITS, minFreeBytes: Number.MAX_SAFE_INTEGER });
+    const drop = randomUUID();
+    const part = Buffer.alloc(60 * KiB, 1);
+    for (const chunked of [false, true]) {
+      const r = await stage(s, drop, 'series/I1', part, chunked);
+      expect(r.status).toBe(507);
+      expect(r.body).toMatch(
+        /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ GiB free: this file does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
+      );
+      expect(existsSync(join(stagingDir, drop, 'series', 'I1'))).toBe(false);
+    }
+  });
+
   it('answers an oversized JSON call with a 413 that says what happened', async () => {
     const s = await start();
     const r = await raw(s.port, '/api/invoke/profiles.list', {
@@ -126,14 +145,26 @@ describe('web transport: the page names files only through grants', () => {
   });
 
   it('has generous default stage limits for CBCT that the environment can change', () => {
-    expect(DEFAULT_STAGE_LIMITS).toEqual({ maxFileBytes: 2 * 1024 ** 3, maxDropBytes: 20 * 1024 ** 3 });
+    expect(DEFAULT_STAGE_LIMITS).toEqual({
+      maxFileBytes: 2 * 1024 ** 3,
+      maxDropBytes: 20 * 1024 ** 3,
+      minFreeBytes: 1024 ** 3,
+    });
     expect(stageLimitsFromEnv({})).toEqual(DEFAULT_STAGE_LIMITS);
     const warned: string[] = [];
     const limits = stageLimitsFromEnv(
-      { SCAN2MESH_STAGE_MAX_FILE_MB: '4096', SCAN2MESH_STAGE_MAX_DROP_MB: 'lots' },
+      {
+        SCAN2MESH_STAGE_MAX_FILE_MB: '4096',
+        SCAN2MESH_STAGE_MAX_DROP_MB: 'lots',
+        SCAN2MESH_STAGE_MIN_FREE_MB: '0',
+      },
       (m) => warned.push(m),
     );
-    expect(limits).toEqual({ maxFileBytes: 4 * 1024 ** 3, maxDropBytes: DEFAULT_STAGE_LIMITS.maxDropBytes });
+    expect(limits).toEqual({
+      maxFileBytes: 4 * 1024 ** 3,
+      maxDropBytes: DEFAULT_STAGE_LIMITS.maxDropBytes,
+      minFreeBytes: 0,
+    });
     expect(warned).toEqual([
       expect.stringMatching(/SCAN2MESH_STAGE_MAX_DROP_MB="lots" is not a positive number/),
     ]);

@@ -3,29 +3,38 @@ import { join, sep, dirname } from 'node:path';
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
+import { freeBytes } from '../platform/free-space.js';
 
 /**
  * Web mode's stage: a browser cannot hand the app a dropped file's path, so it uploads each file here.
  * The body is streamed to a per-drop folder (keeping the file's path inside a dropped folder) and the
  * answer is a grant for the dropped item's root, the only way the page can later name it to
- * `scans.intake`. Sizes are capped per file and per drop so a page cannot fill the disk.
+ * `scans.intake`. Sizes are capped per file and per drop, and the disk keeps a reserve free, so a page
+ * cannot fill it.
  */
 
 export interface StageLimits {
   maxFileBytes: number;
   maxDropBytes: number;
+  /** Space the stage leaves free on its disk: drops of many scans could otherwise fill it. */
+  minFreeBytes: number;
 }
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
 /** Generous for CBCT: a large multi-frame file is a few hundred MiB, a whole study a few GiB. */
-export const DEFAULT_STAGE_LIMITS: StageLimits = { maxFileBytes: 2 * GiB, maxDropBytes: 20 * GiB };
+export const DEFAULT_STAGE_LIMITS: StageLimits = {
+  maxFileBytes: 2 * GiB,
+  maxDropBytes: 20 * GiB,
+  minFreeBytes: 1 * GiB,
+};
 
 /** Environment variables that raise or lower the limits, in MiB (README, "Web mode"). */
 const STAGE_LIMIT_ENV = {
   file: 'SCAN2MESH_STAGE_MAX_FILE_MB',
   drop: 'SCAN2MESH_STAGE_MAX_DROP_MB',
+  free: 'SCAN2MESH_STAGE_MIN_FREE_MB',
 } as const;
 
 /** The limits from the environment; a missing or unusable value keeps its default (reported to `warn`). */
@@ -33,17 +42,20 @@ export function stageLimitsFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   warn: (message: string) => void = () => undefined,
 ): StageLimits {
-  const read = (name: string, fallback: number): number => {
+  const read = (name: string, fallback: number, zero = false): number => {
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return fallback;
     const mib = Number(raw);
-    if (Number.isFinite(mib) && mib > 0) return Math.floor(mib * MiB);
-    warn(`${name}="${raw}" is not a positive number of MiB; the default is used.`);
+    if (Number.isFinite(mib) && (mib > 0 || (zero && mib === 0))) return Math.floor(mib * MiB);
+    warn(
+      `${name}="${raw}" is not a ${zero ? 'non-negative' : 'positive'} number of MiB; the default is used.`,
+    );
     return fallback;
   };
   return {
     maxFileBytes: read(STAGE_LIMIT_ENV.file, DEFAULT_STAGE_LIMITS.maxFileBytes),
     maxDropBytes: read(STAGE_LIMIT_ENV.drop, DEFAULT_STAGE_LIMITS.maxDropBytes),
+    minFreeBytes: read(STAGE_LIMIT_ENV.free, DEFAULT_STAGE_LIMITS.minFreeBytes, true),
   };
 }
 
@@ -69,11 +81,15 @@ export function createStage(opts: { root: string; limits: StageLimits; grants: S
     `What was dropped is larger than web mode accepts (at most ${formatBytes(limits.maxDropBytes)} per drop). ` +
     `Add fewer scans at a time, or start web mode with ${STAGE_LIMIT_ENV.drop} set higher.`;
 
+  const diskWords = (free: number): string =>
+    `The disk that holds web mode's uploads has ${formatBytes(Math.max(0, free))} free, and web mode leaves ${formatBytes(limits.minFreeBytes)} free: this file does not fit. ` +
+    `Free some space (or remove finished scans), or start web mode with ${STAGE_LIMIT_ENV.free} set lower.`;
+
   // The answer goes out before the rest of an oversized body is read; closing the connection
   // afterwards stops the browser from sending gigabytes nobody will keep.
-  const tooLarge = (res: ServerResponse, words: string): void => {
+  const tooLarge = (res: ServerResponse, words: string, status = 413): void => {
     res.setHeader('Connection', 'close');
-    send(res, 413, words);
+    send(res, status, words);
   };
 
   async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -91,9 +107,15 @@ export function createStage(opts: { root: string; limits: StageLimits; grants: S
     if (declared > limits.maxFileBytes) return tooLarge(res, fileWords());
     if ((used.get(drop) ?? 0) + (Number.isFinite(declared) ? declared : 0) > limits.maxDropBytes)
       return tooLarge(res, dropWords());
+    // 507 Insufficient Storage: the file is not too large for web mode, the disk is too full for it.
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const free = await freeBytes(root);
+    const room = free - limits.minFreeBytes;
+    if ((Number.isFinite(declared) ? declared : 0) > room) return tooLarge(res, diskWords(free), 507);
 
     let written = 0;
     let refusal: string | null = null;
+    let status = 413;
     // Copies of patient data: folders the user's alone, as the files are (0600 below).
     mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     const file = createWriteStream(target, { mode: 0o600 });
@@ -113,6 +135,7 @@ export function createStage(opts: { root: string; limits: StageLimits; grants: S
         used.set(drop, total);
         refusal =
           written > limits.maxFileBytes ? fileWords() : total > limits.maxDropBytes ? dropWords() : null;
+        if (!refusal && written > room) [refusal, status] = [diskWords(free - written), 507];
         if (refusal) break;
         if (!file.write(chunk)) await once(file, 'drain');
       }
@@ -124,7 +147,7 @@ export function createStage(opts: { root: string; limits: StageLimits; grants: S
     }
     if (refusal) {
       await discard();
-      return tooLarge(res, refusal);
+      return tooLarge(res, refusal, status);
     }
     const grant = grants.grant(join(dropDir, parts[0] as string));
     return send(res, 200, JSON.stringify({ grant }), 'application/json');

@@ -77,7 +77,7 @@ export async function stageFiles(
         headers: { 'Content-Type': 'application/octet-stream' },
         body: item.file,
       });
-      if (res.status === 413) throw new AppError('bad-input', await res.text());
+      if (res.status === 413 || res.status === 507) throw new AppError('bad-input', await res.text());
       if (!res.ok) throw new Error(`Could not copy ${rel} into the app: ${await res.text()}`);
       const { grant } = (await res.json()) as { grant: ScanGrant };
       const top = rel.split('/')[0] ?? rel;
