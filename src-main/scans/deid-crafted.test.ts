@@ -104,6 +104,27 @@ ds.save_as(out)`,
       expect(back).toMatchObject({ rows: 512, pixels: true });
     });
 
+    it('keeps only the UIDs the standard defines in class attributes: digits after its root are replaced', async () => {
+      const file = crafted(
+        'class-uids',
+        `ds.add_new(0x00080062, 'UI', ['1.2.840.10008.5.1.4.1.1.2', '1.2.840.10008.19650312.4711815'])
+ds.save_as(out)`,
+      );
+      const bytes = await packaged(file);
+      expect(bytes.includes(Buffer.from('19650312'))).toBe(false);
+      const path = join(fresh('classes'), 'out.dcm');
+      writeFileSync(path, bytes);
+      const classes = python<{ sop: string; inStudy: string[] }>(
+        `import sys, json, pydicom
+ds = pydicom.dcmread(sys.argv[1])
+print(json.dumps({'sop': ds.SOPClassUID, 'inStudy': list(ds.SOPClassesInStudy)}))`,
+        [path],
+      );
+      expect(classes.sop).toBe('1.2.840.10008.5.1.4.1.1.2');
+      expect(classes.inStudy[0]).toBe('1.2.840.10008.5.1.4.1.1.2');
+      expect(classes.inStudy[1]).toMatch(/^2\.25\.\d+$/);
+    });
+
     it('refuses a UID list that replacing its UIDs makes too long to write, in words', async () => {
       const file = crafted(
         'many-uids',

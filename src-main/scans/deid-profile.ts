@@ -30,6 +30,7 @@ import {
   BASIC_PROFILE_REPEATING,
   PUBLIC_REPEATING_TAGS,
   PUBLIC_TAGS_BY_VR,
+  STANDARD_UIDS,
 } from './deid-tables.js';
 
 /**
@@ -110,9 +111,6 @@ export function deidDecision(tag: number): DeidDecision {
   return vr.split('|').every((v) => NUMERIC_VRS.has(v)) ? 'keep' : 'remove';
 }
 
-/** PS3.5 9.1: numbers without leading zeros, joined by dots. */
-const UID_SYNTAX = /^(0|[1-9]\d*)(\.(0|[1-9]\d*))*$/;
-
 /** Attributes whose UID names a kind of thing (SOP class, transfer syntax, coding scheme), not an instance. */
 const CLASS_UID_TAGS = new Set([
   0x00020002, // Media Storage SOP Class UID
@@ -130,13 +128,12 @@ const CLASS_UID_TAGS = new Set([
 ]);
 
 /**
- * Whether a UID stays as it is: a standard UID (1.2.840.10008...) in an attribute that names a SOP
- * class, transfer syntax or coding scheme. Anywhere else it is replaced like any UID: the DICOM
- * root says nothing about whose instance a UID names.
+ * Whether a UID stays as it is: one the standard defines (a SOP class, transfer syntax or coding
+ * scheme) in an attribute that names one. Anywhere else it is replaced like any UID: the DICOM
+ * root says nothing about whose instance a UID names. Not any UID under the standard's root: digits
+ * after it carry anything ("1.2.840.10008.19650312.4711815"), as a name did before the syntax was
+ * checked ("1.2.840.10008.DOE^JOHN"). A class newer than the table is replaced too.
  */
 export function keepsUid(tag: number, uid: string): boolean {
-  // A UID's syntax too: "1.2.840.10008.DOE^JOHN" starts like a standard UID and is a name.
-  return (
-    CLASS_UID_TAGS.has(tag) && uid.startsWith('1.2.840.10008.') && UID_SYNTAX.test(uid) && uid.length <= 64
-  );
+  return CLASS_UID_TAGS.has(tag) && STANDARD_UIDS.has(uid);
 }

@@ -1,9 +1,11 @@
 // The tables de-identification is built from, as scripts/generate-deid-profile.mjs (and, for the
-// value multiplicity, generate-deid-multiplicity.mjs) writes them:
+// value multiplicity and the standard's UIDs, generate-deid-multiplicity.mjs and
+// generate-deid-standard-uids.mjs) writes them:
 // data files (JSON) rather than code, with tags as 8 hex digits, read into numbers once here.
 import basicProfile from './deid-basic-profile.generated.json' with { type: 'json' };
 import dictionary from './deid-dictionary.generated.json' with { type: 'json' };
 import multiplicity from './deid-multiplicity.generated.json' with { type: 'json' };
+import standardUids from './deid-standard-uids.generated.json' with { type: 'json' };
 
 const tag = (hex: string): number => Number.parseInt(hex, 16) >>> 0;
 
@@ -39,3 +41,6 @@ export const BINARY_VM: ReadonlyMap<number, string> = new Map(
     tags.map((t) => [tag(t), vm] as const),
   ),
 );
+
+/** Every UID the standard defines (PS3.6 Table A-1). */
+export const STANDARD_UIDS: ReadonlySet<string> = new Set(standardUids.uids);
