@@ -1,6 +1,5 @@
 // The tables de-identification is built from, as scripts/generate-deid-profile.mjs (and, for the
-// value multiplicity and the standard's UIDs, generate-deid-multiplicity.mjs and
-// generate-deid-standard-uids.mjs) writes them:
+// value multiplicity and the standard's UIDs, generate-deid-pydicom-tables.mjs) writes them:
 // data files (JSON) rather than code, with tags as 8 hex digits, read into numbers once here.
 import basicProfile from './deid-basic-profile.generated.json' with { type: 'json' };
 import dictionary from './deid-dictionary.generated.json' with { type: 'json' };
