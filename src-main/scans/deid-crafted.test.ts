@@ -137,22 +137,33 @@ print(json.dumps({'sop': ds.SOPClassUID, 'inStudy': list(ds.SOPClassesInStudy)})
       );
     });
 
-    it('leaves out what follows the pixel data, such as 1 MB of UIDs that took 5 s and 470 MB to replace', async () => {
-      const file = crafted(
-        'after-pixels',
-        `ds.file_meta.TransferSyntaxUID = ImplicitVRLittleEndian
+    it('leaves out private data after the pixel data, and refuses a file with attributes after it', async () => {
+      const after = (name: string, tail: string): string =>
+        crafted(
+          name,
+          `ds.file_meta.TransferSyntaxUID = ImplicitVRLittleEndian
 ds.is_implicit_VR = True; ds.is_little_endian = True
 ds.save_as(out, write_like_original=False)
-val = '\\\\'.join('1.%d' % i for i in range(1, 120000)).encode()
-val += b'\\0' * (len(val) % 2)
-open(out, 'ab').write(struct.pack('<HHI', 0x0008, 0x1155, len(val)) + val + struct.pack('<HHI', 0x7fe1, 0x1001, 8) + b'DOEJOHN ')`,
-      );
-      const bytes = await packaged(file);
-      expect(bytes.length).toBeLessThan(600_000);
+el = lambda tag, value: struct.pack('<HHI', tag >> 16, tag & 0xffff, len(value)) + value
+open(out, 'ab').write(${tail})`,
+        );
+      // A private group after the pixels (7FE1,xxxx) is no part of the image: left out unread.
+      const bytes = await packaged(after('private-after', `el(0x7fe11001, b'DOEJOHN ')`));
       expect(bytes.includes(Buffer.from('DOEJOHN'))).toBe(false);
-      const back = readBack(bytes);
-      expect(back).toMatchObject({ rows: 512, pixels: true });
-      expect(back.tags).not.toContain('00081155');
+      expect(readBack(bytes)).toMatchObject({ rows: 512, pixels: true });
+      // 1 MB of UIDs (it took 5 s and 470 MB to replace), and a Rescale Intercept that hides the one
+      // before the pixels (dropped, the upload lost its intercept without a word): out of order.
+      const uids = `'\\\\'.join('1.%d' % i for i in range(1, 120000)).encode()`;
+      for (const [name, tail, tag] of [
+        ['uids-after', `el(0x00081155, ${uids} + b'\\0')`, '(0008,1155)'],
+        ['intercept-after', `el(0x00281052, b'-24 ')`, '(0028,1052)'],
+      ] as const) {
+        const err = await refusal(after(name, tail));
+        expect(isAppError(err) && err.code, name).toBe('bad-input');
+        expect((err as Error).message).toBe(
+          `This series was not sent de-identified: one of its files has ${tag} after its pixel data, out of order.`,
+        );
+      }
     });
   },
 );

@@ -224,11 +224,17 @@ const MAX_UID_LIST_BYTES = 0xffff;
 /** The elements of one data set (the top level or an item) that survive, in their input order. */
 function writeDataSet(ds: DataSet, ctx: Context, topLevel: boolean): Written[] {
   const out: Written[] = [];
-  // At the top level nothing follows the pixel data but padding and signatures, which the profile
-  // removes: an element after it (out of order, or unknown) is no part of the image and is left out.
+  // At the top level only groups above the pixel data's may follow it (private ones, padding and
+  // signatures, all removed by the profile): those are left out unread. An attribute that belongs
+  // before the pixel data but lies after it is a file out of order, read differently by other
+  // readers (a second copy of a tag hides the first); dropped, a Rescale Intercept there went
+  // missing without a word, so the file is refused.
   const pixelsAt = topLevel ? ds.elements[PIXEL_DATA]?.dataOffset : undefined;
   for (const el of Object.values(ds.elements)) {
-    if (pixelsAt !== undefined && el.dataOffset > pixelsAt) continue;
+    if (pixelsAt !== undefined && el.dataOffset > pixelsAt) {
+      if (el.tag < PIXEL_DATA) throw refused(`has ${tagWords(el.tag)} after its pixel data, out of order`);
+      continue;
+    }
     const written = writeElement(ds, el, ctx, topLevel);
     if (written) out.push({ tag: el.tag, bytes: written });
   }

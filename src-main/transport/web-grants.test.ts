@@ -18,6 +18,7 @@ const MULTIFRAME = resolve(
   'enhanced-ct-nema-ct0012-2frames.dcm',
 );
 const KiB = 1024;
+const MiB = 1024 * KiB;
 
 /** Lines of a system file long enough that finding one in an answer means the file was read. */
 function telltaleLines(path: string): string[] {
@@ -32,7 +33,10 @@ describe('web transport: the page names files only through grants', () => {
   let stagingDir = '';
   afterEach(async () => server?.close());
 
-  async function start(stageLimits?: StageLimits): Promise<RunningWebServer> {
+  async function start(
+    stageLimits?: StageLimits,
+    stageFreeSpace?: (dir: string) => Promise<number>,
+  ): Promise<RunningWebServer> {
     const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
     stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
@@ -41,6 +45,7 @@ describe('web transport: the page names files only through grants', () => {
       rendererDir: dir,
       stagingDir,
       ...(stageLimits ? { stageLimits } : {}),
+      ...(stageFreeSpace ? { stageFreeSpace } : {}),
     });
     return server;
   }
@@ -131,6 +136,31 @@ describe('web transport: the page names files only through grants', () => {
       );
       expect(existsSync(join(stagingDir, drop, 'series', 'I1'))).toBe(false);
     }
+  });
+
+  it('counts what uploads in progress will still write: four that each fit the reserve do not fill it together', async () => {
+    // The page sends four files at a time; each read of the free space saw only what the others had
+    // written so far, and four 5 MiB files went into 6 MiB of room (a review measured 15 MiB eaten
+    // into the reserve). A fixed free space stands in for the disk: the test is about the count.
+    const reserve = 64 * MiB;
+    // Answered once all four have asked: every upload is then registered, none has written yet.
+    let asked = 0;
+    let allAsked: () => void = () => undefined;
+    const together = new Promise<void>((ok) => (allAsked = ok));
+    const freeSpace = async (): Promise<number> => {
+      if (++asked === 4) allAsked();
+      await together;
+      return reserve + 6 * MiB;
+    };
+    const s = await start({ ...DEFAULT_STAGE_LIMITS, minFreeBytes: reserve }, freeSpace);
+    const drop = randomUUID();
+    const file = Buffer.alloc(5 * MiB, 3);
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => stage(s, drop, `series/I${n}`, file)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 507, 507, 507]);
+    for (const a of answers.filter((r) => r.status === 507))
+      expect(a.body).toMatch(/has 65 MiB free, and web mode leaves 64 MiB free: this file does not fit\./);
+    // Once it is written, the next file finds the room (the fixed figure does not shrink).
+    expect((await stage(s, drop, 'series/I5', file)).status).toBe(200);
   });
 
   it('answers an oversized JSON call with a 413 that says what happened', async () => {

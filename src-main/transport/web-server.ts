@@ -42,6 +42,8 @@ interface WebServerOptions {
   stagingDir?: string;
   /** Size caps of the stage; DEFAULT_STAGE_LIMITS (2 GiB per file, 20 GiB per drop) when absent. */
   stageLimits?: StageLimits;
+  /** The free space of the stage's disk; statfs when absent (tests give a fixed figure). */
+  stageFreeSpace?: (dir: string) => Promise<number>;
 }
 
 export interface RunningWebServer {
@@ -107,6 +109,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     limits: opts.stageLimits ?? DEFAULT_STAGE_LIMITS,
     grants: opts.core.scanGrants,
     send,
+    ...(opts.stageFreeSpace ? { freeSpace: opts.stageFreeSpace } : {}),
   });
   let port = 0;
 

@@ -69,10 +69,24 @@ export function formatBytes(n: number): string {
 
 type Send = (res: ServerResponse, status: number, body: string, type?: string) => void;
 
-export function createStage(opts: { root: string; limits: StageLimits; grants: ScanGrants; send: Send }) {
-  const { root, limits, grants, send } = opts;
+export function createStage(opts: {
+  root: string;
+  limits: StageLimits;
+  grants: ScanGrants;
+  send: Send;
+  /** The free space of the stage's disk (statfs); tests give a fixed figure. */
+  freeSpace?: (dir: string) => Promise<number>;
+}) {
+  const { root, limits, grants, send, freeSpace = freeBytes } = opts;
   /** Bytes held per drop, counted as they arrive so parallel uploads of one drop share its limit. */
   const used = new Map<string, number>();
+  /**
+   * Bytes each upload in progress has still to write (by its declared length), in the order they
+   * came: the page sends four at a time, and each read of the free space sees only what the others
+   * wrote so far. Counting what those before it will still write, four files that each fit the
+   * reserve no longer fill it together.
+   */
+  const coming = new Map<object, number>();
 
   const fileWords = (): string =>
     `A file is larger than web mode accepts (at most ${formatBytes(limits.maxFileBytes)} per file). ` +
@@ -108,10 +122,40 @@ export function createStage(opts: { root: string; limits: StageLimits; grants: S
     if ((used.get(drop) ?? 0) + (Number.isFinite(declared) ? declared : 0) > limits.maxDropBytes)
       return tooLarge(res, dropWords());
     // 507 Insufficient Storage: the file is not too large for web mode, the disk is too full for it.
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    const free = await freeBytes(root);
-    const room = free - limits.minFreeBytes;
-    if ((Number.isFinite(declared) ? declared : 0) > room) return tooLarge(res, diskWords(free), 507);
+    const length = Number.isFinite(declared) ? declared : 0;
+    const me = {};
+    coming.set(me, length);
+    try {
+      mkdirSync(root, { recursive: true, mode: 0o700 });
+      const free = await freeSpace(root);
+      let ahead = 0;
+      for (const [upload, bytes] of coming) {
+        if (upload === me) break;
+        ahead += bytes;
+      }
+      const room = free - ahead - limits.minFreeBytes;
+      if (length > room) return tooLarge(res, diskWords(free - ahead), 507);
+      return await write(req, res, { drop, dropDir, target, parts, room, free: free - ahead, me, length });
+    } finally {
+      coming.delete(me);
+    }
+  }
+
+  async function write(
+    req: IncomingMessage,
+    res: ServerResponse,
+    w: {
+      drop: string;
+      dropDir: string;
+      target: string;
+      parts: string[];
+      room: number;
+      free: number;
+      me: object;
+      length: number;
+    },
+  ): Promise<void> {
+    const { drop, dropDir, target, parts, room, free, me, length } = w;
 
     let written = 0;
     let refusal: string | null = null;
@@ -131,6 +175,7 @@ export function createStage(opts: { root: string; limits: StageLimits; grants: S
       // Not pipeline(): on a refusal it would destroy the request, and with it the socket the 413 goes out on.
       for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         written += chunk.length;
+        coming.set(me, Math.max(0, length - written));
         const total = (used.get(drop) ?? 0) + chunk.length;
         used.set(drop, total);
         refusal =
