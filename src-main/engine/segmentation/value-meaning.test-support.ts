@@ -1,0 +1,102 @@
+// Variants of the real scans built in memory, as the audits built them as files: what the tests of
+// a scan's values (value-meaning.test.ts) and of its padding (fov-padding.test.ts) start from.
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { readVolume } from '../../scans/volume-reader.js';
+import type { Volume } from '../../scans/volume.js';
+import { deriveThresholds, type Thresholds } from './tissue.js';
+
+/** A real human head CT in Hounsfield units, with the upper teeth in its lowest ~10 mm (MANIFEST.md). */
+const CRANIUM = resolve('../shared/fixtures/dicom/ct-human-cranium-teeth');
+/** The plastic skull phantom, slices 1 mm apart (MANIFEST.md). */
+const PHANTOM = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');
+
+const readDir = async (dir: string): Promise<Volume> =>
+  readVolume((await readdir(dir)).sort().map((f) => join(dir, f)));
+
+/** The real head CT and the phantom, read as the engine reads them. */
+export async function realScans(): Promise<{ head: Volume; phantom: Volume }> {
+  const [head, phantom] = await Promise.all([readDir(CRANIUM), readDir(PHANTOM)]);
+  return { head, phantom };
+}
+
+/** The real scan with each voxel's value changed by `f(value, i, j, k)`, and other facts. */
+export function edit(
+  v: Volume,
+  f: (value: number, i: number, j: number, k: number) => number,
+  facts: Partial<Volume> = {},
+): Volume {
+  const [nx, ny, nz] = v.dims;
+  const data = new Int16Array(v.data.length);
+  for (let k = 0, p = 0; k < nz; k++)
+    for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, p++) data[p] = f(v.data[p] as number, i, j, k);
+  return { ...v, ...facts, data };
+}
+
+export const thresholds = (v: Volume): Thresholds => deriveThresholds(v.data, v.modality, undefined, v);
+
+/**
+ * The real scan as a small-field CBCT stores it: every voxel further than `radius` mm from the
+ * slices' centre set to `value`, declared as Pixel Padding Value when `declared`.
+ */
+export function outsideCylinder(
+  v: Volume,
+  radius: number,
+  value: number,
+  declared = true,
+  /** The cylinder's axis from the slices' centre, mm along rows and columns. */
+  [cx, cy] = [0, 0],
+): Volume {
+  const [nx, ny] = v.dims;
+  const [sx, sy] = v.spacing;
+  const out = (i: number, j: number): boolean =>
+    Math.hypot((i - (nx - 1) / 2) * sx - cx, (j - (ny - 1) / 2) * sy - cy) > radius;
+  return edit(v, (x, i, j) => (out(i, j) ? value : x), declared ? { padding: [value, value] } : {});
+}
+
+/**
+ * The volume with its rows and slices swapped, as a stack of sagittal-like planes: voxel (i, j, k)
+ * of the result is voxel (i, k, j) of `v`, and the directions follow.
+ */
+export function acrossRows(v: Volume): Volume {
+  const [nx, ny, nz] = v.dims;
+  const data = new Int16Array(v.data.length);
+  for (let k = 0, p = 0; k < ny; k++)
+    for (let j = 0; j < nz; j++)
+      for (let i = 0; i < nx; i++, p++) data[p] = v.data[i + nx * (k + ny * j)] as number;
+  return {
+    ...v,
+    data,
+    dims: [nx, nz, ny],
+    spacing: [v.spacing[0], v.spacing[2], v.spacing[1]],
+    colDir: v.sliceDir,
+    sliceDir: v.colDir,
+  };
+}
+
+/** A seeded source of numbers in [0, 1) (mulberry32), so a noisy case is the same every run. */
+export function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal number (Box-Muller). */
+export const gaussian = (random: () => number): number =>
+  Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+
+/** Voxels [i0, i1) x [j0, j1) x [k0, k1) of the real scan. */
+export function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]: number[]): Volume {
+  const [nx, ny] = v.dims;
+  const dims: [number, number, number] = [i1! - i0!, j1! - j0!, k1! - k0!];
+  const data = new Int16Array(dims[0] * dims[1] * dims[2]);
+  let o = 0;
+  for (let k = k0!; k < k1!; k++)
+    for (let j = j0!; j < j1!; j++)
+      for (let i = i0!; i < i1!; i++) data[o++] = v.data[i + nx * (j + ny * k)] as number;
+  return { ...v, data, dims };
+}
