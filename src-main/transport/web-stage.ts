@@ -95,8 +95,9 @@ export function createStage(opts: {
     `What was dropped is larger than web mode accepts (at most ${formatBytes(limits.maxDropBytes)} per drop). ` +
     `Add fewer scans at a time, or start web mode with ${STAGE_LIMIT_ENV.drop} set higher.`;
 
-  const diskWords = (free: number): string =>
-    `The disk that holds web mode's uploads has ${formatBytes(Math.max(0, free))} free, and web mode leaves ${formatBytes(limits.minFreeBytes)} free: this file does not fit. ` +
+  /** `room`: what may still be written before the reserve, by this upload and those before it. */
+  const diskWords = (room: number): string =>
+    `The disk that holds web mode's uploads has ${formatBytes(Math.max(0, room + limits.minFreeBytes))} free, and web mode leaves ${formatBytes(limits.minFreeBytes)} free: this file does not fit. ` +
     `Free some space (or remove finished scans), or start web mode with ${STAGE_LIMIT_ENV.free} set lower.`;
 
   // The answer goes out before the rest of an oversized body is read; closing the connection
@@ -134,28 +135,22 @@ export function createStage(opts: {
         ahead += bytes;
       }
       const room = free - ahead - limits.minFreeBytes;
-      if (length > room) return tooLarge(res, diskWords(free - ahead), 507);
-      return await write(req, res, { drop, dropDir, target, parts, room, free: free - ahead, me, length });
+      if (length > room) return tooLarge(res, diskWords(room), 507);
+      const wrote = (bytes: number): void => void coming.set(me, Math.max(0, length - bytes));
+      return await write(req, res, { drop, dropDir, target, item: parts[0] as string, room }, wrote);
     } finally {
       coming.delete(me);
     }
   }
 
+  /** Streams the body to `target` within the limits and `room`, telling `wrote` how far it got. */
   async function write(
     req: IncomingMessage,
     res: ServerResponse,
-    w: {
-      drop: string;
-      dropDir: string;
-      target: string;
-      parts: string[];
-      room: number;
-      free: number;
-      me: object;
-      length: number;
-    },
+    to: { drop: string; dropDir: string; target: string; item: string; room: number },
+    wrote: (bytes: number) => void,
   ): Promise<void> {
-    const { drop, dropDir, target, parts, room, free, me, length } = w;
+    const { drop, dropDir, target, item, room } = to;
 
     let written = 0;
     let refusal: string | null = null;
@@ -175,12 +170,12 @@ export function createStage(opts: {
       // Not pipeline(): on a refusal it would destroy the request, and with it the socket the 413 goes out on.
       for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         written += chunk.length;
-        coming.set(me, Math.max(0, length - written));
+        wrote(written);
         const total = (used.get(drop) ?? 0) + chunk.length;
         used.set(drop, total);
         refusal =
           written > limits.maxFileBytes ? fileWords() : total > limits.maxDropBytes ? dropWords() : null;
-        if (!refusal && written > room) [refusal, status] = [diskWords(free - written), 507];
+        if (!refusal && written > room) [refusal, status] = [diskWords(room - written), 507];
         if (refusal) break;
         if (!file.write(chunk)) await once(file, 'drain');
       }
@@ -194,7 +189,7 @@ export function createStage(opts: {
       await discard();
       return tooLarge(res, refusal, status);
     }
-    const grant = grants.grant(join(dropDir, parts[0] as string));
+    const grant = grants.grant(join(dropDir, item));
     return send(res, 200, JSON.stringify({ grant }), 'application/json');
   }
 

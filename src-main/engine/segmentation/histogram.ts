@@ -30,9 +30,9 @@ export function histogram(data: Int16Array | Float32Array): Histogram {
     // v - v is 0 for every finite value and NaN for NaN and the infinities.
     if (v - v !== 0) notFinite++;
   }
-  // A value that is no number has no place among the bins, and every threshold compared with it is
-  // false: bone levels would be searched for forever. The fitness check refuses the rescales that
-  // make such values from stored ones; this stops any other way in before a threshold is derived.
+  // A value that is no number has no place among the bins, and every comparison with a threshold is
+  // false for it (a run search once stopped on one for good). The fitness check refuses the rescales
+  // that make such values from stored ones; this stops any other way in before a threshold is set.
   if (notFinite > 0) {
     throw new AppError(
       'bad-input',

@@ -36,7 +36,7 @@ const OUTSIDE_PADDING_MIN = 0.999;
 /** Smallest share of the scan beyond the circle: an inscribed circle leaves a fifth of it. */
 const OUTSIDE_MIN_SHARE = 0.05;
 
-/** The planes across one axis: their size, pixel size and each voxel's position in its plane. */
+/** The planes across one axis: their size (nu x nv positions), pixel size (mm) and how many there are. */
 interface Planes {
   axis: 0 | 1 | 2;
   nu: number;
