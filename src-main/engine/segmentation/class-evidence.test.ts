@@ -1,51 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { readVolume } from '../../scans/volume-reader.js';
 import type { Volume } from '../../scans/volume.js';
-import { PHANTOM_DIR } from '../../scans/scans.test-support.js';
 import { bandProfile } from './dentition.js';
-import { deriveThresholds, segmentTissue, type Thresholds } from './tissue.js';
+import { segmentTissue } from './tissue.js';
+import { crop, edit, realScans, thresholds } from './value-meaning.test-support.js';
 
-/** A real human head CT in Hounsfield units, with the upper teeth in its lowest ~10 mm (MANIFEST.md). */
-const CRANIUM = resolve('../shared/fixtures/dicom/ct-human-cranium-teeth');
 let head: Volume;
 let phantom: Volume;
 
-const readDir = async (dir: string): Promise<Volume> =>
-  readVolume((await readdir(dir)).sort().map((f) => join(dir, f)));
-
 beforeAll(async () => {
-  [head, phantom] = await Promise.all([readDir(CRANIUM), readDir(PHANTOM_DIR)]);
+  ({ head, phantom } = await realScans());
 }, 120_000);
 
-/** Voxels [i0, i1) x [j0, j1) x [k0, k1) of the real scan, placed where they were. */
-function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]: number[]): Volume {
-  const [nx, ny] = v.dims;
-  const dims: [number, number, number] = [i1! - i0!, j1! - j0!, k1! - k0!];
-  const data = new Int16Array(dims[0] * dims[1] * dims[2]);
-  let o = 0;
-  for (let k = k0!; k < k1!; k++)
-    for (let j = j0!; j < j1!; j++)
-      for (let i = i0!; i < i1!; i++) data[o++] = v.data[i + nx * (j + ny * k)] as number;
-  const origin: [number, number, number] = [
-    v.origin[0] + i0! * v.spacing[0],
-    v.origin[1] + j0! * v.spacing[1],
-    v.origin[2] + k0! * v.spacing[2],
-  ];
-  return { ...v, data, dims, origin };
-}
-
-/** The real scan with each voxel's value changed by `f(value, i, j, k)`. */
-function edit(v: Volume, f: (value: number, i: number, j: number, k: number) => number): Volume {
-  const [nx, ny, nz] = v.dims;
-  const data = new Int16Array(v.data.length);
-  for (let k = 0, p = 0; k < nz; k++)
-    for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++, p++) data[p] = f(v.data[p] as number, i, j, k);
-  return { ...v, data };
-}
-
-const thresholds = (v: Volume): Thresholds => deriveThresholds(v.data, v.modality);
 const cm3 = (voxels: number, v: Volume): number =>
   (voxels * v.spacing[0] * v.spacing[1] * v.spacing[2]) / 1000;
 
@@ -83,7 +48,7 @@ describe('tissue classes shown to exist before a surface is named after them', (
   it('keeps an uncalibrated copy of the real head working: teeth where they are, nothing refused', () => {
     // As a CBCT device without Hounsfield calibration might write it: (HU + 1024) / 2 + 200.
     const grey = edit(head, (v) => Math.floor((v + 1024) / 2) + 200);
-    const t = deriveThresholds(grey.data, 'CT');
+    const t = thresholds(grey);
     expect(t.scale?.hounsfield).toBe(false);
     expect(t.absent).toEqual({});
     const teeth = segmentTissue(grey, 'teeth', t);

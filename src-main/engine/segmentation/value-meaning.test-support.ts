@@ -1,22 +1,21 @@
 // Variants of the real scans built in memory, as the audits built them as files: what the tests of
 // a scan's values (value-meaning.test.ts) and of its padding (fov-padding.test.ts) start from.
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { FIXTURES, PHANTOM_DIR } from '../../scans/scans.test-support.js';
 import { readVolume } from '../../scans/volume-reader.js';
 import type { Volume } from '../../scans/volume.js';
 import { deriveThresholds, type Thresholds } from './tissue.js';
 
 /** A real human head CT in Hounsfield units, with the upper teeth in its lowest ~10 mm (MANIFEST.md). */
-const CRANIUM = resolve('../shared/fixtures/dicom/ct-human-cranium-teeth');
-/** The plastic skull phantom, slices 1 mm apart (MANIFEST.md). */
-const PHANTOM = resolve('../shared/fixtures/dicom/ct-head-phantom-1mm');
+const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
 
 const readDir = async (dir: string): Promise<Volume> =>
   readVolume((await readdir(dir)).sort().map((f) => join(dir, f)));
 
 /** The real head CT and the phantom, read as the engine reads them. */
 export async function realScans(): Promise<{ head: Volume; phantom: Volume }> {
-  const [head, phantom] = await Promise.all([readDir(CRANIUM), readDir(PHANTOM)]);
+  const [head, phantom] = await Promise.all([readDir(CRANIUM), readDir(PHANTOM_DIR)]);
   return { head, phantom };
 }
 
@@ -89,7 +88,7 @@ export function seeded(seed: number): () => number {
 export const gaussian = (random: () => number): number =>
   Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
 
-/** Voxels [i0, i1) x [j0, j1) x [k0, k1) of the real scan. */
+/** Voxels [i0, i1) x [j0, j1) x [k0, k1) of the real scan, placed where they were in the patient. */
 export function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]: number[]): Volume {
   const [nx, ny] = v.dims;
   const dims: [number, number, number] = [i1! - i0!, j1! - j0!, k1! - k0!];
@@ -98,5 +97,8 @@ export function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]
   for (let k = k0!; k < k1!; k++)
     for (let j = j0!; j < j1!; j++)
       for (let i = i0!; i < i1!; i++) data[o++] = v.data[i + nx * (j + ny * k)] as number;
-  return { ...v, data, dims };
+  const [sx, sy, sz] = v.spacing;
+  const at = (a: number): number =>
+    v.origin[a]! + i0! * sx * v.rowDir[a]! + j0! * sy * v.colDir[a]! + k0! * sz * v.sliceDir[a]!;
+  return { ...v, data, dims, origin: [at(0), at(1), at(2)] };
 }
