@@ -3,6 +3,8 @@ import { CHROMIUM_ARGS, chromiumPath } from './e2e/chromium';
 
 export default defineConfig({
   testDir: 'e2e',
+  // A private TMPDIR for the run, removed at its end (test-temp-root.ts).
+  globalSetup: './test-temp-root.ts',
   timeout: 120_000,
   expect: { timeout: 20_000 },
   fullyParallel: false,

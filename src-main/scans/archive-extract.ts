@@ -10,15 +10,15 @@ import {
   ArchiveRefused,
   byteLimit,
   checkEntries,
-  formatBytes,
   gzipLimit,
   withDefaults,
   type ArchiveLimits,
 } from './archive-limits.js';
 import { freeBytes } from '../platform/free-space.js';
+import { formatBytes } from '../../src-shared/format-bytes.js';
 import { SNIFF_BYTES, sniffDicom } from './dicom-sniff.js';
 
-export { ArchiveRefused, formatBytes, type ArchiveLimits } from './archive-limits.js';
+export { ArchiveRefused, type ArchiveLimits } from './archive-limits.js';
 
 /** What kind of archive, if any, the first bytes of a file announce. */
 export function archiveKind(head: Uint8Array): 'zip' | 'gzip' | null {

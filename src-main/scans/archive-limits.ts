@@ -1,5 +1,6 @@
 import { Transform } from 'node:stream';
 import type { Entry } from 'yauzl';
+import { formatBytes } from '../../src-shared/format-bytes.js';
 
 /** What one archive may unpack to, and the refusals, in words, of what passes it. */
 
@@ -45,17 +46,6 @@ export function withDefaults(limits: Partial<ArchiveLimits> | undefined): Limits
 
 /** How a refusal for the ratio limit ends: what it means for the user. */
 export const INFLATED_TOO_FAR = 'far more than a scan could (a damaged or hostile archive)';
-
-export function formatBytes(n: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
-  let v = n;
-  let u = 0;
-  while (v >= 1000 && u < units.length - 1) {
-    v /= 1000;
-    u++;
-  }
-  return u === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[u]}`;
-}
 
 /** Counts bytes flowing through and fails once more than `limit` have passed. */
 export function byteLimit(limit: number, what: string): Transform {

@@ -61,7 +61,7 @@ describe('archives that unpack to far more than a scan could', () => {
     const outcome = await intake([zip], { tempDir: fresh('work'), limits: STRICT });
     expect(outcome.result.problems[0]).toMatchObject({ code: 'archive-refused', file: zip });
     expect(outcome.result.problems[0]!.message).toMatch(
-      /^The archive bomb\.zip was not opened: one of its files says it unpacks to 4\.0 MB from [\d.]+ KB, far more than a scan could \(a damaged or hostile archive\)\.$/,
+      /^The archive bomb\.zip was not opened: one of its files says it unpacks to 3\.8 MiB from [\d.]+ KiB, far more than a scan could \(a damaged or hostile archive\)\.$/,
     );
     expect(written(outcome.tempDirs)).toEqual([]);
   });
@@ -75,7 +75,7 @@ describe('archives that unpack to far more than a scan could', () => {
     );
     const outcome = await intake([zip], { tempDir: fresh('work'), limits: STRICT });
     expect(outcome.result.problems[0]!.message).toMatch(
-      /was not opened: it says it unpacks to 9\.0 MB from [\d.]+ [KM]B, far more than a scan could/,
+      /was not opened: it says it unpacks to 8\.6 MiB from [\d.]+ [KM]iB, far more than a scan could/,
     );
     expect(written(outcome.tempDirs)).toEqual([]);
   });

@@ -112,7 +112,7 @@ describe('intake of archives, and cancellation', () => {
     await declareSizes(zip, 0xfffffffe); // 20 x 4 GB
     const outcome = await intake([zip], { tempDir: fresh('work') });
     expect(outcome.result.problems[0]).toMatchObject({ code: 'archive-refused' });
-    expect(outcome.result.problems[0]!.message).toMatch(/unpacks to 85\.9 GB, more than scan2mesh allows/);
+    expect(outcome.result.problems[0]!.message).toMatch(/unpacks to 80 GiB, more than scan2mesh allows/);
     for (const d of outcome.tempDirs) expect(readdirSync(d, { recursive: true })).toEqual([]);
     expect(outcome.tempDirs).toHaveLength(1);
   });

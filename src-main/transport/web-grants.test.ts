@@ -132,7 +132,7 @@ describe('web transport: the page names files only through grants', () => {
       const r = await stage(s, drop, 'series/I1', part, chunked);
       expect(r.status).toBe(507);
       expect(r.body).toMatch(
-        /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ GiB free: this file does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
+        /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ PiB free: this file does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
       );
       expect(existsSync(join(stagingDir, drop, 'series', 'I1'))).toBe(false);
     }

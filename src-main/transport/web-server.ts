@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import type { Core } from '../app/core.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { checkEvent } from '../app/dispatch.js';
-import { createStage, DEFAULT_STAGE_LIMITS, formatBytes, type StageLimits } from './web-stage.js';
+import { createStage, DEFAULT_STAGE_LIMITS, type StageLimits } from './web-stage.js';
+import { formatBytes } from '../../src-shared/format-bytes.js';
 
 /** The only credential the server accepts; it is never put in a cookie or in an address the page fetches. */
 const TOKEN_HEADER = 'x-scan2mesh-token';

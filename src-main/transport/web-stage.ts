@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
 import { freeBytes } from '../platform/free-space.js';
+import { formatBytes } from '../../src-shared/format-bytes.js';
 
 /**
  * Web mode's stage: a browser cannot hand the app a dropped file's path, so it uploads each file here.
@@ -57,14 +58,6 @@ export function stageLimitsFromEnv(
     maxDropBytes: read(STAGE_LIMIT_ENV.drop, DEFAULT_STAGE_LIMITS.maxDropBytes),
     minFreeBytes: read(STAGE_LIMIT_ENV.free, DEFAULT_STAGE_LIMITS.minFreeBytes, true),
   };
-}
-
-export function formatBytes(n: number): string {
-  const unit = (u: number, name: string): string => `${Number((n / u).toFixed(1))} ${name}`;
-  if (n >= GiB) return unit(GiB, 'GiB');
-  if (n >= MiB) return unit(MiB, 'MiB');
-  if (n >= 1024) return unit(1024, 'KiB');
-  return `${n} bytes`;
 }
 
 type Send = (res: ServerResponse, status: number, body: string, type?: string) => void;

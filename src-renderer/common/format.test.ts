@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { baseName, formatBytes, formatDicomDate, formatDuration, formatMm, formatPersonName } from './format';
+import { baseName, formatDicomDate, formatDuration, formatMm, formatPersonName } from './format';
 
 describe('format', () => {
-  it('shows sizes in binary units with three significant digits', () => {
-    expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(72 * 1024 * 1024 + 300_000)).toBe('72.3 MB');
-    expect(formatBytes(1536)).toBe('1.50 KB');
-    expect(formatBytes(-1)).toBe('—');
-  });
   it('shows elapsed time like a clock', () => {
     expect(formatDuration(7_400)).toBe('0:07');
     expect(formatDuration(724_000)).toBe('12:04');

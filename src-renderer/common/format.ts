@@ -1,17 +1,6 @@
 /** Numbers and dates the way the app shows them: short, unambiguous, the same everywhere. */
 
-export function formatBytes(n: number): string {
-  if (!Number.isFinite(n) || n < 0) return '—';
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${units[u]}`;
-}
+export { formatBytes } from '../../src-shared/format-bytes';
 
 /** "0:07", "12:04", "1:02:09": elapsed time as a clock reads it. */
 export function formatDuration(ms: number): string {

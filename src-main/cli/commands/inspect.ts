@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { IntakeResult, ScanProblem, SeriesSummary } from '../../../src-shared/scans.js';
-import { formatBytes } from '../../scans/archive-extract.js';
+import { formatBytes } from '../../../src-shared/format-bytes.js';
 import { intake } from '../../scans/intake.js';
 import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,6 +1,7 @@
 import { AppError } from '../../../src-shared/errors.js';
 import type { Leftover } from '../../jobs/job-leftovers.js';
 import { EXIT } from '../exit-codes.js';
+import { formatBytes } from '../../../src-shared/format-bytes.js';
 import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { terminal } from '../terminal-text.js';
 
@@ -46,10 +47,4 @@ export function describeRemoved(removed: Leftover[]): string {
   const lines = removed.map((r) => `  ${r.kind}: ${r.path} (${formatBytes(r.bytes)})\n`);
   const total = removed.reduce((n, r) => n + r.bytes, 0);
   return `Removed from disk:\n${lines.join('')}  in all ${formatBytes(total)}\n`;
-}
-
-function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} bytes`;
 }
