@@ -294,6 +294,8 @@ function fieldsOf(
   if (pixelData) header.pixelData = pixelData;
   const rescaleType = text(t, TAG.rescaleType, utf8, UPPER) || groupRescaleType(groups);
   if (rescaleType) header.rescaleType = rescaleType;
+  // An empty sequence maps nothing: the rescale (or none) still says what the values are.
+  if (t.offset[TAG.modalityLut]! >= 0 && t.length[TAG.modalityLut]! > 0) header.modalityLut = true;
   const padding = pixelPaddingOf(t, header.pixelRepresentation === 1);
   if (padding) header.pixelPadding = padding;
   return header;

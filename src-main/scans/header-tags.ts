@@ -50,6 +50,8 @@ const NAMED = {
   rescaleIntercept: 'x00281052',
   rescaleSlope: 'x00281053',
   rescaleType: 'x00281054',
+  // Read for its presence only: values mapped by a table rather than a rescale (see header-fields.ts).
+  modalityLut: 'x00283000',
   gridFrameOffsets: 'x3004000c',
   // Enhanced multi-frame functional groups: sequences, whose items only dicom-parser reads.
   sharedGroups: 'x52009229',

@@ -69,6 +69,12 @@ export interface DicomHeader {
    */
   rescaleType?: string;
   /**
+   * True when the file maps its stored values through a Modality LUT Sequence (0028,3000), a table,
+   * instead of (or as well as) Rescale Slope and Intercept. CT images are not made so (the CT Image
+   * module requires a rescale); a reader that applied the rescale alone would misread the values.
+   */
+  modalityLut?: true;
+  /**
    * Pixel Padding Value (0028,0120) and Pixel Padding Range Limit (0028,0121), as stored values
    * (before Rescale Slope and Intercept), lowest first: the pixels outside the reconstructed field of
    * view. One value gives a range of one.

@@ -128,7 +128,7 @@ const LONG_VRS = new Set(['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'SQ', 'SV', 'UC', 
 /**
  * A copy of an explicit-VR little-endian Part 10 file with top-level elements added in tag order
  * (tests derive files that state what the real ones do not: a Rescale Type, a Pixel Padding Value).
- * Only short-form VRs; an element the file has already is an error.
+ * An element the file has already is an error.
  */
 export function withElements(file: Buffer, add: { tag: string; vr: string; value: Buffer }[]): Buffer {
   const ds = dicomParser.parseDicom(file);
@@ -140,15 +140,17 @@ export function withElements(file: Buffer, add: { tag: string; vr: string; value
   let from = 0;
   for (const el of [...add].sort((a, b) => (a.tag < b.tag ? -1 : 1))) {
     if (ds.elements[el.tag]) throw new Error(`the file has ${el.tag} already`);
-    if (LONG_VRS.has(el.vr) || el.value.length % 2 !== 0) throw new Error(`cannot add ${el.vr} ${el.tag}`);
+    if (el.value.length % 2 !== 0) throw new Error(`cannot add ${el.vr} ${el.tag} of odd length`);
     const next = top.find((e) => e.tag > el.tag);
     if (!next) throw new Error(`nothing after ${el.tag}`);
     const at = next.dataOffset - (LONG_VRS.has(next.vr ?? '') ? 12 : 8);
-    const head = Buffer.alloc(8);
+    const long = LONG_VRS.has(el.vr);
+    const head = Buffer.alloc(long ? 12 : 8);
     head.writeUInt16LE(parseInt(el.tag.slice(1, 5), 16), 0);
     head.writeUInt16LE(parseInt(el.tag.slice(5, 9), 16), 2);
     head.write(el.vr, 4, 'latin1');
-    head.writeUInt16LE(el.value.length, 6);
+    if (long) head.writeUInt32LE(el.value.length, 8);
+    else head.writeUInt16LE(el.value.length, 6);
     parts.push(file.subarray(from, at), head, el.value);
     from = at;
   }

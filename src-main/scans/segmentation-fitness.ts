@@ -47,6 +47,8 @@ export interface FitnessInput {
   volumeTooLarge?: string;
   /** The first image whose Rescale Slope and Intercept give no usable values (none: all do). */
   oddRescale?: { slope: number; intercept: number; why: string };
+  /** Images that map their stored values through a Modality LUT Sequence (a table) rather than a rescale. */
+  slicesWithValueTable?: number;
   /** Other reasons the images do not make one volume (already in words), e.g. mixed sizes. */
   otherReasons?: string[];
 }
@@ -187,6 +189,11 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       `The images' value scale cannot be right (Rescale Slope ${slope}, Rescale Intercept ${intercept}): ${why}, so bone and teeth cannot be told apart by their density.`,
     );
   }
+  if (s.slicesWithValueTable) {
+    reasons.push(
+      `${slicesWord(s.slicesWithValueTable, s.slices)} not state ${s.slicesWithValueTable === 1 ? 'its' : 'their'} density scale by Rescale Slope and Intercept, as CT images do: ${s.slicesWithValueTable === 1 ? 'it maps its' : 'they map their'} stored values through a lookup table (Modality LUT Sequence), which scan2mesh does not apply, so bone and teeth could not be told apart by their density. Export the scan again as standard CT images.`,
+    );
+  }
   if (s.mixedOrientations) {
     reasons.push('The images are not all oriented the same way, so they do not form one volume.');
   }
@@ -260,6 +267,8 @@ export function fitnessInputOf(
   if (bits) input.oddBits = bits;
   const rescale = firstOddRescale(headers);
   if (rescale) input.oddRescale = rescale;
+  const withTable = layout.frames.reduce((n, f) => n + (f.header.modalityLut ? 1 : 0), 0);
+  if (withTable > 0) input.slicesWithValueTable = withTable;
   const tooLarge = volumeTooLarge(layout);
   if (tooLarge) input.volumeTooLarge = tooLarge;
   return input;
