@@ -91,6 +91,20 @@ describe('the download check of a mesh', () => {
     expect(await verdict(noFaces, '.obj')).toMatch(/no faces \("f"\)/);
   });
 
+  it('decodes a Draco file too large to decode on the main thread in a worker, and refuses it when damaged', async () => {
+    // Past 16 MiB the check used to read the header alone: a damaged body was saved as done. The
+    // bunny with zeros after it, to 17 MiB (Draco's decoder stops at the mesh's end, as the viewer's).
+    const drc = await fixture('bunny.drc');
+    const large = (b: Buffer): Buffer => Buffer.concat([b, Buffer.alloc(17 * 1024 * 1024 - b.length)]);
+    expect(await verdict(large(drc), '.drc')).toBeUndefined();
+    expect(await verdict(large(drc.subarray(0, drc.length >> 1)), '.drc')).toMatch(
+      /Draco's decoder cannot read it \(Failed to decode point attributes\.\): it is cut off or damaged/,
+    );
+    const scrambled = Buffer.from(drc);
+    for (let i = 2000; i < 2400; i++) scrambled[i]! ^= 0x5a;
+    expect(await verdict(large(scrambled), '.drc')).toMatch(/Draco's decoder cannot read it/);
+  });
+
   it('refuses coordinates beyond a kilometre, or not numbers (D5)', async () => {
     const stl = Buffer.from(await fixture('spider-binary.stl'));
     stl.writeFloatLE(1e30, 84 + 50 * 7 + 12);

@@ -21,6 +21,7 @@ import { StlText } from '../../src-shared/stl-text.js';
 import { checkPly } from './mesh-check-ply.js';
 import { MeshFault, SurfaceWitness, checkCoordinate, forEachChunk, scanText } from './mesh-scan.js';
 import { checkDraco } from './mesh-check-draco.js';
+import { checkDracoApart } from './mesh-check-draco-apart.js';
 
 export type MeshExtension = '.stl' | '.ply' | '.obj' | '.drc';
 export const MESH_EXTENSIONS: readonly string[] = ['.stl', '.ply', '.obj', '.drc'];
@@ -81,17 +82,17 @@ async function checkObj(path: string, head: Buffer, size: number): Promise<void>
 }
 
 /**
- * Draco files are decoded to be checked only up to this size (about two million triangles): the
- * decoder runs on the thread that also serves the window and the queue (a tenth of a second per
- * million triangles), and its WebAssembly memory grows to the largest mesh and stays. A larger one
- * gets the header's checks here, and is decoded, in a worker, by the viewer.
+ * Draco files up to this size (about two million triangles) are decoded on this thread, which also
+ * serves the window and the queue (a tenth of a second per million triangles). A larger one is
+ * decoded in a worker thread of its own, which ends with its check: the decoder's WebAssembly memory
+ * grows to the largest mesh and stays. Every Draco file is decoded before its job is done.
  */
-const DRACO_DECODE_MAX_BYTES = 16 * 1024 * 1024;
+const DRACO_IN_THREAD_MAX_BYTES = 16 * 1024 * 1024;
 
 async function checkDrc(path: string, head: Buffer, size: number): Promise<void> {
   const fault = dracoHeaderFault(head, size);
   if (fault) throw new MeshFault(fault);
-  if (size <= DRACO_DECODE_MAX_BYTES) await checkDraco(path);
+  await (size <= DRACO_IN_THREAD_MAX_BYTES ? checkDraco(path) : checkDracoApart(path));
 }
 
 const CHECKS: Record<MeshExtension, (path: string, head: Buffer, size: number) => Promise<void>> = {
