@@ -64,6 +64,19 @@ describe('stackGrid', () => {
     expect(at([0, 1, 2, 3, 7, 8, 9]).unbridgeable).toEqual([{ slice: 4, fromMm: 3, toMm: 7, sizeMm: 4 }]);
     // 3 mm slices: 9 mm would be 3 spacings, but 7 mm beyond the spacing is too much already.
     expect(at([0, 3, 6, 9, 17, 20, 23]).unbridgeable.map((g) => g.sizeMm)).toEqual([8]);
+    // Two slices missing from 4/3 mm slices, their positions written to 3 decimals as scanners do: the
+    // 4 mm gap is a micrometre over 3 times the 1.333 mm median, and still two missing slices (it was
+    // refused as "a 4.0 mm gap ... wider than 4 mm").
+    const thirds = (missing: number[]): number[] =>
+      Array.from({ length: 30 }, (_, k) => k)
+        .filter((k) => !missing.includes(k))
+        .map((k) => Number(((k * 4) / 3).toFixed(3)));
+    const rounded = at(thirds([10, 11]));
+    expect(rounded.spacing).toBeCloseTo(1.333, 9);
+    expect(rounded.unbridgeable).toEqual([]);
+    expect(rounded.bridged.map((g) => g.sizeMm.toFixed(3))).toEqual(['4.000']);
+    // A third missing slice is still too wide.
+    expect(at(thirds([10, 11, 12])).unbridgeable.map((g) => g.sizeMm.toFixed(3))).toEqual(['5.333']);
   });
 });
 

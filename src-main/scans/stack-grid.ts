@@ -108,7 +108,10 @@ export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: numb
 
   const bridged: StackGap[] = [];
   const unbridgeable: StackGap[] = [];
-  const limit = maxBridgeableGap(spacing);
+  // Positions are written with few digits (4/3 mm as 1.333): a gap of exactly three steps may be a
+  // micrometre over three times the median. Within the tolerance a slice has of its place on a grid
+  // (below), a gap is still the one or two missing slices it is.
+  const limit = maxBridgeableGap(spacing) + Math.min(0.1, 0.05 * spacing);
   for (let k = 0; k < gaps.length; k++) {
     const g = gaps[k]!;
     if (g <= spacing * 1.5) continue;
