@@ -77,6 +77,8 @@ export interface EnhancedOptions {
    * size and rescale at the top level, and one Image Position, the first frame's.
    */
   legacy?: boolean;
+  /** A part of a concatenation: Concatenation UID, In-concatenation Number and (when given) Total. */
+  concatenation?: { uid: string; number: number; total?: number };
 }
 
 const ENHANCED_CT = '1.2.840.10008.5.1.4.1.1.2.1';
@@ -171,6 +173,13 @@ export function enhancedCt(frames: CtFrame[], o: EnhancedOptions = {}): Buffer {
     ...(topLevelPosition ? [element(0x00200032, 'DS', ds(topLevelPosition))] : []),
     ...legacy(element(0x00200037, 'DS', ds(s.orientation))),
     element(0x00200052, 'UI', s.frameOfReference),
+    ...(o.concatenation
+      ? [
+          element(0x00209161, 'UI', o.concatenation.uid),
+          element(0x00209162, 'US', us(o.concatenation.number)),
+          ...(o.concatenation.total ? [element(0x00209163, 'US', us(o.concatenation.total))] : []),
+        ]
+      : []),
     element(0x00280002, 'US', us(1)),
     element(0x00280004, 'CS', 'MONOCHROME2'),
     element(0x00280008, 'IS', String(o.numberOfFrames ?? frames.length)),

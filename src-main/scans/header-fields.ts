@@ -294,6 +294,14 @@ function fieldsOf(
   if (pixelData) header.pixelData = pixelData;
   const rescaleType = text(t, TAG.rescaleType, utf8, UPPER) || groupRescaleType(groups);
   if (rescaleType) header.rescaleType = rescaleType;
+  const concatenationUid = uid(t, TAG.concatenationUid, utf8);
+  if (concatenationUid) {
+    header.concatenation = { uid: concatenationUid };
+    const number = us(t, TAG.inConcatenationNumber);
+    const total = us(t, TAG.inConcatenationTotal);
+    if (number !== undefined) header.concatenation.number = number;
+    if (total !== undefined) header.concatenation.total = total;
+  }
   // An empty sequence maps nothing: the rescale (or none) still says what the values are.
   if (t.offset[TAG.modalityLut]! >= 0 && t.length[TAG.modalityLut]! > 0) header.modalityLut = true;
   const padding = pixelPaddingOf(t, header.pixelRepresentation === 1);

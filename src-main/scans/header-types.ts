@@ -38,6 +38,11 @@ export interface DicomHeader {
   studyUid: string;
   seriesUid: string;
   frameOfReferenceUid: string;
+  /**
+   * Concatenation UID (0020,9161) with In-concatenation Number and Total (0020,9162/9163): the file
+   * is one part of a multi-frame image split across several files.
+   */
+  concatenation?: { uid: string; number?: number; total?: number };
   patientName: string;
   patientId: string;
   patientBirthDate: string;

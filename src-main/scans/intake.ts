@@ -9,6 +9,7 @@ import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
+import { concatenationProblem, otherVolumesProblem } from './intake-parts.js';
 import { damagedFilesBySeries, damagedFilesProblem, type DamagedFile } from './intake-damaged.js';
 import type { SliceLayout } from './slice-layout.js';
 import type { Logger } from '../logging/logger.js';
@@ -195,11 +196,23 @@ async function groupAndSummarize(
   // compiled the loop, and this runs once per drop, over up to thousands of files.
   for (let i = 0; i < images.length; i++) {
     const h = images[i]!;
-    const key =
-      h.numberOfFrames > 1 ? `${h.seriesUid}#${h.sopInstanceUid || h.path}` : h.seriesUid || `file:${h.path}`;
+    // Each multi-frame file is a volume of its own, unless it is a part of a concatenation (one
+    // image split across files), whose parts are grouped to be seen, and refused, as one.
+    const key = h.concatenation
+      ? `${h.seriesUid}#concatenation:${h.concatenation.uid}`
+      : h.numberOfFrames > 1
+        ? `${h.seriesUid}#${h.sopInstanceUid || h.path}`
+        : h.seriesUid || `file:${h.path}`;
     const g = groups.get(key);
     if (g) g.push(h);
     else groups.set(key, [h]);
+  }
+  // How many multi-frame files (not parts of a concatenation) each series has.
+  const volumesOf = new Map<string, number>();
+  for (const g of groups.values()) {
+    const h = g[0]!;
+    if (h.numberOfFrames > 1 && !h.concatenation && h.seriesUid)
+      volumesOf.set(h.seriesUid, (volumesOf.get(h.seriesUid) ?? 0) + 1);
   }
   const out: IntakeSeries[] = [];
   for (const [key, headers] of groups) {
@@ -234,6 +247,13 @@ async function groupAndSummarize(
       });
     }
     for (const same of conflicts) extra.push(sameUidProblem(same.map((h) => display(h.path))));
+    const first = kept[0];
+    const parts = first?.concatenation
+      ? concatenationProblem(kept)
+      : first && first.numberOfFrames > 1 && first.seriesUid
+        ? otherVolumesProblem((volumesOf.get(first.seriesUid) ?? 1) - 1)
+        : undefined;
+    if (parts) extra.push(parts);
     // Only a series of single-frame files is keyed by its UID alone (see above).
     const damaged = damagedBySeries.get(key) ?? [];
     if (damaged.length > 0) extra.push(damagedFilesProblem(damaged));
