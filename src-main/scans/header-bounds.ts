@@ -19,6 +19,7 @@ export const MAX_HEADER_ELEMENTS = 1_000_000;
 const UNDEFINED = 0xffffffff;
 const ITEM_GROUP = 0xfffe;
 const ITEM = 0xe000;
+const ITEM_END = 0xe00d;
 const SEQUENCE_END = 0xe0dd;
 
 /** VRs whose explicit form has two reserved bytes and a 32-bit length, as 16-bit codes. */
@@ -48,12 +49,27 @@ export interface HeaderCount {
 }
 
 /**
+ * Where the count is, as dicom-parser would be: in a data set (its elements, up to `end`, or to an
+ * item delimiter when `end` is undefined) or in a sequence (its items, up to `end`, or to a sequence
+ * delimiter), read with explicit or implicit VR.
+ */
+interface Level {
+  set: boolean;
+  end: number | undefined;
+  explicit: boolean;
+}
+
+/**
  * Counts the data elements of a data set from `start`, items and the elements inside sequences
  * included, up to its pixel data (`untilPixelData`) or to its end, and stops counting past `max`.
- * One flat pass that steps into sequences and items rather than over them (so nothing nested is
- * missed; the fragments of encapsulated image data are stepped over, counted apart) and never
- * allocates: a few nanoseconds an element. Bytes that stop making sense end the count where it is;
- * the parser that reads them next refuses them.
+ * It walks the bytes as dicom-parser (1.8) will, so that what it counts is what dicom-parser would
+ * make an object of: the same sequences (in implicit VR, any value that starts with an item, whatever
+ * its length; in explicit VR, an undefined-length UN, whose items are then read in implicit VR), the
+ * same items running past the end of their sequence. A count that read the bytes another way missed
+ * millions of elements in either place, and dicom-parser took minutes and gigabytes over them. The
+ * fragments of encapsulated image data are stepped over and counted apart. It never allocates per
+ * element (a few nanoseconds each); bytes that stop making sense end the count where it is, and the
+ * parser that reads them next refuses them.
  */
 export function countElements(
   bytes: Uint8Array,
@@ -62,76 +78,109 @@ export function countElements(
   untilPixelData: boolean,
   max = MAX_HEADER_ELEMENTS,
 ): HeaderCount {
-  const { littleEndian, explicitVr } = syntax;
+  const { littleEndian } = syntax;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const end = bytes.byteLength;
+  const len = bytes.byteLength;
+  const u16 = (at: number): number => view.getUint16(at, littleEndian);
+  const u32 = (at: number): number => view.getUint32(at, littleEndian);
   let p = start;
   let elements = 0;
   let pieces = 0;
-  // Inside encapsulated data (an undefined length that is not a sequence): items are fragments.
-  let fragments = false;
   const wide: number[] = [];
-  while (p + 8 <= end && elements + pieces <= max) {
-    const group = view.getUint16(p, littleEndian);
-    const element = view.getUint16(p + 2, littleEndian);
-    const pixels = group === 0x7fe0 && element === 0x0010;
-    if (pixels && untilPixelData) break;
-    if (group === ITEM_GROUP) {
-      const length = view.getUint32(p + 4, littleEndian);
-      if (element === SEQUENCE_END) fragments = false;
-      // A sequence item's elements follow its header; a fragment's bytes are stepped over.
-      const fragment = fragments && element === ITEM && length !== UNDEFINED;
-      if (fragment) pieces++;
-      else elements++;
-      p += fragment ? 8 + length : 8;
+  const levels: Level[] = [{ set: true, end: len, explicit: syntax.explicitVr }];
+  const result = (stray?: HeaderCount['stray']): HeaderCount =>
+    stray ? { elements, fragments: pieces, stray, wide } : { elements, fragments: pieces, wide };
+  while (levels.length > 0 && elements + pieces <= max) {
+    const level = levels[levels.length - 1]!;
+    if (level.end !== undefined && p >= level.end) {
+      levels.pop();
       continue;
     }
+    if (p + 8 > len) break;
+    const group = u16(p);
+    const element = u16(p + 2);
+    if (!level.set) {
+      // A sequence's next item, or its delimiter; what is not an item is read as one all the same.
+      if (level.end === undefined && group === ITEM_GROUP && element === SEQUENCE_END) {
+        p += 8;
+        levels.pop();
+        continue;
+      }
+      elements++;
+      const length = u32(p + 4);
+      p += 8;
+      levels.push({
+        set: true,
+        end: length === UNDEFINED ? undefined : p + length,
+        explicit: level.explicit,
+      });
+      continue;
+    }
+    // Image data: the data set's, where the count stops when asked to, or an icon's in a sequence.
+    const pixels = group === 0x7fe0 && element === 0x0010;
+    if (pixels && untilPixelData && levels.length === 1) break;
     elements++;
+    // An item's data set of undefined length ends at its delimiter (read as an element, 8 bytes).
+    if (level.end === undefined && group === ITEM_GROUP && element === ITEM_END) {
+      p += 8;
+      levels.pop();
+      continue;
+    }
     let length: number;
     let header = 8;
-    let sequence = false;
     let vr: number | undefined;
-    if (explicitVr) {
+    let sequence: Level | undefined;
+    if (level.explicit) {
       vr = (bytes[p + 4]! << 8) | bytes[p + 5]!;
       if (LONG_VRS.has(vr)) {
-        if (p + 12 > end) break;
+        if (p + 12 > len) break;
         if (WIDE_VRS.has(vr)) wide.push(p + 4);
-        length = view.getUint32(p + 8, littleEndian);
+        length = u32(p + 8);
         header = 12;
-        // dicom-parser reads an undefined-length UN as a sequence in implicit VR (PS3.5 6.2.2).
-        sequence = vr === SQ || (vr === UN && length === UNDEFINED);
       } else {
-        length = view.getUint16(p + 6, littleEndian);
+        length = u16(p + 6);
       }
+      if (vr === SQ) sequence = { set: false, end: undefined, explicit: true };
+      // dicom-parser reads the items of an undefined-length UN in implicit VR (PS3.5 6.2.2).
+      else if (vr === UN && length === UNDEFINED) sequence = { set: false, end: undefined, explicit: false };
     } else {
-      length = view.getUint32(p + 4, littleEndian);
-      // Implicit VR does not say which elements are sequences: one whose value starts with an item
-      // (or, empty, with its sequence delimiter) is, as dicom-parser takes it.
-      const next = p + 12 <= end ? view.getUint16(p + 10, littleEndian) : -1;
-      sequence =
-        !pixels &&
-        (length === UNDEFINED || length >= 8) &&
-        p + 12 <= end &&
-        view.getUint16(p + 8, littleEndian) === ITEM_GROUP &&
-        (next === ITEM || (length === UNDEFINED && next === SEQUENCE_END));
+      length = u32(p + 4);
+      // Implicit VR does not say which elements are sequences: dicom-parser takes one whose value
+      // starts with an item or a sequence delimiter for one (a private one only of undefined length).
+      const next = p + 12 <= len && u16(p + 8) === ITEM_GROUP ? u16(p + 10) : -1;
+      const looksLike = next === ITEM || next === SEQUENCE_END;
+      if (looksLike && ((group & 1) === 0 || length === UNDEFINED))
+        sequence = { set: false, end: undefined, explicit: false };
     }
-    if (length === UNDEFINED && !sequence) {
-      if (!pixels) {
-        const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
-        const name = vr === undefined ? undefined : String.fromCharCode(vr >> 8, vr & 0xff);
-        return {
-          elements,
-          fragments: pieces,
-          stray: { tag: `(${hex(group)},${hex(element)})`, vr: name },
-          wide,
-        };
+    p += header;
+    if (sequence) {
+      if (length !== UNDEFINED) sequence.end = p + length;
+      levels.push(sequence);
+      continue;
+    }
+    if (length !== UNDEFINED) {
+      p += length;
+      continue;
+    }
+    if (!pixels) {
+      const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
+      const name = vr === undefined ? undefined : String.fromCharCode(vr >> 8, vr & 0xff);
+      return result({ tag: `(${hex(group)},${hex(element)})`, vr: name });
+    }
+    // Encapsulated image data: fragments, up to the sequence delimiter.
+    while (p + 8 <= len && elements + pieces <= max) {
+      if (u16(p) !== ITEM_GROUP) return result();
+      if (u16(p + 2) === SEQUENCE_END) {
+        p += 8;
+        break;
       }
-      fragments = true;
+      pieces++;
+      const size = u32(p + 4);
+      if (size === UNDEFINED) return result();
+      p += 8 + size;
     }
-    // Undefined lengths and sequences: step into their content; anything else: over its value.
-    p += length === UNDEFINED || sequence ? header : header + length;
   }
-  return { elements, fragments: pieces, wide };
+  return result();
 }
 
 /** The words for a header with more elements than MAX_HEADER_ELEMENTS. */
