@@ -56,6 +56,25 @@ describe('tissue classes shown to exist before a surface is named after them', (
     expect(bandProfile(teeth.mask, grey).height).toBeLessThanOrEqual(20);
     expect(teeth.place).toMatchObject({ loose: 0 });
   });
+
+  it('leaves bone as dense as the dentition level but without enamel out of the teeth', () => {
+    // The real head read 30 and 60 HU high (a calibration off by that much): specks of the skull base
+    // and the cheekbones, 35 to 55 mm above the teeth, passed the 1770.5 HU level in pieces of 10 mm³
+    // and more, joined to bone and a speck beside the teeth, and became pieces of "all_teeth".
+    for (const offset of [0, 30, 60]) {
+      const v = edit(head, (x) => x + offset);
+      const teeth = segmentTissue(v, 'teeth', thresholds(v));
+      expect(bandProfile(teeth.mask, v).height, `+${offset} HU`).toBeLessThanOrEqual(20);
+      expect(teeth.place?.compact, `+${offset} HU`).toBe(offset === 0 ? 0 : offset === 30 ? 5 : 7);
+      expect(teeth.components.kept, `+${offset} HU`).toBeGreaterThanOrEqual(5);
+    }
+    // Above the teeth only (slices 20 mm and more above them), read 60 HU high: no piece holds enamel.
+    const [nx, ny, nz] = head.dims;
+    const skullBase = edit(crop(head, [0, nx], [0, ny], [14, nz]), (x) => x + 60);
+    expect(() => segmentTissue(skullBase, 'teeth', thresholds(skullBase))).toThrow(
+      /^The densest tissue of this scan \(.*\) is compact bone, not teeth: none of its pieces holds enamel, denser than any compact bone \(1988 HU\), as a tooth's crown does; so no teeth mesh was made\.$/,
+    );
+  });
 });
 
 describe('teeth shown to be teeth by where they are', () => {

@@ -38,6 +38,54 @@ export const PLACE_MIN_BONE_SPAN_MM = 2 * DENTITION_BAND_MM;
  */
 const PLACE_MAX_HEIGHT = 0.6;
 
+/**
+ * Denser than any compact bone: the top of InVesalius' "Compact Bone (Adult)" preset, 1988 HU (the
+ * range Mimics uses too). A tooth's crown holds enamel above it: on the real head CT every piece of
+ * the teeth reaches 2544 HU or more. The densest bone elsewhere passes the dentition level in specks
+ * (the skull base and the cheekbones there, 35 to 55 mm above the teeth, reach 1794 to 1931 HU); 10 mm³
+ * of it became pieces of "all_teeth" once the scan's calibration read 30 HU higher.
+ */
+export const COMPACT_BONE_MAX_HU = 1988;
+
+/** Enamel a piece must hold to be part of a dentition: this much above COMPACT_BONE_MAX_HU (a crown holds tens). */
+const ENAMEL_MIN_MM3 = 2;
+
+/**
+ * How near a piece with enamel a piece without must lie to be taken for a tooth's dentine (mm between
+ * their boxes): a root or a crown's edge that the level cut off, or a tooth whose crown lies outside
+ * the scan, lies within a tooth's width of the others; the skull base and the cheekbones lie 35 mm
+ * and more above the teeth.
+ */
+const DENTINE_REACH_MM = 10;
+
+/** A piece's extent in voxel indices: [i0, j0, k0, i1, j1, k1], inclusive. */
+type Box = [number, number, number, number, number, number];
+
+function boxOf(piece: number[], dims: [number, number, number]): Box {
+  const [nx, ny] = dims;
+  const b: Box = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
+  for (const p of piece) {
+    const i = p % nx;
+    const j = Math.floor(p / nx) % ny;
+    const k = Math.floor(p / (nx * ny));
+    if (i < b[0]) b[0] = i;
+    if (j < b[1]) b[1] = j;
+    if (k < b[2]) b[2] = k;
+    if (i > b[3]) b[3] = i;
+    if (j > b[4]) b[4] = j;
+    if (k > b[5]) b[5] = k;
+  }
+  return b;
+}
+
+/** Whether two boxes come within `reach` voxels of each other along every axis. */
+function boxesMeet(a: Box, b: Box, reach: [number, number, number]): boolean {
+  for (let d = 0; d < 3; d++) {
+    if (a[d]! > b[d + 3]! + reach[d]! || b[d]! > a[d + 3]! + reach[d]!) return false;
+  }
+  return true;
+}
+
 /** Enamel reaches about 3000 HU at most; values at or above it in the class are metal or the scanner's ceiling. */
 export const METAL_MIN_HU = 3000;
 
@@ -45,6 +93,9 @@ export interface DentitionPlace {
   /** Pieces of the class not joined to bone, taken out of its mask, and their voxels. */
   loose: number;
   looseVoxels: number;
+  /** Pieces without enamel (nothing denser than compact bone) and away from any with, taken out of its mask, and their voxels. */
+  compact: number;
+  compactVoxels: number;
   /** Share of the kept class at METAL_MIN_HU or above (fillings, crowns, implants, saturated values). */
   metalShare: number;
   /** Height of the bone along the head-foot axis (its 0.5th to 99.5th percentile), mm. */
@@ -157,8 +208,22 @@ function boneExtent(v: PlaceVolume, level: number): [number, number] {
   return [Math.max(0, from), Math.max(from, to) + 1];
 }
 
+/** How many voxels of a piece lie above `level` on the Hounsfield scale (`hu`), counting up to `need`. */
+function countAbove(
+  v: PlaceVolume,
+  piece: number[],
+  hu: (value: number) => number,
+  level: number,
+  need: number,
+): number {
+  let n = 0;
+  for (let q = 0; q < piece.length && n < need; q++)
+    if (hu(v.data[piece[q] as number] as number) > level) n++;
+  return n;
+}
+
 /**
- * Takes the pieces not joined to bone out of `mask` and refuses the class when none is left or when
+ * Takes the pieces not joined to bone, and those without enamel, out of `mask` and refuses the class when none is left or when
  * it lies high in the bone; returns what was found, for the job's note. `hu` maps a grey value to
  * Hounsfield units (or their equivalent on the scan's scale).
  */
@@ -174,15 +239,42 @@ export function placeDentition(
   const all = pieces(mask, v.dims);
   let loose = 0;
   let looseVoxels = 0;
+  let compact = 0;
+  let compactVoxels = 0;
+  const enamelNeed = Math.max(1, Math.ceil(ENAMEL_MIN_MM3 / voxelMm3));
+  const enamel: Box[] = [];
+  const dentine: { piece: number[]; box: Box }[] = [];
   for (const piece of all) {
     const need = Math.min(
       Math.max(JOINED_BONE_FACTOR * piece.length, Math.ceil(JOINED_BONE_MIN_MM3 / voxelMm3)),
       Math.ceil(JOINED_BONE_MAX_MM3 / voxelMm3),
     );
-    if (joinedToBone(v, piece, boneLevel, need)) continue;
+    if (!joinedToBone(v, piece, boneLevel, need)) {
+      for (const p of piece) mask[p] = 0;
+      loose++;
+      looseVoxels += piece.length;
+    } else if (countAbove(v, piece, hu, COMPACT_BONE_MAX_HU, enamelNeed) >= enamelNeed) {
+      enamel.push(boxOf(piece, v.dims));
+    } else {
+      dentine.push({ piece, box: boxOf(piece, v.dims) });
+    }
+  }
+  // A piece without enamel is a tooth's dentine (a root the level cut off its crown) only beside one
+  // with enamel; elsewhere it is compact bone.
+  const reach = v.spacing.map((s) => Math.ceil(DENTINE_REACH_MM / s)) as [number, number, number];
+  for (const { piece, box } of dentine) {
+    if (enamel.some((e) => boxesMeet(box, e, reach))) continue;
     for (const p of piece) mask[p] = 0;
-    loose++;
-    looseVoxels += piece.length;
+    compact++;
+    compactVoxels += piece.length;
+  }
+  if (compact > 0 && loose + compact === all.length) {
+    const others = loose > 0 ? ` (and ${loose} lying free of bone, as metal does)` : '';
+    throw new AppError(
+      'bad-input',
+      `The densest tissue of this scan (${how}) is compact bone, not teeth: none of its pieces holds enamel, denser than any compact bone (${COMPACT_BONE_MAX_HU} HU${how.includes('scaled') ? ' or its equivalent on this scan' : ''}), as a tooth's crown does${others}; so no teeth mesh was made.`,
+      { action: 'Ask for skull (all bone) instead, or use a remote segmentation service for the teeth.' },
+    );
   }
   if (loose === all.length) {
     throw new AppError(
@@ -222,5 +314,5 @@ export function placeDentition(
       },
     );
   }
-  return { loose, looseVoxels, metalShare: metal / count, boneSpan, heightInBone };
+  return { loose, looseVoxels, compact, compactVoxels, metalShare: metal / count, boneSpan, heightInBone };
 }

@@ -5,9 +5,10 @@
  * (invesalius/presets.py, the ranges Mimics uses too) give "Enamel (Adult)" 1553 to 2850 HU and
  * "Compact Bone (Adult)" 662 to 1988 HU; the dentition class starts at the middle of their overlap,
  * 1770.5 HU, so that a voxel is called tooth only when it is nearer the enamel range than the bone
- * range. On the real human head CT of the fixtures (ct-human-cranium-teeth) everything above it lies
- * in the lowest 10 mm of the scan, where the teeth are; 20 HU lower the first pieces of the cranial
- * vault enter. An Otsu split of the bone voxels, used before, lands near 970 HU there: in cortical bone.
+ * range. On the real human head CT of the fixtures (ct-human-cranium-teeth) every piece above it of
+ * 10 mm³ or more lies in the lowest 10 mm of the scan, where the teeth are; 20 HU lower the first
+ * pieces of the cranial vault enter. Specks of the skull base and cheekbones pass it too (up to
+ * 1931 HU): pieces without enamel, which dentition-place.ts leaves out. An Otsu split of the bone voxels, used before, lands near 970 HU there: in cortical bone.
  *
  * CBCT grey values are not Hounsfield units. There the same level is placed on the scan's own scale
  * by its air and soft-tissue peaks (grey values are roughly linear in attenuation), which is a guess:

@@ -6,7 +6,7 @@ import { privateDir } from '../../platform/private-files.js';
 import type { ProcessedMesh, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
 import { DENTITION_BAND_MM, DENTITION_MIN_HU, type BandProfile } from './dentition.js';
-import { METAL_MIN_HU, type DentitionPlace } from './dentition-place.js';
+import { COMPACT_BONE_MAX_HU, METAL_MIN_HU, type DentitionPlace } from './dentition-place.js';
 import { countSurfaces } from './mesh-checks.js';
 import { writeMesh } from './mesh-writers.js';
 import { structureNote, validateSpec } from './plan.js';
@@ -192,7 +192,7 @@ function regionNote(r: TissueRegion, t: Thresholds): string {
       ? `Hounsfield units: enamel and dentine, above compact bone${where}`
       : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values${unitNote(t)}${where}`;
   }
-  const small = r.components.components - r.components.kept - (r.place?.loose ?? 0);
+  const small = r.components.components - r.components.kept - (r.place?.loose ?? 0) - (r.place?.compact ?? 0);
   const dropped = small > 0 ? `, ${small} small loose piece${small === 1 ? '' : 's'} left out` : '';
   // Padding the files do not declare, found from where it lies: said, as it shapes the skin and airway.
   const round =
@@ -214,6 +214,10 @@ function dentitionNote(band: BandProfile, place: DentitionPlace): string {
       ? 'every piece joined to bone'
       : `every piece kept joined to bone (${place.loose} dense piece${place.loose === 1 ? '' : 's'} lying free of bone left out: metal or a foreign body, not teeth)`,
   );
+  if (place.compact > 0)
+    parts.push(
+      `${place.compact} piece${place.compact === 1 ? '' : 's'} of bone as dense as the dentition level, without enamel (nothing above ${COMPACT_BONE_MAX_HU} HU, denser than any compact bone) and away from the teeth, left out: not teeth`,
+    );
   parts.push(
     place.heightInBone === null
       ? `the bone spans ${Math.round(place.boneSpan)} mm, too little to tell the skull from the jaws, so its height in the head was not checked`

@@ -300,13 +300,13 @@ export function segmentTissue(
     // Spread over the head first: a class that is bone is refused as such, not piece by piece.
     checkDentitionBand(mask, volume, level, scale);
     const place = placeDentition(mask, volume, t.bone, huOf(scale), dentitionWords(level, scale));
-    if (place.loose > 0) {
+    if (place.loose + place.compact > 0) {
       // The mask lost pieces its runs still hold: extraction reads the mask.
       runs = undefined;
       components = {
         ...components,
-        kept: components.kept - place.loose,
-        keptVoxels: components.keptVoxels - place.looseVoxels,
+        kept: components.kept - place.loose - place.compact,
+        keptVoxels: components.keptVoxels - place.looseVoxels - place.compactVoxels,
       };
     }
     const band = checkDentitionBand(mask, volume, level, scale);
