@@ -132,7 +132,9 @@ describe('resuming from the states a crash leaves', () => {
         message: 'The local engine made no model: No soft tissue can be found: the scan shows no air.',
         retryable: false,
       });
-      expect(failed?.error?.action).toMatch(/^Submit the scan again without the structure it names/);
+      expect(failed?.error?.action).toMatch(
+        /^Change what the reason names \(the scan, or a structure it cannot make\)/,
+      );
     });
 
     it('saves the meshes the local engine made and fails the job naming the one it refused, as final', async () => {

@@ -54,8 +54,18 @@ export async function prepareCodec(uid: string): Promise<boolean> {
   return factory !== undefined;
 }
 
-// The C libraries narrate their work on stdout ("[INFO] Start to read j2k main header"): keep it quiet.
-const quiet = { print: (): void => {}, printErr: (): void => {} };
+/**
+ * The C libraries narrate their work on stdout ("[INFO] Start to read j2k main header"): kept quiet,
+ * but for the errors. OpenJPEG reports a tile it cannot decode ("[ERROR] Tile part length size
+ * inconsistent with stream length", a codestream cut short with its end marker put back) and returns
+ * the image all the same, partly decoded: what it said during a decode makes that decode fail.
+ */
+const reported: string[] = [];
+const keep = (line: string): void => {
+  if (/\[ERROR\]/.test(line) && reported.length < 8)
+    reported.push(line.replace(/^\s*\[ERROR\]\s*/, '').trim());
+};
+const quiet = { print: keep, printErr: keep };
 
 async function loadCodec(kind: CodecKind): Promise<Factory> {
   if (kind === 'jpeg-ls') {
@@ -111,7 +121,9 @@ export function decodeWithWasm(
   const decoder = factory();
   try {
     decoder.getEncodedBuffer(encoded.length).set(encoded);
+    reported.length = 0;
     decoder.decode();
+    if (reported.length > 0) throw new Error(`the decoder reports: ${reported.join('; ')}`);
     const info = decoder.getFrameInfo();
     if (info.componentCount !== 1) throw new Error(`the image has ${info.componentCount} colour components`);
     const decoded = decoder.getDecodedBuffer();

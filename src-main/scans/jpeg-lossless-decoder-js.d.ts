@@ -9,5 +9,11 @@ declare module 'jpeg-lossless-decoder-js' {
       length?: number,
       numBytes?: number,
     ): Uint8Array | Uint16Array;
+    /** Where decoding stopped: the next sample's column and row, of the frame's xDim x yDim. */
+    xLoc: number;
+    yLoc: number;
+    yDim: number;
+    /** The codestream as read, with how far (index, bytes from its start) decoding read it. */
+    stream: { index: number } | null;
   }
 }

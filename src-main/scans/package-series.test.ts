@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { packageSeries } from './package-series.js';
@@ -55,6 +55,11 @@ describe('packageSeries compression', () => {
     const entries = await readZip(pkg.path);
     expect(entries.map((e) => e.method)).toEqual(slices.map(() => 0));
     entries.forEach((e, k) => expect(e.data.equals(readFileSync(slices[k]!))).toBe(true));
+    // Each named for its place and the user's file, which a message naming the slice then names too
+    // (it named "slice-00021.dcm", which the user could not find).
+    expect(entries.map((e) => e.name)).toEqual(
+      slices.map((f, k) => `slice-0000${k + 1}-${basename(f).replace(/\.dcm$/i, '')}.dcm`),
+    );
     // Stored: the package is the slices plus zip headers, nothing smaller.
     expect(pkg.bytes).toBeGreaterThan(total);
   });

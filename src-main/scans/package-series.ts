@@ -117,11 +117,13 @@ export async function packageSeries(
     return data;
   };
 
+  const names = files.map((f, k) => entryName(k, opts.deidentify ? undefined : f.path));
   let bytes: number;
   try {
     if (!opts.gzip && !multiFrame && fitsPlainZip(files.length, total)) {
       bytes = await writeZip(
         files,
+        names,
         partPath,
         bytesOf,
         opts.compress !== false,
@@ -143,7 +145,7 @@ export async function packageSeries(
         file.on('error', (e) => counted.destroy(e)); // pipe() does not pass errors on
         return file.pipe(counted);
       };
-      await streamPackage(files, multiFrame, partPath, source, opts);
+      await streamPackage(files, names, multiFrame, partPath, source, opts);
       bytes = (await stat(partPath)).size;
     }
     await rename(partPath, finalPath);
@@ -165,10 +167,24 @@ export async function packageSeries(
  */
 const spareScratch = new SpareBuffers(4, 1 << 20, 8 << 20);
 
-const entryName = (k: number): string => `slice-${String(k + 1).padStart(5, '0')}.dcm`;
+/**
+ * A slice's name in the package: its place in the series, and, unless it is de-identified (a file's
+ * name may hold the patient's), the name of the user's file, so that a message of the service that
+ * names the slice names a file the user can find.
+ */
+function entryName(k: number, source: string | undefined): string {
+  const place = `slice-${String(k + 1).padStart(5, '0')}`;
+  if (source === undefined) return `${place}.dcm`;
+  const name = basename(source)
+    .replace(/\.dcm$/i, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .slice(0, 64);
+  return `${place}-${name}.dcm`;
+}
 
 async function writeZip(
   files: PackageFile[],
+  names: string[],
   partPath: string,
   bytesOf: (file: PackageFile) => Promise<Buffer>,
   compress: boolean,
@@ -196,7 +212,7 @@ async function writeZip(
     for (let k = 0; k < files.length; k++) {
       const data = (await next) as Buffer;
       next = readAhead(k + 1);
-      await zip.add(entryName(k), data, compress, reused);
+      await zip.add(names[k]!, data, compress, reused);
     }
     signal?.throwIfAborted();
     return await zip.finish();
@@ -255,6 +271,7 @@ async function writeWhole(path: string, data: Buffer): Promise<void> {
 /** The streaming way: yazl (zip64 when needed) and zlib's gzip, one slice in memory at a time. */
 async function streamPackage(
   files: PackageFile[],
+  names: string[],
   multiFrame: boolean,
   partPath: string,
   source: (file: PackageFile) => Promise<Readable>,
@@ -284,7 +301,7 @@ async function streamPackage(
     mode: 0o100644,
   };
   files.forEach((f, k) => {
-    zip.addReadStreamLazy(entryName(k), entryOptions, (cb) => {
+    zip.addReadStreamLazy(names[k]!, entryOptions, (cb) => {
       source(f).then((stream) => {
         // yazl does not watch its input streams for errors: a vanished file would hang it.
         stream.on('error', fail);

@@ -118,6 +118,34 @@ function encapsulatedFrame(parsed: ParsedDicom, frameIndex: number, frames: numb
   }
 }
 
+/**
+ * The JPEG Lossless decoder returns whatever it has when its codestream ends early or goes on: a
+ * codestream cut short (its end marker put back) left most rows as decoded from bytes past its end,
+ * and one whose coded data was lost to zeros decoded every sample from a third of it, both without a
+ * word, and a job made a mesh of them. A whole codestream decodes every row and reads its coded data
+ * to the end: the entropy-coded segment fills its last byte with one bits (ITU-T T.81 F.1.2.3), and
+ * the decoder reads a byte or two ahead into the end marker, behind any fill bytes before it.
+ */
+function checkLosslessRead(decoder: JpegLosslessDecoder, codestream: Uint8Array): void {
+  if (decoder.yLoc < decoder.yDim)
+    throw new Error(
+      `decoding stopped at row ${decoder.yLoc + 1} of ${decoder.yDim}: the coded data ends early`,
+    );
+  let end = codestream.length - 2;
+  while (end > 0 && !(codestream[end] === 0xff && codestream[end + 1] === 0xd9)) end--;
+  while (end > 0 && codestream[end - 1] === 0xff) end--;
+  const read = decoder.stream?.index ?? end;
+  if (read > end + LOSSLESS_READ_AHEAD)
+    throw new Error(`its samples take ${read - end} bytes more than its coded data holds: it is cut short`);
+  if (end - read > LOSSLESS_READ_AHEAD)
+    throw new Error(
+      `its samples were all decoded ${end - read} bytes before its coded data ends: the data is not what was encoded`,
+    );
+}
+
+/** Bytes a whole lossless codestream's read may end from its end marker, either way (see checkLosslessRead). */
+const LOSSLESS_READ_AHEAD = 4;
+
 function decodeCompressed(
   uid: string,
   encoded: Uint8Array,
@@ -133,8 +161,10 @@ function decodeCompressed(
       checkEndMarker(encoded);
       // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
       const copy = new Uint8Array(encoded);
-      const out = new JpegLosslessDecoder().decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
+      const decoder = new JpegLosslessDecoder();
+      const out = decoder.decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
       if (out.length !== pixels) throw new Error(`decoded ${out.length} samples, expected ${pixels}`);
+      checkLosslessRead(decoder, copy);
       return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     }
     if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, size);

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { AppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import type { Processor } from '../processor.js';
 import { fetchToFile, putFile } from './client-storage.js';
@@ -180,7 +181,9 @@ export class JobProcessing {
     } catch (e) {
       // Closing: the job stays 'processing' on disk and is resumed by the next engine on this folder.
       if (signal.aborted) return;
-      await this.fail(job, e instanceof Error ? e.message : String(e));
+      // The reason and, where the refusal has one, what to do: the interface's job carries one text.
+      const action = e instanceof AppError && e.action ? ` ${e.action}` : '';
+      await this.fail(job, `${e instanceof Error ? e.message : String(e)}${action}`);
     }
   }
 

@@ -112,14 +112,14 @@ export async function startOverOnLocalEngine(run: JobRun, job: JobRecord, e: unk
 }
 
 /**
- * The local engine's refusal, in its own words: it runs on this computer (no service, no operator,
- * no job id to quote), and the same scan and structures would be refused again, so no retry is
- * offered; the user submits again without what it names.
+ * The local engine's refusal, in its own words, which say what to do where it knows (a damaged file:
+ * export the scan again): it runs on this computer (no service, no operator, no job id to quote), and
+ * the same scan and structures would be refused again, so no retry is offered.
  */
 function localEngineRefusal(e: JobFailedError): AppError {
   return new AppError('job-failed', `The local engine made no model: ${e.reason ?? 'it gave no reason'}`, {
     action:
-      'Submit the scan again without the structure it names, or use a remote segmentation service for it.',
+      'Change what the reason names (the scan, or a structure it cannot make) and submit again, or use a remote segmentation service.',
     retryable: false,
   });
 }
