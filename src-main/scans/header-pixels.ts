@@ -64,11 +64,12 @@ export function boundedFrameCount(t: TagTable, fileSize: number): number {
     if (listed !== undefined && listed !== claimed)
       throw framesDisagree(claimed, `its compressed image data lists ${said(listed)} (Basic Offset Table)`);
   } else {
+    const bitsAllocated = us(t, TAG.bitsAllocated) ?? 0;
     const frameBytes = uncompressedFrameBytes({
       rows: us(t, TAG.rows) ?? 0,
       columns: us(t, TAG.columns) ?? 0,
       samplesPerPixel: us(t, TAG.samplesPerPixel) ?? 1,
-      bitsAllocated: us(t, TAG.bitsAllocated) ?? 0,
+      bitsAllocated,
       photometric: text(t, TAG.photometric, false, UPPER),
     });
     // A file cut off inside its pixels is told apart later (truncated-file): the declared length counts here.
@@ -78,7 +79,11 @@ export function boundedFrameCount(t: TagTable, fileSize: number): number {
       // Room for another whole image beyond the claimed ones, past the one byte that pads an odd
       // length: the header leaves images out (a count of 100 in a file of 140 lost 34 mm of skull).
       if (t.pixelLength >= (claimed + 1) * frameBytes && t.pixelLength > claimed * frameBytes + 1)
-        throw framesDisagree(claimed, `its image data holds ${said(Math.floor(t.pixelLength / frameBytes))}`);
+        throw framesDisagree(
+          claimed,
+          // The size of a frame is the header's too: a wrong Bits Allocated makes the same count.
+          `its image data holds ${said(Math.floor(t.pixelLength / frameBytes))} at the ${bitsAllocated} bit${bitsAllocated === 1 ? '' : 's'} per pixel it gives (Bits Allocated)`,
+        );
     }
   }
   if (claimed > MAX_FRAMES) {

@@ -49,12 +49,24 @@ describe('a multi-frame file whose Number of Frames is not what it holds', () =>
   it('is refused when it holds more frames than it says (pixels and per-frame groups both)', async () => {
     const r = await inspect('low.dcm', enhancedCt(forty, { numberOfFrames: 30 }));
     expect(r.series).toEqual([]);
-    expect(refusal(r)).toBe(disagree('low.dcm', '30 images', 'its image data holds 40'));
+    expect(refusal(r)).toBe(
+      disagree(
+        'low.dcm',
+        '30 images',
+        'its image data holds 40 at the 16 bits per pixel it gives (Bits Allocated)',
+      ),
+    );
   });
 
   it('is refused when only its pixel data holds more frames', async () => {
     const r = await inspect('pixels.dcm', enhancedCt(forty, { numberOfFrames: 30, perFrameItems: 30 }));
-    expect(refusal(r)).toBe(disagree('pixels.dcm', '30 images', 'its image data holds 40'));
+    expect(refusal(r)).toBe(
+      disagree(
+        'pixels.dcm',
+        '30 images',
+        'its image data holds 40 at the 16 bits per pixel it gives (Bits Allocated)',
+      ),
+    );
   });
 
   it('is refused when its per-frame groups describe more or fewer frames than it says', async () => {
@@ -71,7 +83,13 @@ describe('a multi-frame file whose Number of Frames is not what it holds', () =>
 
   it('is refused when a legacy multi-frame CT (no functional groups) holds more frames', async () => {
     const r = await inspect('legacy.dcm', enhancedCt(forty, { legacy: true, numberOfFrames: 30 }));
-    expect(refusal(r)).toBe(disagree('legacy.dcm', '30 images', 'its image data holds 40'));
+    expect(refusal(r)).toBe(
+      disagree(
+        'legacy.dcm',
+        '30 images',
+        'its image data holds 40 at the 16 bits per pixel it gives (Bits Allocated)',
+      ),
+    );
   });
 
   it('is refused when a single-frame file holds the pixels of two', async () => {
@@ -81,7 +99,13 @@ describe('a multi-frame file whose Number of Frames is not what it holds', () =>
     const two = Buffer.concat([bytes.subarray(0, px.dataOffset + px.length), frame]);
     two.writeUInt32LE(2 * px.length, px.dataOffset - 4);
     const r = await inspect('two.dcm', two);
-    expect(refusal(r)).toBe(disagree('two.dcm', 'one image', 'its image data holds 2'));
+    expect(refusal(r)).toBe(
+      disagree(
+        'two.dcm',
+        'one image',
+        'its image data holds 2 at the 16 bits per pixel it gives (Bits Allocated)',
+      ),
+    );
   });
 });
 

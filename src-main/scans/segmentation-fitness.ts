@@ -41,7 +41,7 @@ export interface FitnessInput {
   unbridgeableGaps: StackGap[];
   /** Largest distance of a slice from the line through the stack (mm). */
   offLineMm?: number;
-  /** The first image whose Bits Stored does not fit its Bits Allocated (none: all fit). */
+  /** The first image whose Bits Stored does not fit its Bits Allocated, or is too few for densities (none: all fit). */
   oddBits?: { allocated: number; stored: number };
   /** Why the volume would take more memory than scan2mesh reads (volume-limits.ts); none: it fits. */
   volumeTooLarge?: string;
@@ -77,6 +77,9 @@ export const MIN_EXTENT_MM = 30;
  */
 export const MAX_EXTENT_MM = 1000;
 export const MAX_SLICE_SPACING_MM = 20;
+
+/** Fewest bits of a pixel's value that can hold densities: 8-bit CBCT exports exist; CT keeps 12 to 16. */
+const MIN_BITS_STORED = 8;
 
 /** The largest number a volume's 32-bit float voxel can hold. */
 const FLOAT32_MAX = 3.4028234663852886e38;
@@ -178,7 +181,11 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       `The slices lie ${mm(s.sliceSpacingMm)} mm apart; the slices of a 3D scan of a jaw lie at most ${MAX_SLICE_SPACING_MM} mm apart.`,
     );
   }
-  if (s.oddBits) {
+  if (s.oddBits && s.oddBits.stored >= 1 && s.oddBits.stored < MIN_BITS_STORED) {
+    reasons.push(
+      `The images keep only ${s.oddBits.stored} bit${s.oddBits.stored === 1 ? '' : 's'} of each pixel's value (Bits Stored ${s.oddBits.stored}): at most ${2 ** s.oddBits.stored} grey values, too few to tell bone and teeth from soft tissue by their density (CT keeps 12 or more, a CBCT export at least ${MIN_BITS_STORED}).`,
+    );
+  } else if (s.oddBits) {
     reasons.push(
       `The images say ${s.oddBits.stored} of their ${s.oddBits.allocated} bits per pixel hold its value (Bits Stored ${s.oddBits.stored}, Bits Allocated ${s.oddBits.allocated}), which cannot be: the pixel values cannot be read as the scanner stored them.`,
     );
@@ -283,7 +290,7 @@ function firstOddBits(headers: DicomHeader[]): FitnessInput['oddBits'] {
   for (let i = 0; i < headers.length; i++) {
     const h = headers[i]!;
     if (last && h.bitsStored === last.bitsStored && h.bitsAllocated === last.bitsAllocated) continue;
-    if (!(h.bitsStored >= 1 && h.bitsStored <= h.bitsAllocated))
+    if (!(h.bitsStored >= MIN_BITS_STORED && h.bitsStored <= h.bitsAllocated))
       return { allocated: h.bitsAllocated, stored: h.bitsStored };
     last = h;
   }

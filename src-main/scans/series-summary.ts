@@ -55,8 +55,33 @@ export function summarizeSeries(
       message: `This is ${words}, not a CT or cone-beam CT scan.`,
     });
   }
-  const colour = headers.find((h) => h.samplesPerPixel !== 1 && !readsAsGrey(h));
-  if (colour) {
+  const colour = headers.find((h) => h.samplesPerPixel > 1 && !readsAsGrey(h));
+  const palette = headers.find((h) => h.samplesPerPixel === 1 && h.photometric === 'PALETTE COLOR');
+  const noSamples = headers.find((h) => !(h.samplesPerPixel >= 1));
+  const signedness = headers.find((h) => h.pixelRepresentation !== 0 && h.pixelRepresentation !== 1);
+  if (noSamples) {
+    problems.push({
+      severity: 'error',
+      code: 'pixel-format',
+      message: `The images say each pixel holds ${noSamples.samplesPerPixel} values (Samples per Pixel), which cannot be: the files are damaged.`,
+      file: display(noSamples.path),
+    });
+  } else if (palette) {
+    problems.push({
+      severity: 'error',
+      code: 'colour-image',
+      message:
+        'These images are stored as palette colours (PALETTE COLOR): each pixel names a colour in a table, not a density, so they cannot be segmented.',
+      file: display(palette.path),
+    });
+  } else if (signedness) {
+    problems.push({
+      severity: 'error',
+      code: 'pixel-format',
+      message: `The images give Pixel Representation ${signedness.pixelRepresentation}, which DICOM defines only as 0 (unsigned) or 1 (signed): whether a pixel's value is negative cannot be known, so its density cannot be read.`,
+      file: display(signedness.path),
+    });
+  } else if (colour) {
     problems.push({
       severity: 'error',
       code: 'colour-image',
