@@ -114,11 +114,32 @@ function offsetTableEntries(t: TagTable): number | undefined {
 export function pixelDataOf(t: TagTable, fileSize: number): DicomHeader['pixelData'] {
   if (t.pixelOffset < 0) return undefined;
   const encapsulated = t.pixelEncapsulated;
-  const end = t.fileOffset === undefined || encapsulated ? 0 : t.fileOffset + t.pixelOffset + t.pixelLength;
+  let end = 0;
+  if (t.fileOffset !== undefined)
+    end = encapsulated ? firstFragmentEnd(t) : t.fileOffset + t.pixelOffset + t.pixelLength;
   return {
     offset: t.pixelOffset,
     length: t.pixelLength,
     encapsulated,
     missingBytes: Math.max(0, end - fileSize),
   };
+}
+
+const isItem = (b: Buffer, at: number): boolean =>
+  b[at] === 0xfe && b[at + 1] === 0xff && b[at + 2] === 0x00 && b[at + 3] === 0xe0;
+
+/**
+ * Where in the file the first fragment of compressed image data ends, when the bytes read hold its
+ * item header (after the offset table's); 0 when they do not. A fragment that ends past the file is
+ * a file cut off, or a length that lies (0x7FFFFFF0 in a review's case): found here, the file is
+ * refused when it is looked at, not when the job decodes it.
+ */
+function firstFragmentEnd(t: TagTable): number {
+  const b = t.bytes;
+  const at = t.pixelOffset;
+  if (at + 8 > b.length || !isItem(b, at)) return 0;
+  const table = b.readUInt32LE(at + 4);
+  const first = at + 8 + table;
+  if (table === 0xffffffff || first + 8 > b.length || !isItem(b, first)) return 0;
+  return (t.fileOffset ?? 0) + first + 8 + b.readUInt32LE(first + 4);
 }

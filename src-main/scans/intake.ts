@@ -6,6 +6,7 @@ import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './a
 import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
+import { transferSyntax } from './transfer-syntax.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
@@ -227,6 +228,14 @@ async function groupAndSummarize(
           severity: 'error',
           code: 'corrupt-file',
           message: `${basename(display(h.path))} holds less image data than its size says (${px.length} of ${needed} bytes): it is damaged.`,
+          file: display(h.path),
+        });
+      }
+      if (px && px.encapsulated && !transferSyntax(h.transferSyntaxUid).compressed) {
+        extra.push({
+          severity: 'error',
+          code: 'corrupt-file',
+          message: `${basename(display(h.path))} gives its image data an undefined length, as only compressed images have, but says its pixels are not compressed (${transferSyntax(h.transferSyntaxUid).name}): it is damaged.`,
           file: display(h.path),
         });
       }
