@@ -10,6 +10,7 @@ import { isVr, type DicomLayout } from './dicom-sniff.js';
 import {
   countElements,
   MAX_HEADER_ELEMENTS,
+  nestedTooDeep,
   strayUndefinedLength,
   tooManyElements,
   tooManyFragments,
@@ -102,6 +103,7 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
 function boundedForParser(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
   const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
   if (c.stray) throw new DicomParseError(strayUndefinedLength(c.stray));
+  if (c.tooDeep) throw new DicomParseError(nestedTooDeep());
   if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
     throw new DicomParseError(c.fragments > c.elements ? tooManyFragments() : tooManyElements());
   for (const at of c.wide) buf.set(OB, at);

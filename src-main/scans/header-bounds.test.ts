@@ -1,11 +1,20 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync, ftruncateSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+  ftruncateSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import dicomParser from 'dicom-parser';
 import { classifyFile } from './classify-file.js';
-import { countElements, MAX_HEADER_BYTES, MAX_HEADER_ELEMENTS } from './header-bounds.js';
-import { phantomFiles } from './scans.test-support.js';
+import { countElements, MAX_HEADER_BYTES, MAX_HEADER_ELEMENTS, MAX_SEQUENCE_DEPTH } from './header-bounds.js';
+import { phantomFiles, withElements } from './scans.test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'header-bounds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -201,4 +210,32 @@ describe('countElements reads the bytes as dicom-parser does', () => {
       expect(countElements(bytes, 0, syntax, false, bound).elements).toBe(bound + 1);
     });
   }
+});
+
+describe('sequences nested too deep', () => {
+  it('are refused before dicom-parser recurses into them (3,000 deep overflowed its stack)', () => {
+    const nest = (depth: number): Buffer => {
+      const open = Buffer.concat([le(0x00400275, 'SQ', Buffer.alloc(0), UNDEFINED), item()]);
+      const close = Buffer.concat([itemEnd, sequenceEnd]);
+      return Buffer.concat([
+        le(0x00080060, 'CS', Buffer.from('CT')),
+        ...Array.from({ length: depth }, () => open),
+        ...Array.from({ length: depth }, () => close),
+      ]);
+    };
+    const explicit = { littleEndian: true, explicitVr: true };
+    expect(countElements(nest(MAX_SEQUENCE_DEPTH), 0, explicit, false).tooDeep).toBeUndefined();
+    expect(countElements(nest(MAX_SEQUENCE_DEPTH + 1), 0, explicit, false).tooDeep).toBe(true);
+    // A real phantom slice holding sequences 3,000 deep.
+    const inner = nest(2999).subarray(le(0x00080060, 'CS', Buffer.from('CT')).length);
+    const value = Buffer.concat([item(), inner, itemEnd]);
+    const path = join(dir, 'deep.dcm');
+    writeFileSync(
+      path,
+      withElements(readFileSync(phantomFiles()[0]!), [{ tag: 'x00400275', vr: 'SQ', value }]),
+    );
+    expect(JSON.stringify(classifyFile({ path, display: 'deep.dcm' }))).toContain(
+      `its header nests sequences more than ${MAX_SEQUENCE_DEPTH} deep`,
+    );
+  });
 });

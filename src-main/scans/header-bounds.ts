@@ -7,6 +7,13 @@
  * before that work starts.
  */
 
+/**
+ * The deepest nesting of sequences a file given to dicom-parser may have. An image's header nests
+ * three or four deep (Enhanced CT's functional groups); dicom-parser reads one level by recursion,
+ * and a file 3,000 deep overflowed its stack when a scan was read whole to be de-identified.
+ */
+export const MAX_SEQUENCE_DEPTH = 128;
+
 /** The most bytes read as one file's header. */
 export const MAX_HEADER_BYTES = 128 * 1024 ** 2;
 
@@ -46,6 +53,8 @@ export interface HeaderCount {
   stray?: { tag: string; vr: string | undefined };
   /** Where the VR of each explicit OV, SV or UV element lies (the 64-bit VRs dicom-parser does not know). */
   wide: number[];
+  /** True when sequences nest deeper than MAX_SEQUENCE_DEPTH: the count stops there. */
+  tooDeep?: true;
 }
 
 /**
@@ -155,6 +164,8 @@ export function countElements(
     p += header;
     if (sequence) {
       if (length !== UNDEFINED) sequence.end = p + length;
+      // A data set and a sequence level per sequence: the top level's data set is the first.
+      if (levels.length >= 2 * MAX_SEQUENCE_DEPTH + 1) return { ...result(), tooDeep: true };
       levels.push(sequence);
       continue;
     }
@@ -186,6 +197,11 @@ export function countElements(
 /** The words for a header with more elements than MAX_HEADER_ELEMENTS. */
 export function tooManyElements(): string {
   return `its header holds more than ${MAX_HEADER_ELEMENTS.toLocaleString('en-US')} data elements before the image data, far more than any scan's: the file is damaged or made to stall a reader`;
+}
+
+/** The words for sequences nested deeper than MAX_SEQUENCE_DEPTH. */
+export function nestedTooDeep(): string {
+  return `its header nests sequences more than ${MAX_SEQUENCE_DEPTH} deep, far deeper than any scan's: the file is damaged or made to stall a reader`;
 }
 
 /** The words for a header longer than MAX_HEADER_BYTES. */
