@@ -78,11 +78,14 @@ export function boundedFrameCount(t: TagTable, fileSize: number): number {
       if (claimed > room) throw tooMany(room);
       // Room for another whole image beyond the claimed ones, past the one byte that pads an odd
       // length: the header leaves images out (a count of 100 in a file of 140 lost 34 mm of skull).
-      if (t.pixelLength >= (claimed + 1) * frameBytes && t.pixelLength > claimed * frameBytes + 1)
+      // Counted in what the file holds: a length that runs past the file's end is a file cut off (or
+      // a length that lies), said as such later, not a count of 524,287 images.
+      const held = Math.min(t.pixelLength, Math.max(0, present));
+      if (held >= (claimed + 1) * frameBytes && held > claimed * frameBytes + 1)
         throw framesDisagree(
           claimed,
           // The size of a frame is the header's too: a wrong Bits Allocated makes the same count.
-          `its image data holds ${said(Math.floor(t.pixelLength / frameBytes))} at the ${bitsAllocated} bit${bitsAllocated === 1 ? '' : 's'} per pixel it gives (Bits Allocated)`,
+          `its image data holds ${said(Math.floor(held / frameBytes))} at the ${bitsAllocated} bit${bitsAllocated === 1 ? '' : 's'} per pixel it gives (Bits Allocated)`,
         );
     }
   }

@@ -136,24 +136,34 @@ describe('intake that never stalls', () => {
 
 describe('image data whose lengths cannot be, found when the files are looked at', () => {
   // A review's cases: inspect called them fit, and the job then failed on them, naming a packed copy.
-  it('refuses uncompressed image data of undefined length, and a first fragment that ends past the file', async () => {
+  it('refuses uncompressed image data of undefined length or longer than the file, and a first fragment that ends past it', async () => {
     const dir = fresh('lengths');
     // A real phantom slice whose uncompressed pixel data says its length is undefined.
     const slice = readFileSync(phantomFiles()[0]!);
     const px = dicomParser.parseDicom(slice, { untilTag: 'x7fe00010' }).elements.x7fe00010!;
     slice.writeUInt32LE(0xffffffff, px.dataOffset - 4);
     writeFileSync(join(dir, 'undefined.dcm'), slice);
+    // The same slice whose pixel data claims 0xFFFFFFF0 bytes: a length past the file's end, not a
+    // count of 524,287 images (as it was said).
+    slice.writeUInt32LE(0xfffffff0, px.dataOffset - 4);
+    const other = fresh('long');
+    writeFileSync(join(other, 'long.dcm'), slice);
     // A real RLE image whose first fragment claims 0x7FFFFFF0 bytes.
     const rle = readFileSync(join(FIXTURES, 'transfer-syntax', 'mr-ts-rle.dcm'));
     const fragment = dicomParser.parseDicom(rle).elements.x7fe00010!.fragments![0]!;
     rle.writeUInt32LE(0x7ffffff0, fragment.position - 4);
     writeFileSync(join(dir, 'beyond.dcm'), rle);
-    const { result } = await intake([dir], { tempDir: fresh('work') });
-    const errors = result.series.flatMap((s) => s.problems.filter((p) => p.severity === 'error'));
+    // Two drops: the two copies of the slice would be one image twice in one.
+    const errors = [];
+    for (const drop of [dir, other]) {
+      const { result } = await intake([drop], { tempDir: fresh('work') });
+      errors.push(...result.series.flatMap((s) => s.problems.filter((p) => p.severity === 'error')));
+    }
     expect(errors.map((p) => p.message)).toEqual(
       expect.arrayContaining([
         'undefined.dcm gives its image data an undefined length, as only compressed images have, but says its pixels are not compressed (Explicit VR Little Endian): it is damaged.',
         expect.stringMatching(/^beyond\.dcm is incomplete: it ends \d+ bytes before its image does/),
+        expect.stringMatching(/^long\.dcm is incomplete: it ends \d+ bytes before its image does/),
       ]),
     );
   });
