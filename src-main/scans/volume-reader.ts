@@ -16,6 +16,7 @@ import {
 } from './frame-values.js';
 import type { PlaneCopy } from './plane-copy.js';
 import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
+import { checkSlicesAlike } from './slice-likeness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
 import { planeSources } from './stack-grid.js';
@@ -188,15 +189,19 @@ export async function volumeFromHeaders(
       );
     }
   }
+  let volume: Volume;
   try {
-    return await decodeVolume(layout, wantInt16, opts, signal);
+    volume = await decodeVolume(layout, wantInt16, opts, signal);
   } catch (e) {
     if (!(e instanceof Int16Overflow)) throw e;
     // A value outside the int16 range after all (unusual headers): read again as floats, which take
     // twice the memory.
     checkVolumeBytes(layout, false);
-    return decodeVolume(layout, false, opts, signal);
+    volume = await decodeVolume(layout, false, opts, signal);
   }
+  // A model is made only of slices that decoded to images of the scan (a preview shows what there is).
+  if (opts.requireFit) checkSlicesAlike(volume, layout);
+  return volume;
 }
 
 /** Refuses, before anything is allocated or decoded, a volume of more than MAX_VOLUME_BYTES. */

@@ -1,0 +1,62 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { phantomBySlice, tempFolders, withPixels } from './scans.test-support.js';
+import { readVolumeForSegmentation, readVolume } from './volume-reader.js';
+
+const { fresh } = tempFolders('s2m-likeness-');
+
+/** The real phantom's slices, slice `k` (stack order) with its stored values changed by `f`. */
+function phantomWith(k: number, f: (stored: number, column: number, row: number) => number): string[] {
+  const dir = fresh('phantom');
+  return phantomBySlice().map((src, i) => {
+    const to = join(dir, basename(src));
+    const bytes = readFileSync(src);
+    writeFileSync(to, i === k ? withPixels(bytes, f) : bytes);
+    return to;
+  });
+}
+
+/** A repeatable noise source, uniform in [0, 1). */
+function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('a slice like neither neighbour', () => {
+  it('is refused for a model, naming its file: a slice decoded to a flat image or to noise', async () => {
+    // As JPEG 2000 coded data lost to zeros decodes (without a word from the decoder): slice 71 of the
+    // real phantom flat, then noise over the whole value range.
+    const files = phantomBySlice();
+    const flat = phantomWith(70, () => 0);
+    await expect(readVolumeForSegmentation(flat)).rejects.toThrow(
+      new RegExp(
+        `^The image of slice 71 of 140 \\(${basename(files[70]!)}\\) is like neither slice beside it \\(it correlates 0\\.00 and 0\\.00 with them, while they correlate 0\\.\\d\\d with each other\\): its image data is damaged`,
+      ),
+    );
+    const random = seeded(7);
+    const noise = phantomWith(70, () => Math.floor(random() * 4096));
+    await expect(readVolumeForSegmentation(noise)).rejects.toThrow(/^The image of slice 71 of 140 /);
+    // The preview shows what there is.
+    await expect(readVolume(flat)).resolves.toBeDefined();
+  });
+
+  it('is not a noisy slice, which still looks like its neighbours', async () => {
+    // Noise of about 300 grey values on one slice in three: each still looks like its neighbours.
+    const random = seeded(11);
+    const dir = fresh('noisy');
+    const files = phantomBySlice().map((src, i) => {
+      const to = join(dir, basename(src));
+      const bytes = readFileSync(src);
+      writeFileSync(
+        to,
+        i % 3 === 0 ? withPixels(bytes, (v) => Math.max(0, v + Math.round((random() - 0.5) * 1000))) : bytes,
+      );
+      return to;
+    });
+    await expect(readVolumeForSegmentation(files)).resolves.toBeDefined();
+  });
+});
