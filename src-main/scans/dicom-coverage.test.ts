@@ -164,80 +164,78 @@ describe('DICOM coverage, against pydicom', () => {
   it('refuses a compressed frame cut short before any decoder runs (JPEG-LS spun for tens of seconds on one)', async () => {
     // The real fixtures' single frames, cut to 300 bytes and to half their length by pydicom.
     const cut = ['ct-512-jpegls-lossless', 'nm-jpeg-lossless-p14', 'mr-ts-j2k-lossless'];
-    const made = spawnSync(
-      '/usr/bin/python3',
-      [
-        '-c',
-        String.raw`
-import sys, json, os, pydicom
-from pydicom.encaps import generate_pixel_data_frame, encapsulate
-src, out = sys.argv[1], sys.argv[2]; files = []
-for name in sys.argv[3:]:
-    ds = pydicom.dcmread(os.path.join(src, name + '.dcm'))
-    frame = next(generate_pixel_data_frame(ds.PixelData, int(ds.get("NumberOfFrames", 1) or 1)))
-    for keep in (300, len(frame) // 2):
-        ds.PixelData = encapsulate([frame[:keep]])
-        to = os.path.join(out, '%s-cut%d.dcm' % (name, keep)); ds.save_as(to); files.append(to)
-print(json.dumps(files))`,
-        join(FIXTURES, 'transfer-syntax'),
-        out,
-        ...cut,
-      ],
-      { encoding: 'utf8' },
+    const files = damagedCopies(
+      cut,
+      'yield from ((f"cut{keep}", frame[:keep]) for keep in (300, len(frame) // 2))',
     );
-    expect(made.status).toBe(0);
-    const files = JSON.parse(made.stdout.trim()) as string[];
     expect(files).toHaveLength(6);
-    for (const f of files) {
-      await prepareCodec((await readDicomFile(f)).transferSyntaxUid);
-      const err = (await readVolume([f]).catch((e: unknown) => e)) as AppError;
-      expect(err).toBeInstanceOf(AppError);
-      expect(err.message).toMatch(/its compressed image is cut short \(its codestream has no end marker\)/);
-    }
+    for (const f of files)
+      expect(await refusal(f)).toMatch(
+        /its compressed image is cut short \(its codestream has no end marker\)/,
+      );
   });
 
   it('refuses a lossless frame cut short or lost to zeros with its end marker kept, which decoders passed as whole', async () => {
     // A review's cases on the real fixtures' frames: cut at half with the end marker put back, and
     // the coded data from its second quarter on set to zeros (the headers and the end marker kept).
     // JPEG Lossless returned an image decoded from bytes past its end, or from a third of its data;
-    // OpenJPEG said "Tile part length size inconsistent" and returned a partly decoded image.
+    // OpenJPEG said "Tile part length size inconsistent" and returned a partly decoded image (its
+    // zeros decode without a word: slice-likeness.ts finds those among their neighbours).
     const damaged = ['nm-jpeg-lossless-p14', 'mr-ts-jpeg-lossless-sv1', 'mr-ts-j2k-lossless'];
-    const made = spawnSync(
-      '/usr/bin/python3',
-      [
-        '-c',
-        String.raw`
-import sys, json, os, pydicom
-from pydicom.encaps import generate_pixel_data_frame, encapsulate
-src, out = sys.argv[1], sys.argv[2]; files = []
-for name in sys.argv[3:]:
-    ds = pydicom.dcmread(os.path.join(src, name + '.dcm'))
-    frame = next(generate_pixel_data_frame(ds.PixelData, int(ds.get("NumberOfFrames", 1) or 1)))
-    end = frame.rindex(b'\xff\xd9')
-    cut = frame[:len(frame) // 2] + b'\xff\xd9'
-    zeros = frame[:len(frame) // 4] + bytes(end - len(frame) // 4) + frame[end:]
-    for kind, data in (('cut', cut), ('zeros', zeros)):
-        if name.startswith('mr-ts-j2k') and kind == 'zeros': continue
-        ds.PixelData = encapsulate([data])
-        to = os.path.join(out, '%s-%s.dcm' % (name, kind)); ds.save_as(to); files.append(to)
-print(json.dumps(files))`,
-        join(FIXTURES, 'transfer-syntax'),
-        out,
-        ...damaged,
-      ],
-      { encoding: 'utf8' },
+    const files = damagedCopies(
+      damaged,
+      String.raw`end = frame.rindex(b'\xff\xd9')
+    yield 'cut', frame[:len(frame) // 2] + b'\xff\xd9'
+    if not name.startswith('mr-ts-j2k'):
+        yield 'zeros', frame[:len(frame) // 4] + bytes(end - len(frame) // 4) + frame[end:]`,
     );
-    expect(made.status, made.stderr).toBe(0);
-    const files = JSON.parse(made.stdout.trim()) as string[];
     expect(files).toHaveLength(5);
-    for (const f of files) {
-      await prepareCodec((await readDicomFile(f)).transferSyntaxUid);
-      const err = (await readVolume([f]).catch((e: unknown) => e)) as AppError;
-      expect(err, f).toBeInstanceOf(AppError);
-      expect(err.message, f).toMatch(/its compressed pixels cannot be decoded \(the image data is damaged/);
-    }
+    for (const f of files)
+      expect(await refusal(f), f).toMatch(
+        /its compressed pixels cannot be decoded \(the image data is damaged/,
+      );
     // The whole frames still decode.
     for (const name of damaged)
       await expect(readVolume([join(FIXTURES, 'transfer-syntax', `${name}.dcm`)])).resolves.toBeDefined();
   });
 });
+
+/**
+ * Copies of the transfer-syntax fixtures `names` whose first frame is replaced, by pydicom, with each
+ * (label, bytes) that `damage` yields (Python statements on `name` and `frame`, indented by 4).
+ */
+function damagedCopies(names: string[], damage: string): string[] {
+  const made = spawnSync(
+    '/usr/bin/python3',
+    [
+      '-c',
+      String.raw`
+import sys, json, os, pydicom
+from pydicom.encaps import generate_pixel_data_frame, encapsulate
+src, out = sys.argv[1], sys.argv[2]; files = []
+def damaged(name, frame):
+    ${damage}
+for name in sys.argv[3:]:
+    ds = pydicom.dcmread(os.path.join(src, name + '.dcm'))
+    frame = next(generate_pixel_data_frame(ds.PixelData, int(ds.get("NumberOfFrames", 1) or 1)))
+    for label, data in damaged(name, frame):
+        ds.PixelData = encapsulate([data])
+        to = os.path.join(out, '%s-%s.dcm' % (name, label)); ds.save_as(to); files.append(to)
+print(json.dumps(files))`,
+      join(FIXTURES, 'transfer-syntax'),
+      out,
+      ...names,
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(made.status, made.stderr).toBe(0);
+  return JSON.parse(made.stdout.trim()) as string[];
+}
+
+/** Why reading `file` as a volume fails (it must), in words. */
+async function refusal(file: string): Promise<string> {
+  await prepareCodec((await readDicomFile(file)).transferSyntaxUid);
+  const err = (await readVolume([file]).catch((e: unknown) => e)) as AppError;
+  expect(err).toBeInstanceOf(AppError);
+  return err.message;
+}
