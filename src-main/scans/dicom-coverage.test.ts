@@ -175,7 +175,7 @@ describe('DICOM coverage, against pydicom', () => {
       );
   });
 
-  it('refuses a lossless frame cut short or lost to zeros with its end marker kept, which decoders passed as whole', async () => {
+  it('refuses a lossless frame cut short, lost to zeros or with a run header changed, which decoders passed as whole', async () => {
     // A review's cases on the real fixtures' frames: cut at half with the end marker put back, and
     // the coded data from its second quarter on set to zeros (the headers and the end marker kept).
     // JPEG Lossless returned an image decoded from bytes past its end, or from a third of its data;
@@ -194,8 +194,26 @@ describe('DICOM coverage, against pydicom', () => {
       expect(await refusal(f), f).toMatch(
         /its compressed pixels cannot be decoded \(the image data is damaged/,
       );
+    // RLE: one run header of the low bytes' segment, past its middle, turned from a literal run into
+    // a repeat: the rest of the segment decodes into other runs, past the frame's end (the frame was
+    // filled and the rest left unread: half the image wrong without a word).
+    const [flipped] = damagedCopies(
+      ['mr-ts-rle'],
+      String.raw`import struct
+    count = struct.unpack('<I', frame[:4])[0]
+    start = struct.unpack('<15I', frame[4:64])[count - 1]
+    i, middle = start, start + (len(frame) - start) // 2
+    while not (i > middle and 4 < frame[i] < 128):
+        h = frame[i]
+        i += 1 + (h + 1 if h < 128 else 1 if h > 128 else 0)
+    b = bytearray(frame); b[i] = 0x81
+    yield 'flipped', bytes(b)`,
+    );
+    expect(await refusal(flipped!)).toMatch(
+      /its compressed pixels cannot be decoded \(the image data is damaged/,
+    );
     // The whole frames still decode.
-    for (const name of damaged)
+    for (const name of [...damaged, 'mr-ts-rle'])
       await expect(readVolume([join(FIXTURES, 'transfer-syntax', `${name}.dcm`)])).resolves.toBeDefined();
   });
 });

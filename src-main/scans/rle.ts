@@ -3,6 +3,9 @@
  * 15 segment offsets) followed by PackBits-coded segments; segment s holds byte plane s, most
  * significant byte first, of every pixel (one sample per pixel here).
  */
+/** Bytes an RLE segment may decode to past its frame: padding some encoders write (pydicom warns of it). */
+const RLE_PADDING_ALLOWED = 16;
+
 export function decodeRleFrame(src: Uint8Array, bytesPerSample: number, pixels: number): Uint8Array {
   if (src.length < 64) throw new Error('RLE frame shorter than its 64-byte header');
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
@@ -27,25 +30,34 @@ export function decodeRleFrame(src: Uint8Array, bytesPerSample: number, pixels: 
     }
     const plane = bytesPerSample - 1 - s;
     let i = start;
+    // Decoded bytes of the segment, written while the frame has room for them, counted to its end.
     let p = 0;
-    while (p < pixels && i < end) {
+    while (i < end) {
       const n = src[i++]!;
       if (n < 128) {
         // Literal run of n + 1 bytes.
-        const count = Math.min(n + 1, pixels - p, end - i);
-        for (let k = 0; k < count; k++) out[(p + k) * bytesPerSample + plane] = src[i + k]!;
+        const count = Math.min(n + 1, end - i);
+        const write = Math.min(count, Math.max(0, pixels - p));
+        for (let k = 0; k < write; k++) out[(p + k) * bytesPerSample + plane] = src[i + k]!;
         i += n + 1;
         p += count;
       } else if (n > 128) {
-        // Replicate the next byte 257 - n times.
-        const count = Math.min(257 - n, pixels - p);
-        const v = src[i++] ?? 0;
-        for (let k = 0; k < count; k++) out[(p + k) * bytesPerSample + plane] = v;
+        // Replicate the next byte 257 - n times (a header with no byte after it adds nothing).
+        if (i >= end) break;
+        const count = 257 - n;
+        const write = Math.min(count, Math.max(0, pixels - p));
+        const v = src[i++]!;
+        for (let k = 0; k < write; k++) out[(p + k) * bytesPerSample + plane] = v;
         p += count;
       }
       // n === 128 is a no-op by definition.
     }
     if (p < pixels) throw new Error('RLE segment ends before the frame is complete');
+    // A whole segment decodes to the frame's bytes; a run header damaged on the way decodes the rest
+    // into other runs, and its bytes then end elsewhere (a review's one flipped header: 31,820 of
+    // 65,536 pixels wrong, silently). A few bytes over are an encoder's padding, as pydicom allows.
+    if (p > pixels + RLE_PADDING_ALLOWED)
+      throw new Error(`RLE segment ${s + 1} decodes to ${p - pixels} bytes more than the frame holds`);
   }
   return out;
 }
