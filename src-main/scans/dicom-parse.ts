@@ -60,6 +60,7 @@ export function parseFailure(e: unknown): DicomParseError {
   // dicom-parser throws strings, Errors, or { exception, dataSet }.
   const inner =
     typeof e === 'object' && e !== null && 'exception' in e ? (e as { exception: unknown }).exception : e;
+  if (inner instanceof ParserBudgetSpent) return new DicomParseError(tooManyElements());
   const text =
     inner instanceof Error
       ? `${(inner as NodeJS.ErrnoException).code ?? ''} ${inner.message}`
@@ -130,11 +131,54 @@ const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
 };
 
 /**
+ * dicom-parser's reads of tags and lengths, counted while a parse runs under withParserBudget. The
+ * element count (countElements) refuses a header of too many elements before dicom-parser starts,
+ * by walking the bytes as dicom-parser will; a layout it reads otherwise hid millions of elements
+ * from it (a review found six), and dicom-parser then took minutes and gigabytes. So dicom-parser's
+ * own work is bounded too: every element it makes reads its tag and length through its byte-array
+ * parser, and a parse that reads more than a few per element of MAX_HEADER_ELEMENTS and fragment
+ * is stopped, whatever the layout.
+ */
+const MAX_PARSER_READS = 4 * MAX_HEADER_ELEMENTS;
+let parserReads = 0;
+let parserBudget = Number.POSITIVE_INFINITY;
+
+/** Thrown inside dicom-parser when a parse spends its reads (see MAX_PARSER_READS). */
+class ParserBudgetSpent extends Error {}
+
+for (const parser of [dicomParser.littleEndianByteArrayParser, dicomParser.bigEndianByteArrayParser]) {
+  const { readUint16, readUint32 } = parser;
+  parser.readUint16 = (array, position) => {
+    if (++parserReads > parserBudget) throw new ParserBudgetSpent();
+    return readUint16(array, position);
+  };
+  parser.readUint32 = (array, position) => {
+    if (++parserReads > parserBudget) throw new ParserBudgetSpent();
+    return readUint32(array, position);
+  };
+}
+
+/** Runs `parse` (dicom-parser's work on one file) with its reads bounded; not reentrant. */
+export function withParserBudget<T>(parse: () => T, reads = MAX_PARSER_READS): T {
+  parserReads = 0;
+  parserBudget = reads;
+  try {
+    return parse();
+  } finally {
+    parserBudget = Number.POSITIVE_INFINITY;
+  }
+}
+
+/**
  * Parses DICOM bytes of any supported layout. With `untilPixelData` parsing stops at the pixel
  * data element (its header is read, its value is not), so a leading chunk of the file suffices.
  * Pass a Buffer: deflated data sets are inflated with Node's zlib, which needs one.
  */
 export function parseDicomBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): ParsedDicom {
+  return withParserBudget(() => parseBytes(buf, layout, untilPixelData));
+}
+
+function parseBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): ParsedDicom {
   const untilTag = untilPixelData ? PIXEL_DATA : undefined;
   const options = { ...(untilTag ? { untilTag } : {}), inflater: boundedInflater };
   try {

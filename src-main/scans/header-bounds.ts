@@ -66,6 +66,8 @@ interface Level {
   set: boolean;
   end: number | undefined;
   explicit: boolean;
+  /** A sequence read as the value of an item delimiter: its item's data set ends with it. */
+  closes?: boolean;
 }
 
 /**
@@ -99,10 +101,13 @@ export function countElements(
   const levels: Level[] = [{ set: true, end: len, explicit: syntax.explicitVr }];
   const result = (stray?: HeaderCount['stray']): HeaderCount =>
     stray ? { elements, fragments: pieces, stray, wide } : { elements, fragments: pieces, wide };
+  const pop = (): void => {
+    if (levels.pop()?.closes) levels.pop();
+  };
   while (levels.length > 0 && elements + pieces <= max) {
     const level = levels[levels.length - 1]!;
     if (level.end !== undefined && p >= level.end) {
-      levels.pop();
+      pop();
       continue;
     }
     if (p + 8 > len) break;
@@ -112,7 +117,7 @@ export function countElements(
       // A sequence's next item, or its delimiter; what is not an item is read as one all the same.
       if (level.end === undefined && group === ITEM_GROUP && element === SEQUENCE_END) {
         p += 8;
-        levels.pop();
+        pop();
         continue;
       }
       elements++;
@@ -129,12 +134,9 @@ export function countElements(
     const pixels = group === 0x7fe0 && element === 0x0010;
     if (pixels && untilPixelData && levels.length === 1) break;
     elements++;
-    // An item's data set of undefined length ends at its delimiter (read as an element, 8 bytes).
-    if (level.end === undefined && group === ITEM_GROUP && element === ITEM_END) {
-      p += 8;
-      levels.pop();
-      continue;
-    }
+    // An item's data set of undefined length ends at its delimiter, which dicom-parser reads as any
+    // element first: with the length its bytes give, even as a sequence.
+    const closes = level.end === undefined && group === ITEM_GROUP && element === ITEM_END;
     let length: number;
     let header = 8;
     let vr: number | undefined;
@@ -150,8 +152,10 @@ export function countElements(
         length = u16(p + 6);
       }
       if (vr === SQ) sequence = { set: false, end: undefined, explicit: true };
-      // dicom-parser reads the items of an undefined-length UN in implicit VR (PS3.5 6.2.2).
-      else if (vr === UN && length === UNDEFINED) sequence = { set: false, end: undefined, explicit: false };
+      // dicom-parser reads the items of an undefined-length UN in implicit VR (PS3.5 6.2.2), unless
+      // it is image data, which it reads as fragments.
+      else if (vr === UN && length === UNDEFINED && !pixels)
+        sequence = { set: false, end: undefined, explicit: false };
     } else {
       length = u32(p + 4);
       // Implicit VR does not say which elements are sequences: dicom-parser takes one whose value
@@ -164,6 +168,7 @@ export function countElements(
     p += header;
     if (sequence) {
       if (length !== UNDEFINED) sequence.end = p + length;
+      if (closes) sequence.closes = true;
       // A data set and a sequence level per sequence: the top level's data set is the first.
       if (levels.length >= 2 * MAX_SEQUENCE_DEPTH + 1) return { ...result(), tooDeep: true };
       levels.push(sequence);
@@ -171,25 +176,38 @@ export function countElements(
     }
     if (length !== UNDEFINED) {
       p += length;
+      if (closes) pop();
       continue;
     }
-    if (!pixels) {
+    // Image data of undefined length is fragments in explicit VR only; elsewhere, as any other
+    // element, dicom-parser would take its value to run to the next item delimiter.
+    if (!pixels || !level.explicit) {
       const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
       const name = vr === undefined ? undefined : String.fromCharCode(vr >> 8, vr & 0xff);
       return result({ tag: `(${hex(group)},${hex(element)})`, vr: name });
     }
-    // Encapsulated image data: fragments, up to the sequence delimiter.
+    // Encapsulated image data as dicom-parser reads it: the offset table's item (it refuses data
+    // without one), then fragments up to the sequence delimiter, stepped over by the length each
+    // gives; another tag is the last fragment, and the data set goes on after it.
+    if (p + 8 > len || u16(p) !== ITEM_GROUP || u16(p + 2) !== ITEM) return result();
+    p += 8 + u32(p + 4);
     while (p + 8 <= len && elements + pieces <= max) {
-      if (u16(p) !== ITEM_GROUP) return result();
-      if (u16(p + 2) === SEQUENCE_END) {
-        p += 8;
+      const item = u16(p) === ITEM_GROUP ? u16(p + 2) : -1;
+      const size = u32(p + 4);
+      p += 8;
+      if (item === SEQUENCE_END) {
+        p += size;
         break;
       }
       pieces++;
-      const size = u32(p + 4);
-      if (size === UNDEFINED) return result();
-      p += 8 + size;
+      if (item === ITEM) {
+        p += size;
+        continue;
+      }
+      p += Math.min(size, len - p);
+      break;
     }
+    if (closes) pop();
   }
   return result();
 }

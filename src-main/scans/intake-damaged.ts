@@ -4,6 +4,7 @@ import dicomParser, { type DataSet } from 'dicom-parser';
 import { AppError } from '../../src-shared/errors.js';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { openScanFile } from './scan-file-open.js';
+import { withParserBudget } from './dicom-parse.js';
 
 /** Damaged files of a drop said with the series they belong to, when their header still says which. */
 
@@ -52,7 +53,7 @@ async function seriesUidOfDamaged(path: string): Promise<string | undefined> {
   if (!bytes) return undefined;
   let ds: DataSet | undefined;
   try {
-    ds = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' });
+    ds = withParserBudget(() => dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }));
   } catch (e) {
     // dicom-parser throws { exception, dataSet } with the elements it read before the damage.
     ds =
