@@ -58,6 +58,15 @@ const ENAMEL_MIN_MM3 = 2;
  */
 const DENTINE_REACH_MM = 10;
 
+/**
+ * Or at the height of the pieces with enamel, within this much (mm, head-foot) of them: on a smoothed
+ * scan (partial volume, a soft reconstruction) the enamel of some crowns stays below
+ * COMPACT_BONE_MAX_HU, and a tooth group on the other side of the arch, at the same height, has none
+ * left (a review's Gaussian blur of 1.8 voxels on the real head dropped a whole side). A canine is 27 mm
+ * long, its enamel at one end; the specks of the skull base lie 35 mm and more above the teeth.
+ */
+const DENTINE_HEIGHT_MM = 15;
+
 /** A piece's extent in voxel indices: [i0, j0, k0, i1, j1, k1], inclusive. */
 type Box = [number, number, number, number, number, number];
 
@@ -76,6 +85,20 @@ function boxOf(piece: number[], dims: [number, number, number]): Box {
     if (k > b[5]) b[5] = k;
   }
   return b;
+}
+
+/** The lowest and highest place of a box's corners along the head-foot axis (mm, as headFootSteps). */
+function heightsOf(b: Box, s: ReturnType<typeof headFootSteps>): [number, number] {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const i of [b[0], b[3]])
+    for (const j of [b[1], b[4]])
+      for (const k of [b[2], b[5]]) {
+        const h = i * s.di + j * s.dj + k * s.dk - s.lo;
+        low = Math.min(low, h);
+        high = Math.max(high, h);
+      }
+  return [low, high];
 }
 
 /** Whether two boxes come within `reach` voxels of each other along every axis. */
@@ -244,6 +267,9 @@ export function placeDentition(
   const enamelNeed = Math.max(1, Math.ceil(ENAMEL_MIN_MM3 / voxelMm3));
   const enamel: Box[] = [];
   const dentine: { piece: number[]; box: Box }[] = [];
+  const steps = headFootSteps(v);
+  let enamelLow = Infinity;
+  let enamelHigh = -Infinity;
   for (const piece of all) {
     const need = Math.min(
       Math.max(JOINED_BONE_FACTOR * piece.length, Math.ceil(JOINED_BONE_MIN_MM3 / voxelMm3)),
@@ -254,16 +280,23 @@ export function placeDentition(
       loose++;
       looseVoxels += piece.length;
     } else if (countAbove(v, piece, hu, COMPACT_BONE_MAX_HU, enamelNeed) >= enamelNeed) {
-      enamel.push(boxOf(piece, v.dims));
+      const box = boxOf(piece, v.dims);
+      enamel.push(box);
+      const [low, high] = heightsOf(box, steps);
+      enamelLow = Math.min(enamelLow, low);
+      enamelHigh = Math.max(enamelHigh, high);
     } else {
       dentine.push({ piece, box: boxOf(piece, v.dims) });
     }
   }
-  // A piece without enamel is a tooth's dentine (a root the level cut off its crown) only beside one
-  // with enamel; elsewhere it is compact bone.
+  // A piece without enamel is a tooth's dentine (a root the level cut off its crown, or a crown whose
+  // enamel a smoothed scan blurred) only beside one with enamel, or at their height; elsewhere it is
+  // compact bone.
   const reach = v.spacing.map((s) => Math.ceil(DENTINE_REACH_MM / s)) as [number, number, number];
   for (const { piece, box } of dentine) {
     if (enamel.some((e) => boxesMeet(box, e, reach))) continue;
+    const [low, high] = heightsOf(box, steps);
+    if (high >= enamelLow - DENTINE_HEIGHT_MM && low <= enamelHigh + DENTINE_HEIGHT_MM) continue;
     for (const p of piece) mask[p] = 0;
     compact++;
     compactVoxels += piece.length;

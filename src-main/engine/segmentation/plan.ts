@@ -212,7 +212,7 @@ function badOption(message: string): AppError {
 
 const DESCRIPTIONS: Record<string, string> = {
   skull: 'all bone as one surface: skull, maxilla and mandible (when in the scan) together, teeth included',
-  all_teeth: `enamel and dentine as one dentition (on calibrated CT above ${DENTITION_MIN_HU} HU, on CBCT that level scaled by the scan's air and soft-tissue values), teeth not separated; only pieces joined to bone that hold enamel (denser than any compact bone) or lie beside one that does, in the jaws below the skull; fillings and the densest bone joined to teeth may be included`,
+  all_teeth: `enamel and dentine as one dentition (on calibrated CT above ${DENTITION_MIN_HU} HU, on CBCT that level scaled by the scan's air and soft-tissue values), teeth not separated; only pieces joined to bone that hold enamel (denser than any compact bone) or lie beside or level with one that does, in the jaws below the skull; fillings and the densest bone joined to teeth may be included`,
   airway:
     'the largest air space enclosed by tissue in the axial planes of the patient, with the nasal cavity and sinuses joined to it (refused when larger than an airway can be)',
   soft_tissue:

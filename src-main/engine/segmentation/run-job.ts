@@ -216,7 +216,7 @@ function dentitionNote(band: BandProfile, place: DentitionPlace): string {
   );
   if (place.compact > 0)
     parts.push(
-      `${place.compact} piece${place.compact === 1 ? '' : 's'} of bone as dense as the dentition level, without enamel (nothing above ${COMPACT_BONE_MAX_HU} HU, denser than any compact bone) and away from the teeth, left out: not teeth`,
+      `${place.compact} piece${place.compact === 1 ? '' : 's'} of bone as dense as the dentition level, without enamel (nothing above ${COMPACT_BONE_MAX_HU} HU, denser than any compact bone) and away from the teeth and their height, left out: not teeth`,
     );
   parts.push(
     place.heightInBone === null
