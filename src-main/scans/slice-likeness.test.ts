@@ -6,13 +6,17 @@ import { readVolumeForSegmentation, readVolume } from './volume-reader.js';
 
 const { fresh } = tempFolders('s2m-likeness-');
 
-/** The real phantom's slices, slice `k` (stack order) with its stored values changed by `f`. */
-function phantomWith(k: number, f: (stored: number, column: number, row: number) => number): string[] {
+/** The real phantom's slices, those in `ks` (stack order) with their stored values changed by `f`. */
+function phantomWith(
+  ks: number | number[],
+  f: (stored: number, column: number, row: number) => number,
+): string[] {
   const dir = fresh('phantom');
+  const changed = new Set([ks].flat());
   return phantomBySlice().map((src, i) => {
     const to = join(dir, basename(src));
     const bytes = readFileSync(src);
-    writeFileSync(to, i === k ? withPixels(bytes, f) : bytes);
+    writeFileSync(to, changed.has(i) ? withPixels(bytes, f) : bytes);
     return to;
   });
 }
@@ -34,7 +38,7 @@ describe('a slice like neither neighbour', () => {
     const flat = phantomWith(70, () => 0);
     await expect(readVolumeForSegmentation(flat)).rejects.toThrow(
       new RegExp(
-        `^The image of slice 71 of 140 \\(${basename(files[70]!)}\\) is like neither slice beside it \\(it correlates 0\\.00 and 0\\.00 with them, while they correlate 0\\.\\d\\d with each other\\): its image data is damaged`,
+        `^The image of slice 71 of 140 \\(${basename(files[70]!)}\\) is like neither slice beside it \\(it correlates 0\\.00 and 0\\.00 with them, while half of the scan's neighbouring slices correlate 0\\.\\d\\d or more\\): its image data is damaged, or the patient moved`,
       ),
     );
     const random = seeded(7);
@@ -42,6 +46,26 @@ describe('a slice like neither neighbour', () => {
     await expect(readVolumeForSegmentation(noise)).rejects.toThrow(/^The image of slice 71 of 140 /);
     // The preview shows what there is.
     await expect(readVolume(flat)).resolves.toBeDefined();
+  });
+
+  it('is refused two at a time, and at either end unless it is one value (an empty end slice)', async () => {
+    // A second review: two neighbouring slices lost to zeros are alike (one value each), and the
+    // first and last slices have one neighbour; both passed.
+    const files = phantomBySlice();
+    await expect(readVolumeForSegmentation(phantomWith([70, 71], () => 0))).rejects.toThrow(
+      new RegExp(
+        `^The images of slices 71 to 72 of 140 \\(${basename(files[70]!)} to ${basename(files[71]!)}\\) are like no slice beside them`,
+      ),
+    );
+    const random = seeded(3);
+    await expect(
+      readVolumeForSegmentation(phantomWith(0, () => Math.floor(random() * 4096))),
+    ).rejects.toThrow(
+      new RegExp(
+        `^The image of slice 1 of 140 \\(${basename(files[0]!)}\\) is like no slice beside it \\(it correlates 0\\.\\d\\d with it,`,
+      ),
+    );
+    await expect(readVolumeForSegmentation(phantomWith(139, () => 0))).resolves.toBeDefined();
   });
 
   it('is not a noisy slice, which still looks like its neighbours', async () => {

@@ -12,9 +12,9 @@ import type { Volume } from './volume.js';
  * correlate 0.6; a slice decoded from zeros correlates 0.0.
  */
 
-/** Below this correlation with both neighbours a slice is unlike them. */
+/** Below this correlation two neighbouring slices are unlike. */
 const UNLIKE = 0.2;
-/** ...when its neighbours correlate at least this much with each other (smooth anatomy around it). */
+/** ...in a scan whose neighbouring slices mostly (the median) correlate at least this much. */
 const ALIKE = 0.6;
 
 /** Samples of a plane the correlation reads: the planes' shape is enough (128 x 128 of a 512 x 512 slice). */
@@ -53,32 +53,72 @@ function correlation(v: Volume, a: number, b: number): number {
   return (sab / n - (sa / n) * (sb / n)) / Math.sqrt(va * vb);
 }
 
+/** Whether a plane holds one value only (what zeroed coded data often decodes to). */
+function flat(v: Volume, k: number): boolean {
+  const plane = v.dims[0] * v.dims[1];
+  const d = v.data;
+  const first = d[k * plane] as number;
+  for (let p = k * plane + 1; p < (k + 1) * plane; p++) if (d[p] !== first) return false;
+  return true;
+}
+
+/** The most slices a run unlike the rest may span to be called damaged: a few, or 5 % of the scan. */
+const maxRun = (slices: number): number => Math.max(3, Math.floor(0.05 * slices));
+
 /**
- * Refuses, in words naming its file, a volume with a slice unlike both of its neighbours (see above).
+ * Refuses, in words naming its files, a volume with a short run of slices (one, two, at either end)
+ * unlike the slices around it, in a scan whose neighbouring slices are otherwise alike. Runs of one
+ * value at either end are let be (empty end slices); a long run is a scan in two parts, not damage.
  * Only on a volume whose planes are the slices themselves (evenly spaced); a resampled plane blends
  * two slices, and its damage is not told here.
  */
 export function checkSlicesAlike(v: Volume, layout: SliceLayout): void {
   const nz = v.dims[2];
   if (layout.stack.resampled || nz !== layout.frames.length || nz < 3) return;
-  let before = correlation(v, 0, 1);
-  for (let k = 1; k < nz - 1; k++) {
-    const after = correlation(v, k, k + 1);
-    if (before < UNLIKE && after < UNLIKE) {
-      const around = correlation(v, k - 1, k + 1);
-      if (around >= ALIKE) {
-        const f = layout.frames[k]!;
-        const which =
-          f.header.numberOfFrames > 1
-            ? `frame ${f.frameIndex + 1} of ${basename(f.header.path)}`
-            : basename(f.header.path);
-        throw new AppError(
-          'bad-input',
-          `The image of slice ${k + 1} of ${nz} (${which}) is like neither slice beside it (it correlates ${before.toFixed(2)} and ${after.toFixed(2)} with them, while they correlate ${around.toFixed(2)} with each other): its image data is damaged, so no model was made of the scan.`,
-          { action: 'Export the scan again from the scanner or PACS.' },
-        );
-      }
-    }
-    before = after;
+  const next = new Float64Array(nz - 1);
+  for (let k = 0; k + 1 < nz; k++) next[k] = correlation(v, k, k + 1);
+  const sorted = Float64Array.from(next).sort();
+  // Neighbours mostly unlike (noise, slices far apart): no slice can be told apart from the rest.
+  if (sorted[sorted.length >> 1]! < ALIKE) return;
+  // Runs between the places where neighbours are unlike: the longest is the scan.
+  const runs: [number, number][] = [];
+  let from = 0;
+  for (let k = 0; k < nz - 1; k++) {
+    if (next[k]! >= UNLIKE) continue;
+    runs.push([from, k]);
+    from = k + 1;
+  }
+  if (runs.length === 0) return;
+  runs.push([from, nz - 1]);
+  const longest = runs.reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a));
+  for (const run of runs) {
+    const [a, b] = run;
+    if (run === longest || b - a + 1 > maxRun(nz)) continue;
+    if (
+      (a === 0 || b === nz - 1) &&
+      Array.from({ length: b - a + 1 }, (_, k) => flat(v, a + k)).every(Boolean)
+    )
+      continue;
+    const name = (k: number): string => {
+      const f = layout.frames[k]!;
+      return f.header.numberOfFrames > 1
+        ? `frame ${f.frameIndex + 1} of ${basename(f.header.path)}`
+        : basename(f.header.path);
+    };
+    const around = [a > 0 ? next[a - 1]! : undefined, b < nz - 1 ? next[b]! : undefined]
+      .filter((r): r is number => r !== undefined)
+      .map((r) => r.toFixed(2));
+    const which =
+      a === b
+        ? `The image of slice ${a + 1} of ${nz} (${name(a)}) is like ${around.length === 2 ? 'neither slice' : 'no slice'} beside it`
+        : `The images of slices ${a + 1} to ${b + 1} of ${nz} (${name(a)} to ${name(b)}) are like no slice beside them`;
+    throw new AppError(
+      'bad-input',
+      `${which} (${a === b ? 'it correlates' : 'they correlate'} ${around.join(' and ')} with ${a === b ? (around.length === 2 ? 'them' : 'it') : around.length === 2 ? 'the slices around them' : 'the slice next to them'}, while half of the scan's neighbouring slices correlate ${sorted[sorted.length >> 1]!.toFixed(2)} or more): its image data is damaged, or the patient moved, so no model was made of the scan.`,
+      {
+        action:
+          'Export the scan again from the scanner or PACS; if its images show the patient moved, the scan has to be made again.',
+      },
+    );
   }
 }
