@@ -257,3 +257,18 @@ async function refusal(file: string): Promise<string> {
   expect(err).toBeInstanceOf(AppError);
   return err.message;
 }
+
+describe('JPEG Lossless with restart markers', () => {
+  it('is refused in words: its decoder reads the last value before each restart wrongly', async () => {
+    // The real MR's JPEG Lossless frame with a restart interval declared (DRI) before its scan: the
+    // decoder (jpeg-lossless-decoder-js) was up to 7 off at each restart of a review's valid files.
+    const [withRestarts] = damagedCopies(
+      ['mr-ts-jpeg-lossless-sv1'],
+      String.raw`sos = frame.index(b'\xff\xda')
+    yield 'dri', frame[:sos] + b'\xff\xdd\x00\x04\x01\x00' + frame[sos:]`,
+    );
+    expect(await refusal(withRestarts!)).toMatch(
+      /its pixels are compressed as JPEG Lossless \(first-order prediction\) with restart markers, which scan2mesh cannot decode exactly/,
+    );
+  });
+});

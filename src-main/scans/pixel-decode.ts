@@ -16,6 +16,7 @@ import { typed, type StoredValues } from './plane-copy.js';
 
 export type { StoredValues } from './plane-copy.js';
 import { decodeRleFrame } from './rle.js';
+import { restartInterval } from './codestream-size.js';
 import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } from './transfer-syntax.js';
 
 /** Why a frame's pixels could not be had; the message is for people, `kind` for callers. */
@@ -195,6 +196,11 @@ function decodeCompressed(
       // The decoder allocates what the codestream says: check that against the header first.
       checkDeclaredSize(encoded, size);
       checkEndMarker(encoded);
+      if (restartInterval(encoded) > 0)
+        throw new PixelDecodeError(
+          'unsupported',
+          `its pixels are compressed as ${transferSyntax(uid).name} with restart markers, which scan2mesh cannot decode exactly (its decoder reads the last value before each restart wrongly)`,
+        );
       // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
       const copy = new Uint8Array(encoded);
       const decoder = new JpegLosslessDecoder();

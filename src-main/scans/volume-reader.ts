@@ -82,7 +82,7 @@ function fileError(path: string, e: unknown): AppError {
     return new AppError('bad-input', `The images in ${name} cannot be read: ${e.message}.`, {
       action:
         e.kind === 'unsupported'
-          ? 'Export the scan again without compression (Explicit VR Little Endian), or as RLE or JPEG Lossless.'
+          ? 'Export the scan again without compression (Explicit VR Little Endian), or as RLE or JPEG-LS (lossless).'
           : 'Export the scan again from the scanner or PACS.',
       cause: e,
     });
