@@ -272,3 +272,13 @@ describe('JPEG Lossless with restart markers', () => {
     );
   });
 });
+
+describe('JPEG Lossless whose last code reaches into its end marker', () => {
+  it('decodes to exactly the values of the uncompressed slice (it was one value short, then refused)', async () => {
+    // A real head slice that dcmtk compressed (src-main/scans/testdata/README.md).
+    const jpeg = join(import.meta.dirname, 'testdata', 'cranium-slice019-jpeg-lossless-dcmtk.dcm');
+    const plain = join(FIXTURES, 'ct-human-cranium-teeth', 'slice019.dcm');
+    const [a, b] = await Promise.all([readVolume([jpeg]), readVolume([plain])]);
+    expect(Buffer.from(a.data.buffer).equals(Buffer.from(b.data.buffer))).toBe(true);
+  });
+});
