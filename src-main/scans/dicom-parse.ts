@@ -136,10 +136,11 @@ const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
  * by walking the bytes as dicom-parser will; a layout it reads otherwise hid millions of elements
  * from it (a review found six), and dicom-parser then took minutes and gigabytes. So dicom-parser's
  * own work is bounded too: every element it makes reads its tag and length through its byte-array
- * parser, and a parse that reads more than a few per element of MAX_HEADER_ELEMENTS and fragment
- * is stopped, whatever the layout.
+ * parser (two for its tag, one or two for its length, two more where implicit VR peeks at the next
+ * tag), and a parse that reads more than six per element of MAX_HEADER_ELEMENTS is stopped, whatever
+ * the layout.
  */
-const MAX_PARSER_READS = 4 * MAX_HEADER_ELEMENTS;
+const MAX_PARSER_READS = 6 * MAX_HEADER_ELEMENTS;
 let parserReads = 0;
 let parserBudget = Number.POSITIVE_INFINITY;
 
