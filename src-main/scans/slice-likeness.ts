@@ -53,6 +53,32 @@ function correlation(v: Volume, a: number, b: number): number {
   return (sab / n - (sa / n) * (sb / n)) / Math.sqrt(va * vb);
 }
 
+/** The variance of a plane's values, over the same samples as the correlation. */
+function variance(v: Volume, k: number): number {
+  const [nx, ny] = v.dims;
+  const step = Math.max(1, Math.floor(Math.sqrt((nx * ny) / SAMPLES)));
+  const d = v.data;
+  let s = 0;
+  let ss = 0;
+  let n = 0;
+  for (let j = 0; j < ny; j += step)
+    for (let i = 0; i < nx; i += step) {
+      const x = d[k * nx * ny + j * nx + i] as number;
+      s += x;
+      ss += x * x;
+      n++;
+    }
+  return ss / n - (s / n) ** 2;
+}
+
+/**
+ * A damaged slice is one value (zeros decoded) or holds as much variation as the scan's slices do
+ * (garbage decoded): at least this share of their median variance. A slice with little in it, such
+ * as air past the top of the head with the scanner's noise, is unlike its neighbours and not damaged
+ * (a review: the real head with noise of 150 HU was refused at its top slice).
+ */
+const DAMAGED_MIN_VARIANCE_SHARE = 0.25;
+
 /** Whether a plane holds one value only (what zeroed coded data often decodes to). */
 function flat(v: Volume, k: number): boolean {
   const plane = v.dims[0] * v.dims[1];
@@ -91,14 +117,15 @@ export function checkSlicesAlike(v: Volume, layout: SliceLayout): void {
   if (runs.length === 0) return;
   runs.push([from, nz - 1]);
   const longest = runs.reduce((a, b) => (b[1] - b[0] > a[1] - a[0] ? b : a));
+  const variances = Array.from({ length: nz }, (_, k) => variance(v, k));
+  const typical = Float64Array.from(variances).sort()[nz >> 1]!;
   for (const run of runs) {
     const [a, b] = run;
     if (run === longest || b - a + 1 > maxRun(nz)) continue;
-    if (
-      (a === 0 || b === nz - 1) &&
-      Array.from({ length: b - a + 1 }, (_, k) => flat(v, a + k)).every(Boolean)
-    )
-      continue;
+    const planes = Array.from({ length: b - a + 1 }, (_, k) => a + k);
+    // One value at either end: empty end slices. Little variation: slices with little in them.
+    if ((a === 0 || b === nz - 1) && planes.every((k) => flat(v, k))) continue;
+    if (planes.some((k) => !flat(v, k) && variances[k]! < DAMAGED_MIN_VARIANCE_SHARE * typical)) continue;
     const name = (k: number): string => {
       const f = layout.frames[k]!;
       return f.header.numberOfFrames > 1

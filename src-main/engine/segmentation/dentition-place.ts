@@ -305,7 +305,7 @@ export function placeDentition(
     const others = loose > 0 ? ` (and ${loose} lying free of bone, as metal does)` : '';
     throw new AppError(
       'bad-input',
-      `The densest tissue of this scan (${how}) is compact bone, not teeth: none of its pieces holds enamel, denser than any compact bone (${COMPACT_BONE_MAX_HU} HU${how.includes('scaled') ? ' or its equivalent on this scan' : ''}), as a tooth's crown does${others}; so no teeth mesh was made.`,
+      `The densest tissue of this scan (${how}) cannot be shown to be teeth: none of its pieces holds enamel, denser than any compact bone (${COMPACT_BONE_MAX_HU} HU${how.includes('scaled') ? ' or its equivalent on this scan' : ''}), as a tooth's crown does${others}. It is compact bone, or teeth the scan blurs too much to tell from it; so no teeth mesh was made.`,
       { action: 'Ask for skull (all bone) instead, or use a remote segmentation service for the teeth.' },
     );
   }
