@@ -72,11 +72,12 @@ export function parseFailure(e: unknown): DicomParseError {
 /**
  * A deflated data set can be a zip bomb: a few kilobytes that inflate to gigabytes. dicom-parser
  * inflates without a limit, so it is given this inflater, which stops at a size bounded by the bytes
- * present: 200 times the deflated size (images rarely deflate below a half; a blank one to about a
- * hundredth), at least 64 MB and at most 1 GB.
+ * present: 20 times the deflated size, at least 64 MB (any one slice, however blank, fits) and at most
+ * 1 GB. CT images deflate to a half or a third; 200 times let a review's 6.5 MB file (5 MB of noise
+ * to raise the bound, then 990 MB of zeros) take 3 GB to look at and 5 GB to make a mesh of.
  */
 export function maxInflated(deflatedBytes: number): number {
-  return Math.min(1024 ** 3, Math.max(64 * 1024 ** 2, 200 * deflatedBytes));
+  return Math.min(1024 ** 3, Math.max(64 * 1024 ** 2, 20 * deflatedBytes));
 }
 
 function boundedInflater(bytes: Uint8Array, position: number): Buffer {

@@ -117,6 +117,16 @@ describe('intake that never stalls', () => {
     });
     // The real file, whole, still reads.
     expect(classifyBytes(real, { path: 'real.dcm', display: 'real.dcm' }).kind).toBe('image');
+    // A review's bomb: 3 MB of noise, which raised the bound to 600 MB, then 200 MB of zeros.
+    const noise = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+    const padded = deflateRawSync(Buffer.concat([noise, Buffer.alloc(200 * 1024 * 1024)]), { level: 1 });
+    expect(maxInflated(padded.length)).toBeLessThan(200 * 1024 * 1024);
+    const r2 = classifyBytes(Buffer.concat([real.subarray(0, metaEnd), padded]), {
+      path: 'b2.dcm',
+      display: 'b2.dcm',
+    });
+    expect(JSON.stringify(r2)).toContain('its compressed header unpacks to an absurd size');
   });
 
   it('reads a deflated file whatever its preamble holds, the same as with zeros there', () => {
