@@ -120,11 +120,15 @@ export function pixelDataOf(t: TagTable, fileSize: number): DicomHeader['pixelDa
   let end = 0;
   if (t.fileOffset !== undefined)
     end = encapsulated ? firstFragmentEnd(t) : t.fileOffset + t.pixelOffset + t.pixelLength;
+  // A deflated data set was inflated whole: what it lacks is told from the inflated bytes (a review's
+  // damaged deflate stream was called fit, and the job then failed on it).
+  else if (!encapsulated) end = t.pixelOffset + t.pixelLength;
+  const present = t.fileOffset === undefined ? t.bytes.length : fileSize;
   return {
     offset: t.pixelOffset,
     length: t.pixelLength,
     encapsulated,
-    missingBytes: Math.max(0, end - fileSize),
+    missingBytes: Math.max(0, end - present),
   };
 }
 

@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import dicomParser from 'dicom-parser';
 import { describe, expect, it } from 'vitest';
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { classifyBytes } from './classify-file.js';
 import { maxInflated } from './dicom-file.js';
 import { fuzzSources, mutate, prng } from './header-fuzz.test-support.js';
@@ -127,6 +127,25 @@ describe('intake that never stalls', () => {
       display: 'b2.dcm',
     });
     expect(JSON.stringify(r2)).toContain('its compressed header unpacks to an absurd size');
+  });
+
+  it('says a deflated data set that unpacks short of its image is incomplete, when it is looked at', async () => {
+    // The real deflated fixture with the last 1000 bytes of its inflated data set left out (a review:
+    // called fit, then the job failed on it).
+    const real = readFileSync(join(FIXTURES, 'transfer-syntax', 'deflated-explicit-le.dcm'));
+    const metaEnd = (dicomParser.readPart10Header(real) as unknown as { position: number }).position;
+    const inflated = inflateRawSync(real.subarray(metaEnd));
+    const short = deflateRawSync(inflated.subarray(0, inflated.length - 1000));
+    const dir = fresh('short-deflated');
+    writeFileSync(join(dir, 'short.dcm'), Buffer.concat([real.subarray(0, metaEnd), short]));
+    const { result } = await intake([dir], { tempDir: fresh('work') });
+    expect(result.series[0]!.problems).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        code: 'truncated-file',
+        message: expect.stringMatching(/^short\.dcm is incomplete: it ends 1000 bytes before its image does/),
+      }),
+    );
   });
 
   it('reads a deflated file whatever its preamble holds, the same as with zeros there', () => {
