@@ -257,6 +257,8 @@ export function placeDentition(
   hu: (value: number) => number,
   /** The class in words, for the refusals. */
   how: string,
+  /** Whether the scan's values are Hounsfield units (else `hu` maps them by its air and soft tissue). */
+  hounsfield: boolean,
 ): DentitionPlace {
   const voxelMm3 = v.spacing[0] * v.spacing[1] * v.spacing[2];
   const all = pieces(mask, v.dims);
@@ -305,7 +307,7 @@ export function placeDentition(
     const others = loose > 0 ? ` (and ${loose} lying free of bone, as metal does)` : '';
     throw new AppError(
       'bad-input',
-      `The densest tissue of this scan (${how}) cannot be shown to be teeth: none of its pieces holds enamel, denser than any compact bone (${COMPACT_BONE_MAX_HU} HU${how.includes('scaled') ? ' or its equivalent on this scan' : ''}), as a tooth's crown does${others}. It is compact bone, or teeth the scan blurs too much to tell from it; so no teeth mesh was made.`,
+      `The densest tissue of this scan (${how}) cannot be shown to be teeth: none of its pieces holds enamel, denser than any compact bone (${COMPACT_BONE_MAX_HU} HU${hounsfield ? '' : ' or its equivalent on this scan'}), as a tooth's crown does${others}. It is compact bone, or teeth the scan blurs too much to tell from it; so no teeth mesh was made.`,
       { action: 'Ask for skull (all bone) instead, or use a remote segmentation service for the teeth.' },
     );
   }

@@ -299,7 +299,14 @@ export function segmentTissue(
     const scale = t.scale as GreyScale;
     // Spread over the head first: a class that is bone is refused as such, not piece by piece.
     checkDentitionBand(mask, volume, level, scale);
-    const place = placeDentition(mask, volume, t.bone, huOf(scale), dentitionWords(level, scale));
+    const place = placeDentition(
+      mask,
+      volume,
+      t.bone,
+      huOf(scale),
+      dentitionWords(level, scale),
+      scale.hounsfield,
+    );
     if (place.loose + place.compact > 0) {
       // The mask lost pieces its runs still hold: extraction reads the mask.
       runs = undefined;
