@@ -1,4 +1,5 @@
 import { BINARY_VM } from './deid-tables.js';
+import { DS_VALUE } from './dicom-decimal.js';
 
 /**
  * Whether a value the profile keeps (deid-profile.ts) is what its attribute says it is. Keeping an
@@ -42,7 +43,6 @@ const BINARY_SIZE: Record<string, number> = { US: 2, SS: 2, UL: 4, SL: 4, FL: 4,
 
 const BULK_VRS = new Set(['OB', 'OW', 'OF', 'OD', 'OL', 'OV']);
 
-const DS_VALUE = /^ *[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)? *$/;
 const IS_VALUE = /^ *[+-]?\d+ *$/;
 const CS_VALUE = /^ *[A-Z0-9_]* *$/;
 

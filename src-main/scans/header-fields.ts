@@ -5,23 +5,72 @@ import { fromModel, keepModel } from './header-model.js';
 import { pixelPaddingOf } from './header-padding.js';
 import { boundedFrameCount, framesDisagree, pixelDataOf } from './header-pixels.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
-import type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
-import { isUtf8, NAME, num, numbers, numbersIn, TagTable, text, uid, UPPER, us } from './header-values.js';
+import type { DicomHeader, FrameInfo, UnreadableNumber, Vec3 } from './header-types.js';
+import {
+  hasValue,
+  isUtf8,
+  NAME,
+  num,
+  numbers,
+  numbersIn,
+  shortText,
+  TagTable,
+  text,
+  uid,
+  UPPER,
+  us,
+  valueText,
+} from './header-values.js';
+import { decimalValue } from './dicom-decimal.js';
 
 export type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
 export { MAX_FRAMES, uncompressedFrameBytes } from './header-pixels.js';
 
-/** The numbers of a DS or IS element of a functional-group item; undefined when absent or not numeric. */
-function itemNumbers(ds: DataSet, tag: string, count: number): number[] | undefined {
+/** The attributes whose unreadable numbers are reported (those that place or size the slices). */
+const PLACING: Record<string, string> = {
+  x00200032: 'Image Position (Patient) (0020,0032)',
+  x00200037: 'Image Orientation (Patient) (0020,0037)',
+  x00280030: 'Pixel Spacing (0028,0030)',
+  x3004000c: 'Grid Frame Offset Vector (3004,000C)',
+};
+
+/** Notes an attribute that has a value the numbers were not read from (once per attribute and text). */
+function noteUnreadable(out: UnreadableNumber[], tag: string, raw: string): void {
+  const entry = { tag, attribute: PLACING[tag]!, text: shortText(raw) };
+  if (!out.some((u) => u.attribute === entry.attribute && u.text === entry.text)) out.push(entry);
+}
+
+/** The top-level numbers of a placing attribute; an unreadable value is noted in `out`. */
+function placing(t: TagTable, k: number, count: number, out: UnreadableNumber[]): number[] | undefined {
+  const v = numbers(t, k, count);
+  if (v === undefined && hasValue(t, k)) noteUnreadable(out, HEADER_TAGS[k]!, valueText(t, k));
+  return v;
+}
+
+/**
+ * The numbers of a DS or IS element of a functional-group item; undefined when absent or not
+ * numeric (noted in `out` when it is a placing attribute).
+ */
+function itemNumbers(
+  ds: DataSet,
+  tag: string,
+  count: number,
+  out?: UnreadableNumber[],
+): number[] | undefined {
   const el = ds.elements[tag];
   if (!el || el.length === 0 || el.length === 0xffffffff) return undefined;
-  return numbersIn(itemRaw(ds, el), count);
+  const raw = itemRaw(ds, el);
+  const v = numbersIn(raw, count);
+  if (v === undefined && out && PLACING[tag]) noteUnreadable(out, tag, raw);
+  return v;
 }
 
 function itemNum(ds: DataSet, tag: string): number | undefined {
   const el = ds.elements[tag];
   if (!el || el.length === 0 || el.length === 0xffffffff) return undefined;
-  const v = parseFloat(itemRaw(ds, el));
+  const raw = itemRaw(ds, el);
+  const cut = raw.indexOf('\\');
+  const v = decimalValue(cut < 0 ? raw : raw.slice(0, cut));
   return Number.isFinite(v) ? v : undefined;
 }
 
@@ -71,7 +120,11 @@ interface FunctionalGroups {
   perFrame: { dataSet?: DataSet }[];
 }
 
-function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameInfo {
+function frameFrom(
+  groups: (DataSet | undefined)[],
+  fallback: FrameInfo,
+  unreadable: UnreadableNumber[],
+): FrameInfo {
   const pick = <T>(f: (ds: DataSet) => T | undefined): T | undefined => {
     for (const g of groups) {
       if (!g) continue;
@@ -82,15 +135,15 @@ function frameFrom(groups: (DataSet | undefined)[], fallback: FrameInfo): FrameI
   };
   const position = pick((g) => {
     const p = item(g, PLANE_POSITION);
-    return p ? (itemNumbers(p, 'x00200032', 3) as Vec3 | undefined) : undefined;
+    return p ? (itemNumbers(p, 'x00200032', 3, unreadable) as Vec3 | undefined) : undefined;
   });
   const orientation = pick((g) => {
     const o = item(g, PLANE_ORIENTATION);
-    return o ? (itemNumbers(o, 'x00200037', 6) as FrameInfo['orientation']) : undefined;
+    return o ? (itemNumbers(o, 'x00200037', 6, unreadable) as FrameInfo['orientation']) : undefined;
   });
   const pixelSpacing = pick((g) => {
     const m = item(g, PIXEL_MEASURES);
-    return m ? (itemNumbers(m, 'x00280030', 2) as [number, number] | undefined) : undefined;
+    return m ? (itemNumbers(m, 'x00280030', 2, unreadable) as [number, number] | undefined) : undefined;
   });
   const slope = pick((g) => {
     const t = item(g, PIXEL_VALUE_TRANSFORMATION);
@@ -202,11 +255,12 @@ function fieldsOf(
     slope: rescaleOf(t, TAG.rescaleSlope, 1),
     intercept: rescaleOf(t, TAG.rescaleIntercept, 0),
   };
-  const pos = numbers(t, TAG.position, 3) as Vec3 | undefined;
-  const ori = numbers(t, TAG.orientation, 6) as FrameInfo['orientation'];
+  const unreadable: UnreadableNumber[] = [];
+  const pos = placing(t, TAG.position, 3, unreadable) as Vec3 | undefined;
+  const ori = placing(t, TAG.orientation, 6, unreadable) as FrameInfo['orientation'];
   // Pixel Spacing alone: Imager Pixel Spacing is measured at a projection detector, not in the
   // patient, and would give a CT volume a wrong size (about a third too small, as a test found).
-  const sp = numbers(t, TAG.pixelSpacing, 2) as [number, number] | undefined;
+  const sp = placing(t, TAG.pixelSpacing, 2, unreadable) as [number, number] | undefined;
   if (pos) topFrame.position = pos;
   if (ori) topFrame.orientation = ori;
   if (sp) topFrame.pixelSpacing = sp;
@@ -220,7 +274,7 @@ function fieldsOf(
     const fallback = numberOfFrames > 1 ? unplaced : topFrame;
     frames = [];
     for (let i = 0; i < numberOfFrames; i++)
-      frames.push(frameFrom([groups.perFrame[i]?.dataSet, groups.shared], fallback));
+      frames.push(frameFrom([groups.perFrame[i]?.dataSet, groups.shared], fallback, unreadable));
   } else if (numberOfFrames > 1) {
     // A multi-frame file without functional groups gives one position for all its frames: only the
     // first frame's is known, and the others are laid out from it (see layoutSlices).
@@ -284,8 +338,10 @@ function fieldsOf(
   if (burnedIn) header.burnedInAnnotation = burnedIn;
   const recognizable = text(t, TAG.recognizableVisualFeatures, utf8, UPPER);
   if (recognizable) header.recognizableVisualFeatures = recognizable;
-  const gridOffsets = numberOfFrames > 1 ? numbers(t, TAG.gridFrameOffsets, numberOfFrames) : undefined;
+  const gridOffsets =
+    numberOfFrames > 1 ? placing(t, TAG.gridFrameOffsets, numberOfFrames, unreadable) : undefined;
   if (gridOffsets) header.gridFrameOffsets = gridOffsets;
+  if (unreadable.length > 0) header.unreadableNumbers = unreadable;
   if (windowCenter !== undefined && windowWidth !== undefined && windowWidth > 0) {
     header.windowCenter = windowCenter;
     header.windowWidth = windowWidth;

@@ -1,7 +1,7 @@
 import { boundedFrameCount, pixelDataOf } from './header-pixels.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
 import type { DicomHeader, FrameInfo, Vec3 } from './header-types.js';
-import { isUtf8, num, numbers, type TagTable, uid } from './header-values.js';
+import { hasValue, isUtf8, num, numbers, type TagTable, uid } from './header-values.js';
 
 /**
  * The header of the file the tag-only reader last took as its template (see header-template.ts),
@@ -25,7 +25,8 @@ const OWN = [TAG.sopInstance, TAG.instanceNumber, TAG.position, TAG.mediaStorage
 
 /** Keeps the header of the template file itself (its table's tags are all the template's). */
 export function keepModel(t: TagTable, header: DicomHeader): void {
-  if (header.numberOfFrames !== 1) {
+  // A header with an unreadable number is no model: its files are read field by field, which notes them.
+  if (header.numberOfFrames !== 1 || header.unreadableNumbers) {
     model = undefined;
     return;
   }
@@ -64,6 +65,8 @@ export function fromModel(
   const mt = m.frames[0]!;
   const top: FrameInfo = { slope: mt.slope, intercept: mt.intercept };
   const position = numbers(t, TAG.position, 3) as Vec3 | undefined;
+  // A position written as no number is noted where the header is read field by field.
+  if (!position && hasValue(t, TAG.position)) return undefined;
   if (position) top.position = position;
   if (mt.orientation) top.orientation = mt.orientation;
   if (mt.pixelSpacing) top.pixelSpacing = mt.pixelSpacing;

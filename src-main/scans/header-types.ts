@@ -23,6 +23,16 @@ export interface FrameInfo {
   stackId?: string;
 }
 
+/** A number-holding attribute whose text is no number (see DicomHeader.unreadableNumbers). */
+export interface UnreadableNumber {
+  /** dicom-parser's name of its tag: 'x00200032'. */
+  tag: string;
+  /** The attribute's name and tag, as the user's DICOM viewer shows it: 'Image Position (Patient) (0020,0032)'. */
+  attribute: string;
+  /** What it holds, as text (shortened when long). */
+  text: string;
+}
+
 /** What scan2mesh needs from one file's header: identity, grouping, geometry, pixel format. */
 export interface DicomHeader {
   path: string;
@@ -91,6 +101,12 @@ export interface DicomHeader {
   gridFrameOffsets?: number[];
   windowCenter?: number;
   windowWidth?: number;
+  /**
+   * Numbers that place or size the slices (position, orientation, pixel spacing, grid offsets) written
+   * as no number DICOM allows, or too few of them (dicom-decimal.ts): each attribute with the text it
+   * holds. Those values are left out of the frames, and the fitness check refuses them in words.
+   */
+  unreadableNumbers?: UnreadableNumber[];
   /** One entry per frame (a single entry for a single-frame file). */
   frames: FrameInfo[];
   pixelData?: {

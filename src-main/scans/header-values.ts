@@ -1,3 +1,4 @@
+import { decimalValue } from './dicom-decimal.js';
 import { DicomParseError } from './dicom-file.js';
 import { HEADER_TAGS } from './header-tags.js';
 
@@ -148,6 +149,23 @@ function rawText(t: TagTable, k: number): string {
   return end > at ? latin1(t.bytes, at, end) : '';
 }
 
+/** Whether the header has a value for the tag at k (present, neither empty nor of undefined length). */
+export function hasValue(t: TagTable, k: number): boolean {
+  const n = t.length[k]!;
+  return t.offset[k]! >= 0 && n > 0 && n !== UNDEFINED;
+}
+
+/** The value's text for a message: NULs and spaces at its ends removed, at most 64 characters. */
+export function valueText(t: TagTable, k: number): string {
+  return shortText(rawText(t, k));
+}
+
+export function shortText(s: string): string {
+  // Shown in a window and a terminal: a crafted value's control characters are no part of it.
+  const v = s.replace(/^[\0 ]+|[\0 ]+$/g, '').replace(/[^\x20-\x7e]/g, '?');
+  return v.length > 64 ? `${v.slice(0, 61)}...` : v;
+}
+
 /** The numbers of a decimal or integer string (DS, IS) element; undefined when absent or not numeric. */
 export function numbers(t: TagTable, k: number, count: number): number[] | undefined {
   // The headers of a series then share one array, as the frames of a multi-frame file always have.
@@ -168,14 +186,14 @@ export function numbersIn(value: string, count: number): number[] | undefined {
   if (parts.length < count) return undefined;
   const out: number[] = [];
   for (let i = 0; i < count; i++) {
-    const v = parseFloat(parts[i]!);
+    const v = decimalValue(parts[i]!);
     if (!Number.isFinite(v)) return undefined;
     out.push(v);
   }
   return out;
 }
 
-/** The first number of a DS or IS element: parseFloat stops at the first backslash, as numbers() splits. */
+/** The first number of a DS or IS element (the text before its first backslash). */
 export function num(t: TagTable, k: number): number | undefined {
   return isKept(t, k, NUM) ? (kept[k] as number | undefined) : keep(t, k, NUM, decodeNum(t, k));
 }
@@ -183,7 +201,9 @@ export function num(t: TagTable, k: number): number | undefined {
 function decodeNum(t: TagTable, k: number): number | undefined {
   const n = t.length[k]!;
   if (t.offset[k]! < 0 || n === 0 || n === UNDEFINED) return undefined;
-  const v = parseFloat(rawText(t, k));
+  const text = rawText(t, k);
+  const cut = text.indexOf('\\');
+  const v = decimalValue(cut < 0 ? text : text.slice(0, cut));
   return Number.isFinite(v) ? v : undefined;
 }
 

@@ -4,7 +4,9 @@
  * refuses before extracting). Pure: it looks only at what the headers and the slice layout say.
  */
 import type { ScanProblem } from '../../src-shared/scans.js';
+import { basename } from 'node:path';
 import type { DicomHeader } from './header-fields.js';
+import type { UnreadableNumber } from './header-types.js';
 import { slicesWord, type SliceLayout } from './slice-layout.js';
 import { volumeTooLarge } from './volume-limits.js';
 import { gapWords, maxBridgeableGap, maxOffLineMm, type StackGap } from './stack-grid.js';
@@ -49,6 +51,8 @@ export interface FitnessInput {
   oddRescale?: { slope: number; intercept: number; why: string };
   /** Images that map their stored values through a Modality LUT Sequence (a table) rather than a rescale. */
   slicesWithValueTable?: number;
+  /** The first attribute placing or sizing the slices that is written as no number, and in how many files. */
+  unreadableNumber?: UnreadableNumber & { file: string; files: number };
   /** Other reasons the images do not make one volume (already in words), e.g. mixed sizes. */
   otherReasons?: string[];
 }
@@ -112,8 +116,32 @@ export function modalityWords(modality: string): string {
 const mm = (v: number): string => String(Math.round(v * 10) / 10);
 const mm2 = (v: number): string => String(Math.round(v * 100) / 100);
 
+/** What each placing attribute holds, and what is lost when it cannot be read. */
+const UNREADABLE_WORDS: Record<string, { holds: string; lost: string }> = {
+  x00200032: {
+    holds: 'three numbers',
+    lost: 'where the slices lie cannot be read, and a model placed by a guess could be shifted or distorted',
+  },
+  x00200037: { holds: 'six numbers', lost: 'how the slices face in the patient cannot be read' },
+  x00280030: {
+    holds: 'two numbers',
+    lost: 'the size of a pixel cannot be read, so a model would have no true size',
+  },
+  x3004000c: { holds: 'one number per frame', lost: 'where the frames lie cannot be read' },
+};
+
+function unreadableReason(u: NonNullable<FitnessInput['unreadableNumber']>): string {
+  const words = UNREADABLE_WORDS[u.tag] ?? { holds: 'numbers', lost: 'the scan cannot be placed' };
+  const where = u.files > 1 ? `${u.file} and ${u.files - 1} other file${u.files > 2 ? 's' : ''}` : u.file;
+  const comma = u.text.includes(',') ? ', and a comma is no decimal point there' : '';
+  return `${u.attribute} holds "${u.text}" in ${where}, which is not ${words.holds} as DICOM writes them (digits with a decimal point, a backslash between values${comma}): ${words.lost}. Export the scan again from the scanner or PACS; a program that converted or edited the files may have written the numbers its own way.`;
+}
+
 export function segmentationFitness(s: FitnessInput): SegmentationFitness {
   const reasons: string[] = [];
+  // An attribute written as no number is said so once; not as if the files lacked it.
+  const unreadable = s.unreadableNumber?.tag;
+  if (s.unreadableNumber) reasons.push(unreadableReason(s.unreadableNumber));
   if (s.modality !== 'CT') {
     const words = modalityWords(s.modality);
 
@@ -126,7 +154,7 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       'This series is a localizer (scout): the overview image taken to plan the scan, not the 3D scan itself.',
     );
   }
-  if (!s.pixelSize) {
+  if (!s.pixelSize && unreadable !== 'x00280030') {
     reasons.push(
       'The images do not state their pixel size in the patient (Pixel Spacing), so the scan has no physical scale: a model made from it would have no true size.',
     );
@@ -134,7 +162,9 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
   // A model is placed from each slice's recorded position and orientation; without them its place,
   // and even which side is left or which end is up, would be a guess.
   const noPosition = s.slicesWithoutPosition ?? 0;
-  if (noPosition > 0 && s.framesWithoutOwnPosition) {
+  if (unreadable === 'x00200032' || unreadable === 'x3004000c') {
+    // Said above.
+  } else if (noPosition > 0 && s.framesWithoutOwnPosition) {
     // One place for the file, or none, is no place for each frame: saying they lie on top of each
     // other, or that the scan is 0 mm deep, named the wrong fault.
     const which =
@@ -154,7 +184,7 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
     );
   }
   const noOrientation = s.slicesWithoutOrientation ?? 0;
-  if (noOrientation > 0) {
+  if (noOrientation > 0 && unreadable !== 'x00200037') {
     reasons.push(
       `${slicesWord(noOrientation, s.slices)} not record how ${noOrientation === 1 ? 'it is' : 'they are'} oriented in the patient (Image Orientation), so a model's left and right, front and back could not be known.`,
     );
@@ -272,6 +302,15 @@ export function fitnessInputOf(
   if (layout.sliceSpacingKnown) input.stackLengthMm = layout.stack.offsets.at(-1) ?? 0;
   const bits = firstOddBits(headers);
   if (bits) input.oddBits = bits;
+  const unreadable = headers.filter((h) => h.unreadableNumbers);
+  if (unreadable.length > 0) {
+    const first = unreadable[0]!;
+    input.unreadableNumber = {
+      ...first.unreadableNumbers![0]!,
+      file: basename(first.path),
+      files: unreadable.length,
+    };
+  }
   const rescale = firstOddRescale(headers);
   if (rescale) input.oddRescale = rescale;
   const withTable = layout.frames.reduce((n, f) => n + (f.header.modalityLut ? 1 : 0), 0);
