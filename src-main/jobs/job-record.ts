@@ -115,7 +115,8 @@ export interface JobPatch {
 }
 
 /** Fields of an input that code may change. */
-export type InputPatch = Partial<Omit<InputRecord, 'name'>>;
+/** A change to an input; `uploadUrl: null` forgets a pre-signed address once its upload is done. */
+export type InputPatch = Partial<Omit<InputRecord, 'name' | 'uploadUrl'>> & { uploadUrl?: string | null };
 
 /** What goes with a state change, in the same commit. */
 export interface TransitionExtras {

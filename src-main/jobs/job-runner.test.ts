@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
@@ -111,7 +112,8 @@ describe('resuming from the states a crash leaves', () => {
           s.transition(id, 'uploading', { remoteJobId: '00000000-0000-4000-8000-000000000000' });
           // Killed after the upload, before the notification (resume spun on this one forever).
           if (state === 'notifying') {
-            s.setInput(id, 'cbct', { uploaded: true });
+            // As the runner records it: the used pre-signed address is forgotten with the upload.
+            s.setInput(id, 'cbct', { uploaded: true, uploadUrl: null });
             s.transition(id, 'notifying');
           }
         });
@@ -121,6 +123,22 @@ describe('resuming from the states a crash leaves', () => {
         expect(engine.stats.jobsCreated).toBe(1);
       },
     );
+
+    it('keeps no pre-signed upload address in the database once the upload is done', async () => {
+      const job = await submitScan(h, [join(DICOM, 'multiframe')]);
+      const [done] = await h.manager.waitFor([job.id]);
+      expect(done?.state).toBe('done');
+      const db = new Database(join(h.dataDir, 'jobs.sqlite'), { readonly: true });
+      try {
+        const row = db
+          .prepare('SELECT upload_url, notify_url, uploaded FROM job_inputs WHERE job_id = ?')
+          .get(job.id);
+        expect(row).toMatchObject({ upload_url: null, uploaded: 1 });
+        expect((row as { notify_url: string }).notify_url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+      } finally {
+        db.close();
+      }
+    });
 
     it('tells a refusal of the local engine in its own words, as final', async () => {
       engine.setFaults({ failJobs: { message: 'No soft tissue can be found: the scan shows no air.' } });

@@ -155,8 +155,10 @@ async function forgetUnreachableRemote(
 ): Promise<JobRecord> {
   if (!job.remoteJobId || conn.kind !== 'local-engine') return job;
   const input = job.inputs.find((i) => i.name === CBCT);
-  if (!input || input.notified || !input.uploadUrl) return job;
-  if (sameOrigin(input.uploadUrl, conn.baseUrl)) return job;
+  // The engine's own addresses (the upload address is forgotten once used; the notify one stays).
+  const address = input?.notifyUrl ?? input?.uploadUrl;
+  if (!input || input.notified || !address) return job;
+  if (sameOrigin(address, conn.baseUrl)) return job;
   return dropRemote(
     run,
     job,
@@ -294,11 +296,11 @@ async function uploadAndNotify(
   const { d } = run;
   const notified: string[] = [];
   for (const input of job.inputs) {
-    if (!input.uploadUrl || !input.notifyUrl) {
+    if ((!input.uploadUrl && !input.uploaded) || !input.notifyUrl) {
       if (input.notified || job.state === 'processing') continue;
       throw new AppError('service', `The service gave no upload address for the input "${input.name}".`);
     }
-    if (!input.uploaded) {
+    if (!input.uploaded && input.uploadUrl) {
       if (job.state !== 'uploading') job = await run.transition(job, 'uploading');
       d.onProgress(job.id, { fraction: 0, bytesDone: 0, bytesTotal: pkg.bytes, stage: 'uploading' });
       const jobId = job.id;
@@ -319,7 +321,9 @@ async function uploadAndNotify(
         { progress: { stage: 'starting processing' } },
         undefined,
         {
-          inputs: [{ name: input.name, patch: { uploaded: true } }],
+          // The pre-signed address is a write capability to the service's storage until it
+          // expires: once used, it is not kept in the job database.
+          inputs: [{ name: input.name, patch: { uploaded: true, uploadUrl: null } }],
         },
       );
     }
