@@ -5,10 +5,11 @@
  * scripts/generate-deid-profile.mjs: Debian's pydicom, run as /usr/bin/python3 (or $PYTHON).
  *
  *   src-main/scans/deid-multiplicity.generated.json   how many values (VM, PS3.6) each attribute stored
- *                                                     as binary numbers (US SS UL SL FL FD UV SV AT)
- *                                                     may hold; 1-n ones are left out (nothing bounds
- *                                                     them). 16 bytes of text under Acquisition Matrix
- *                                                     (4 US values, 8 bytes) are no matrix.
+ *                                                     as numbers or codes (US SS UL SL FL FD UV SV AT,
+ *                                                     DS IS, CS) may hold, open-ended ones (1-n) too.
+ *                                                     16 bytes of text under Acquisition Matrix (4 US
+ *                                                     values, 8 bytes) are no matrix, nor a birth date
+ *                                                     as the second value of Slice Thickness.
  *   src-main/scans/deid-standard-uids.generated.json  every UID the standard defines (PS3.6 Table A-1).
  *                                                     A class UID is kept only when it is one of these:
  *                                                     digits after the standard's root carry anything.
@@ -29,8 +30,8 @@ const dump = spawnSync(
     `import json, pydicom
 from pydicom._dicom_dict import DicomDictionary
 from pydicom._uid_dict import UID_dictionary
-binary = {'US', 'SS', 'UL', 'SL', 'FL', 'FD', 'UV', 'SV', 'AT'}
-rows = [[t, v[1]] for t, v in DicomDictionary.items() if set(v[0].split(' or ')) & binary]
+counted = {'US', 'SS', 'UL', 'SL', 'FL', 'FD', 'UV', 'SV', 'AT', 'DS', 'IS', 'CS'}
+rows = [[t, v[1]] for t, v in DicomDictionary.items() if set(v[0].split(' or ')) & counted]
 print(json.dumps({'version': pydicom.__version__, 'rows': rows, 'uids': sorted(UID_dictionary)}))`,
   ],
   { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
@@ -45,7 +46,6 @@ const write = (name, data) =>
 
 const byVm = new Map();
 for (const [tag, vm] of rows) {
-  if (vm === '1-n') continue;
   if (!byVm.has(vm)) byVm.set(vm, []);
   byVm.get(vm).push(tag);
 }
@@ -67,5 +67,5 @@ write('deid-standard-uids.generated.json', {
   uids,
 });
 console.log(
-  `value multiplicity of ${rows.length} binary-number attributes, ${uids.length} standard UIDs (pydicom ${version})`,
+  `value multiplicity of ${rows.length} number and code attributes, ${uids.length} standard UIDs (pydicom ${version})`,
 );

@@ -28,9 +28,9 @@ import { KEPT_CODE_TAGS } from './deid-values.js';
 import {
   BASIC_PROFILE,
   BASIC_PROFILE_REPEATING,
-  PUBLIC_REPEATING_TAGS,
-  PUBLIC_TAGS_BY_VR,
+  dictionaryVr,
   STANDARD_UIDS,
+  VALUE_VM,
 } from './deid-tables.js';
 
 /**
@@ -43,18 +43,8 @@ type DeidDecision = 'remove' | 'empty' | 'dummy' | 'uid' | 'keep';
 
 const TABLE = new Map<number, string>(BASIC_PROFILE.map(([tag, action]) => [tag, action]));
 
-const DICTIONARY = new Map<number, string>();
-for (const [vr, tags] of Object.entries(PUBLIC_TAGS_BY_VR)) for (const t of tags) DICTIONARY.set(t, vr);
-
 function repeatingRow(tag: number): (typeof BASIC_PROFILE_REPEATING)[number] | undefined {
   return BASIC_PROFILE_REPEATING.find(([value, mask]) => (tag & mask) >>> 0 === value);
-}
-
-/** The VR the dictionary gives a public tag ("US|SS" for a choice), or undefined when unknown. */
-export function dictionaryVr(tag: number): string | undefined {
-  return (
-    DICTIONARY.get(tag) ?? PUBLIC_REPEATING_TAGS.find(([value, mask]) => (tag & mask) >>> 0 === value)?.[2]
-  );
 }
 
 /** Table E.1-1's action, alone or combined, as one decision (see the top of this file). */
@@ -71,25 +61,38 @@ export function decideAction(action: string): DeidDecision {
 
 const NUMERIC_VRS = new Set(['US', 'SS', 'UL', 'SL', 'UV', 'SV', 'FL', 'FD', 'DS', 'IS', 'AT']);
 
-/** Public attributes outside the table whose value is not a number but the image needs. */
+/**
+ * The one public attribute outside the table whose value is not a number but the image needs. Lookup
+ * tables (LUT Data, palettes) are bytes of any meaning and any length: a review found 80 KB of a
+ * name kept as LUT Data in a functional group. A CT's values need none: one mapped by a Modality
+ * LUT is refused before it is packed (deidentify.ts refuses it too), a PALETTE COLOR image as well.
+ */
 const KEPT_OUTSIDE_TABLE = new Set([
-  0x00283006, // LUT Data
-  0x00281201, // Red Palette Color Lookup Table Data
-  0x00281202, // Green Palette Color Lookup Table Data
-  0x00281203, // Blue Palette Color Lookup Table Data
-  0x00281204, // Alpha Palette Color Lookup Table Data
-  0x00281221, // Segmented Red Palette Color Lookup Table Data
-  0x00281222, // Segmented Green Palette Color Lookup Table Data
-  0x00281223, // Segmented Blue Palette Color Lookup Table Data
   0x7fe00010, // Pixel Data
 ]);
 
 /**
- * Display settings outside the table that hold bytes of any meaning: VOI LUT Sequence (a window
- * as a table of up to 65,536 values, which no segmentation reads) would carry whatever a writer put
- * in its LUT Data. The Modality LUT Sequence stays: it says what the stored values mean.
+ * Display settings outside the table that a segmentation does not read and that hold tables of any
+ * bytes: VOI LUT, Softcopy VOI LUT and Presentation LUT Sequences.
  */
-const REMOVED_OUTSIDE_TABLE = new Set([0x00283010]);
+const REMOVED_OUTSIDE_TABLE = new Set([0x00283010, 0x00283110, 0x20500010]);
+
+/**
+ * Attributes of open-ended multiplicity (VM 1-n, 2-n...) kept: those a CT is read by. Any other list
+ * of numbers is room for anything (a name packed into Table of Y Break Points as doubles, into Frame
+ * Numbers of Interest, into Acquisition Index); a segmentation reads none of them.
+ */
+const OPEN_ENDED_KEPT = new Set([
+  0x00080008, // Image Type (each value one of its defined terms)
+  0x00280009, // Frame Increment Pointer (each value a tag the dictionary knows)
+  0x00281050, // Window Center
+  0x00281051, // Window Width
+  0x00282112, // Lossy Image Compression Ratio
+  0x00282114, // Lossy Image Compression Method (each value one of its defined terms)
+  0x3004000c, // Grid Frame Offset Vector (where the frames of an RT-dose-style file lie)
+]);
+
+const openEnded = (tag: number): boolean => VALUE_VM.get(tag)?.endsWith('n') === true;
 
 /** What to do with one attribute (tag as group << 16 | element), at any depth. */
 export function deidDecision(tag: number): DeidDecision {
@@ -102,6 +105,9 @@ export function deidDecision(tag: number): DeidDecision {
   if (action) return decideAction(action);
   const repeating = repeatingRow(tag);
   if (repeating) return decideAction(repeating[2]);
+  // Graphic and text annotations the table does not list (polylines draw a name as an overlay does).
+  if (group === 0x0070) return 'remove';
+  if (openEnded(tag) && !OPEN_ENDED_KEPT.has(tag)) return 'remove';
   if (KEPT_OUTSIDE_TABLE.has(tag) || KEPT_CODE_TAGS.has(tag)) return 'keep';
   if (group === 0x0010) return 'remove'; // the patient: their characteristics (BMI...) are theirs
   const vr = dictionaryVr(tag);

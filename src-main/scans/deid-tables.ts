@@ -34,8 +34,8 @@ export const PUBLIC_REPEATING_TAGS: readonly (readonly [number, number, string])
   ([value, mask, vr]) => [tag(value as string), tag(mask as string), vr as string] as const,
 );
 
-/** How many values a binary-number attribute may hold (PS3.6 VM: "1", "1-2", "2-2n", "2-n"...); 1-n ones absent. */
-export const BINARY_VM: ReadonlyMap<number, string> = new Map(
+/** How many values a number or code attribute may hold (PS3.6 VM: "1", "1-2", "2-2n", "1-n"...). */
+export const VALUE_VM: ReadonlyMap<number, string> = new Map(
   Object.entries(multiplicity.byVm as Record<string, string[]>).flatMap(([vm, tags]) =>
     tags.map((t) => [tag(t), vm] as const),
   ),
@@ -43,3 +43,13 @@ export const BINARY_VM: ReadonlyMap<number, string> = new Map(
 
 /** Every UID the standard defines (PS3.6 Table A-1). */
 export const STANDARD_UIDS: ReadonlySet<string> = new Set(standardUids.uids);
+
+const DICTIONARY = new Map<number, string>();
+for (const [vr, tags] of Object.entries(PUBLIC_TAGS_BY_VR)) for (const t of tags) DICTIONARY.set(t, vr);
+
+/** The VR the dictionary gives a public tag ("US|SS" for a choice), or undefined when unknown. */
+export function dictionaryVr(tag: number): string | undefined {
+  return (
+    DICTIONARY.get(tag) ?? PUBLIC_REPEATING_TAGS.find(([value, mask]) => (tag & mask) >>> 0 === value)?.[2]
+  );
+}

@@ -1,4 +1,4 @@
-import { BINARY_VM } from './deid-tables.js';
+import { dictionaryVr, VALUE_VM } from './deid-tables.js';
 import { DS_VALUE } from './dicom-decimal.js';
 
 /**
@@ -11,15 +11,16 @@ import { DS_VALUE } from './dicom-decimal.js';
  * - Stored VR: in an explicit-VR file it must be one the dictionary allows for the tag. UN, a VR
  *   no standard knows, or a text VR under a number's tag means the value is not what the tag says.
  * - Binary numbers (US SS UL SL FL FD UV SV AT): a length that is a whole number of values, and as
- *   many values as the dictionary's VM allows (deid-multiplicity.generated.json).
- * - DS and IS: decimal numbers only, each within the VR's length.
- * - CS: each value at most 16 characters of A-Z 0-9 and _ (PS3.5 6.2), with no space inside: a
+ *   many values as the dictionary's VM allows (deid-multiplicity.generated.json). A tag (AT) must be
+ *   one the dictionary knows: four bytes of a name are no attribute.
+ * - DS and IS: decimal numbers only, each within the VR's length, as many as the VM allows (a birth
+ *   date as the second value of Slice Thickness went out before).
+ * - CS: as many values as the VM allows, each at most 16 characters of A-Z 0-9 and _ (PS3.5 6.2), with no space inside: a
  *   defined term joins words with _, so "DOE JANE" is a name, not a code. The two families whose
  *   defined terms have spaces (Photometric Interpretation's PALETTE COLOR, character sets) are
  *   checked against their terms instead. Image Type and Frame Type keep their values only as far
  *   as they are defined terms (deidentify keeps the leading ones, so each value keeps its place).
- * - OB OW OF OD OL OV: kept only for pixel data and lookup tables; a palette (Red/Green/Blue/Alpha
- *   Palette Color Lookup Table Data) only when the image is PALETTE COLOR, the one image that uses it.
+ * - OB OW OF OD OL OV: kept only for pixel data (deid-profile.ts keeps no lookup table).
  */
 
 /**
@@ -45,10 +46,6 @@ const BULK_VRS = new Set(['OB', 'OW', 'OF', 'OD', 'OL', 'OV']);
 
 const IS_VALUE = /^ *[+-]?\d+ *$/;
 const CS_VALUE = /^ *[A-Z0-9_]* *$/;
-
-const PALETTE_TAGS = new Set([
-  0x00281201, 0x00281202, 0x00281203, 0x00281204, 0x00281221, 0x00281222, 0x00281223,
-]);
 
 const PHOTOMETRIC = new Set([
   'MONOCHROME1',
@@ -132,7 +129,14 @@ const CODE_TERMS = new Map<number, (s: string) => boolean>([
   [0x00281054, terms('OD', 'HU', 'US', 'MGML', 'Z_EFF', 'ED', 'EDW', 'HU_MOD', 'PCT')],
   [0x00281056, terms('LINEAR', 'LINEAR_EXACT', 'SIGMOID')], // VOI LUT Function
   [0x00282110, terms('00', '01')], // Lossy Image Compression
-  [0x00282114, (s) => /^ISO_\d{4,5}_\d{1,2}$/.test(s)], // Lossy Image Compression Method
+  // Lossy Image Compression Method (C.7.6.1.1.5): the standards' names, not any digits after ISO_
+  [
+    0x00282114,
+    terms(
+      ...['ISO_10918_1', 'ISO_14495_1', 'ISO_15444_1', 'ISO_15444_15', 'ISO_13818_2', 'ISO_14496_10'],
+      ...['ISO_23008_2', 'ISO_18181_1'],
+    ),
+  ],
   [0x00280301, terms('YES', 'NO')], // Burned In Annotation
   [0x00280302, terms('YES', 'NO')], // Recognizable Visual Features
   [0x00280303, terms('UNMODIFIED', 'MODIFIED', 'REMOVED')], // Longitudinal Temporal Information Modified
@@ -154,8 +158,8 @@ export interface KeptValue {
   /** The VR the file states (explicit VR), or undefined (implicit VR). */
   storedVr: string | undefined;
   bytes: Uint8Array;
-  /** The image's Photometric Interpretation, for the palette rule. */
-  photometric: string;
+  /** Whether the file's binary numbers are little endian (for the tags of AT values). */
+  littleEndian: boolean;
 }
 
 /**
@@ -168,16 +172,15 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   const vr = v.storedVr ?? allowed[0]!;
   if (v.bytes.length === 0) return v.bytes;
   const size = BINARY_SIZE[vr];
-  if (size !== undefined)
-    return v.bytes.length % size === 0 && fitsVm(v.bytes.length / size, BINARY_VM.get(v.tag))
-      ? v.bytes
-      : undefined;
-  if (BULK_VRS.has(vr)) {
-    if (PALETTE_TAGS.has(v.tag)) return v.photometric === 'PALETTE COLOR' ? v.bytes : undefined;
-    return v.bytes;
+  if (size !== undefined) {
+    if (v.bytes.length % size !== 0 || !fitsVm(v.bytes.length / size, VALUE_VM.get(v.tag))) return undefined;
+    return vr !== 'AT' || knownTags(v.bytes, v.littleEndian) ? v.bytes : undefined;
   }
+  if (BULK_VRS.has(vr)) return v.bytes;
   const text = Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength).toString('latin1');
   const values = text.replace(/[\0 ]+$/, '').split('\\');
+  // Image Type and Frame Type keep their leading defined terms (checkedCodes), however many follow.
+  if (!TYPE_TAGS.has(v.tag) && !fitsVm(values.length, VALUE_VM.get(v.tag))) return undefined;
   switch (vr) {
     case 'DS':
       return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? v.bytes : undefined;
@@ -188,6 +191,18 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
     default:
       return undefined; // text of any other VR is never kept by its tag
   }
+}
+
+/** Whether every AT value names a public attribute the dictionary knows. */
+function knownTags(bytes: Uint8Array, littleEndian: boolean): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 0; at + 4 <= bytes.length; at += 4) {
+    const group = view.getUint16(at, littleEndian);
+    const element = view.getUint16(at + 2, littleEndian);
+    const tag = ((group << 16) | element) >>> 0;
+    if (group % 2 === 1 || dictionaryVr(tag) === undefined) return false;
+  }
+  return true;
 }
 
 function checkedCodes(tag: number, values: string[]): Uint8Array | undefined {

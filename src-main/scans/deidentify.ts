@@ -9,7 +9,8 @@ import {
   PixelsRefused,
   type PixelFacts,
 } from './deid-pixels.js';
-import { deidDecision, dictionaryVr, keepsUid } from './deid-profile.js';
+import { deidDecision, keepsUid } from './deid-profile.js';
+import { dictionaryVr } from './deid-tables.js';
 import { checkedValue } from './deid-values.js';
 import { DEFLATED_LE, EXPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 import { Encoder, metaHeader, padded, ValueTooLong } from './deid-encoder.js';
@@ -160,6 +161,12 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     photometric: (ds.string('x00280004') ?? '').trim(),
     pixels,
   };
+  // The values of these are not what the file stores: sent without their tables (which de-identification
+  // does not keep, deid-profile.ts), they would be misread. Refused before packing too.
+  if (ctx.photometric === 'PALETTE COLOR')
+    throw refused('stores its pixels as indices into a colour table (PALETTE COLOR), not as densities');
+  if ((ds.elements.x00283000?.items?.length ?? 0) > 0)
+    throw refused('maps its stored values through a lookup table (Modality LUT Sequence)');
   const { enc } = ctx;
   const sopClassEl = ds.elements.x00080016;
   // As the data set's copy is written: a class UID that is not standard is replaced in both.
@@ -299,7 +306,7 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
     dictVr,
     storedVr: enc.explicitVr ? el.vr : undefined,
     bytes: ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length),
-    photometric: ctx.photometric,
+    littleEndian: enc.littleEndian,
   });
   if (!value) {
     if (topLevel && NEEDED[tag]) throw refused(`has a ${NEEDED[tag]} that is not a valid value`);
@@ -320,6 +327,12 @@ function writePixels(ds: DataSet, el: Element, ctx: Context): Buffer[] {
       const value = nativeFromEncapsulated(ctx.parsed, f);
       return [enc.header(el.tag, f.bitsAllocated > 8 ? 'OW' : 'OB', value.length), value];
     }
+    // Compressed frames are decoded and written as plain pixels; a codestream stored as one plain
+    // value would go out as it is, its comments and markers with it.
+    if (transferSyntax(ctx.parsed.transferSyntaxUid).compressed)
+      throw refused(
+        'says its pixels are compressed but stores them as one plain value, which DICOM does not allow',
+      );
     const bytes = ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length);
     const value = cleanNativePixels(bytes, f, enc.littleEndian);
     return [enc.header(el.tag, el.vr, value.length), value];

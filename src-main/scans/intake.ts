@@ -231,6 +231,15 @@ async function groupAndSummarize(
           file: display(h.path),
         });
       }
+      if (px && !px.encapsulated && transferSyntax(h.transferSyntaxUid).compressed) {
+        // Read as plain pixels, a codestream's text (a JPEG comment, a date) went out de-identified.
+        extra.push({
+          severity: 'error',
+          code: 'corrupt-file',
+          message: `${basename(display(h.path))} says its pixels are compressed (${transferSyntax(h.transferSyntaxUid).name}) but stores its image data as one plain value, as only uncompressed images are stored: it is damaged.`,
+          file: display(h.path),
+        });
+      }
       if (px && px.encapsulated && !transferSyntax(h.transferSyntaxUid).compressed) {
         extra.push({
           severity: 'error',
