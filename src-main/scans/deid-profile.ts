@@ -10,8 +10,8 @@
  * - Private attributes (odd groups, the table's last row), group lengths (stale after editing) and
  *   every attribute the PS3.6 dictionary does not know (deid-dictionary.generated.ts) are removed.
  * - Public attributes the table does not list are kept only when their value cannot carry a name or
- *   free text: numbers (US SS UL SL UV SV FL FD DS IS), tags (AT), pixel data and lookup tables,
- *   and the code strings (CS) an image is read by, each only as one of its defined terms
+ *   free text: numbers (US SS UL SL UV SV FL FD DS IS; lists without a bound only those a CT is read
+ *   by, OPEN_ENDED_KEPT), tags (AT), pixel data, and the code strings (CS) an image is read by, each only as one of its defined terms
  *   (deid-values.ts KEPT_CODE_TAGS: a code string is any 16 characters, enough for a name or a record
  *   number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
  *   goes: no text is kept, and the character set says where a scan was made. Overlays and curves
