@@ -3,10 +3,12 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
   statSync,
   truncateSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -14,7 +16,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeableNames } from '../../src-shared/structure-check.js';
 import { STRUCTURES } from '../../src-shared/structures.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
-import { PHANTOM_DIR, phantomBySlice, phantomFiles } from '../scans/scans.test-support.js';
+import {
+  copyClaimingSyntax,
+  PHANTOM_DIR,
+  patchElement,
+  phantomBySlice,
+  phantomFiles,
+  sameLength,
+} from '../scans/scans.test-support.js';
 import { checkMeshes, connectionCapabilities, refuseUnmakeable, scanRefusalFor } from './structure-check.js';
 import { testCore } from './core.test-support.js';
 import type { Core } from './core.js';
@@ -158,12 +167,16 @@ describe('jobs.submit, the last line of defence', () => {
       expect(refused).toMatchObject({ ok: false, error: { code: 'bad-input' } });
       if (!refused.ok) expect(refused.error.message).toContain(error!.message);
 
-      // Every fifth slice: 5 mm apart. Teeth cannot be made of that (the engine's rule), and the voxel
-      // size is on the card: refused before packing, not when the engine reads the scan.
+      // Every fifth slice, each 5 mm thick (as a thick-slice scan states it): 5 mm apart. Teeth cannot
+      // be made of that (the engine's rule), and the voxel size is on the card: refused before
+      // packing, not when the engine reads the scan.
       const thick = join(work, 'every-fifth-slice');
       mkdirSync(thick);
-      for (const f of phantomBySlice().filter((_, i) => i % 5 === 0))
-        copyFileSync(f, join(thick, basename(f)));
+      for (const f of phantomBySlice().filter((_, i) => i % 5 === 0)) {
+        const bytes = readFileSync(f);
+        patchElement(bytes, 'x00180050', sameLength(bytes, 'x00180050', '5'));
+        writeFileSync(join(thick, basename(f)), bytes);
+      }
       const coarse = (await intake(core, thick)).series[0]!;
       expect(coarse.fitness.fit).toBe(true);
       expect(scanRefusalFor([{ structures: ['skull'] }], local, coarse)).toBeNull();
@@ -184,6 +197,52 @@ describe('jobs.submit, the last line of defence', () => {
       expect(
         readdirSync(core.platform.dataDir).filter((f) => !/^(jobs\.sqlite|logs|tmp|settings)/.test(f)),
       ).toEqual([]);
+    } finally {
+      await core.dispose();
+    }
+  });
+
+  it('refuses images no decoder here reads before a local job, and names an encoding that is no UID', async () => {
+    const core = testCore();
+    try {
+      // 30 real slices whose meta header names an encoding scan2mesh does not know: a remote service
+      // may read them, the local engine cannot (its job failed after packing, blaming the images'
+      // fragments).
+      const unknown = join(work, 'unknown-syntax');
+      mkdirSync(unknown);
+      for (const f of phantomBySlice().slice(0, 30))
+        copyClaimingSyntax(f, join(unknown, basename(f)), '1.2.840.10008.1.2.9');
+      const [series] = (await intake(core, unknown)).series;
+      expect(series!.problems.map((p) => p.message)).toContain(
+        'The images are stored in an encoding scan2mesh does not know (transfer syntax 1.2.840.10008.1.2.9). A remote service may read them; this computer cannot show a preview of them or segment them with the local engine.',
+      );
+      expect(scanRefusalFor([{ structures: ['skull'] }], local, series!)).toBe(
+        'The local engine cannot decode these images (Unknown transfer syntax 1.2.840.10008.1.2.9). Send the scan to a remote service, or export it again uncompressed.',
+      );
+      expect(
+        scanRefusalFor([{ structures: ['skull'] }], connectionCapabilities('remote', engine), series!),
+      ).toBeNull();
+      const refused = await core.dispatch('jobs.submit', {
+        seriesIds: [series!.id],
+        meshes: [{ structures: ['skull'], extension: '.stl' }],
+        deidentify: false,
+      });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'bad-input' } });
+
+      // An encoding named by no UID at all: the meta header is damaged.
+      const garbled = join(work, 'garbled-syntax');
+      mkdirSync(garbled);
+      for (const f of phantomBySlice().slice(0, 30))
+        copyClaimingSyntax(f, join(garbled, basename(f)), '1.2.840.10008.1.2.1x');
+      const [bad] = (await intake(core, garbled)).series;
+      expect(bad!.problems).toContainEqual(
+        expect.objectContaining({
+          severity: 'error',
+          message: expect.stringMatching(
+            /^The files name their encoding "1\.2\.840\.10008\.1\.2\.1x" \(Transfer Syntax UID\), which is no UID/,
+          ) as unknown,
+        }),
+      );
     } finally {
       await core.dispose();
     }

@@ -118,10 +118,13 @@ function refusalMessage(verdict: StructureVerdict, connectionName: string): stri
 export function scanRefusalFor(
   meshes: readonly { structures: readonly string[] }[],
   caps: Capabilities,
-  series: Pick<SeriesSummary, 'pixelSpacing' | 'sliceSpacing'>,
+  series: Pick<SeriesSummary, 'pixelSpacing' | 'sliceSpacing' | 'previewable' | 'transferSyntax'>,
 ): string | null {
   const engine = engines.get(caps);
   if (!engine?.checkScan) return null;
+  // A local job of images no decoder here reads failed after packing, blaming the images' fragments.
+  if (!series.previewable)
+    return `The local engine cannot decode these images (${series.transferSyntax.name}). Send the scan to a remote service, or export it again uncompressed.`;
   // pixelSpacing is in DICOM order (between rows, between columns): x is the column spacing.
   const [rows, columns] = series.pixelSpacing;
   return engine.checkScan(structuresOf(meshes), [columns, rows, series.sliceSpacing]);

@@ -328,6 +328,8 @@ function fieldsOf(
   const thickness =
     num(t, TAG.sliceThickness) ?? (sharedMeasures ? itemNum(sharedMeasures, 'x00180050') : undefined);
   const between = num(t, TAG.spacingBetweenSlices);
+  const highBit = us(t, TAG.highBit);
+  if (highBit !== undefined) header.highBit = highBit;
   const planar = us(t, TAG.planarConfiguration);
   if (header.samplesPerPixel > 1 && planar !== undefined) header.planarConfiguration = planar;
   if (seriesNumber !== undefined) header.seriesNumber = seriesNumber;

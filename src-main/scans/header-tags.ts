@@ -43,6 +43,7 @@ const NAMED = {
   pixelSpacing: 'x00280030',
   bitsAllocated: 'x00280100',
   bitsStored: 'x00280101',
+  highBit: 'x00280102',
   pixelRepresentation: 'x00280103',
   pixelPaddingValue: 'x00280120',
   pixelPaddingRangeLimit: 'x00280121',

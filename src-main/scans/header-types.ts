@@ -76,6 +76,8 @@ export interface DicomHeader {
   photometric: string;
   bitsAllocated: number;
   bitsStored: number;
+  /** High Bit (0028,0102), when the file states it: CT keeps its values in the low bits, Bits Stored - 1. */
+  highBit?: number;
   pixelRepresentation: number;
   numberOfFrames: number;
   /**

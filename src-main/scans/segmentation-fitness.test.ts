@@ -1,14 +1,15 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fitnessInputOf } from './fitness-input.js';
 import type { DicomHeader } from './header-fields.js';
 import {
   MAX_EXTENT_MM,
   MAX_SLICE_SPACING_MM,
+  MAX_STACK_MM,
   MIN_EXTENT_MM,
   MIN_PIXELS,
   MIN_SLICES,
-  fitnessInputOf,
   segmentationFitness,
   type FitnessInput,
 } from './segmentation-fitness.js';
@@ -202,9 +203,18 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     );
     // Bits Stored may differ: each file's values are masked by its own.
     const stored = await fitnessOf(phantomBySlice(), (h, i) => {
-      if (i === 70) h.bitsStored = 16;
+      if (i !== 70) return;
+      h.bitsStored = 16;
+      h.highBit = 15;
     });
     expect(stored.fit).toBe(true);
+    // Values kept in the high bits (High Bit 15 of 12 stored) are not what CT stores.
+    const high = await fitnessOf(phantomBySlice(), (h) => {
+      h.highBit = 15;
+    });
+    expect(high.reasons).toEqual([
+      'The images keep their 12-bit values with the highest in bit 15 (High Bit 15), not in the lowest 12 bits as CT images do (High Bit 11): the pixel values would be misread.',
+    ]);
   });
 
   it('slices more than half a pixel off the line through the stack (0.45 mm pixels)', async () => {
@@ -315,17 +325,38 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
     expect(f.reasons).toEqual([
       `The scan would cover 231 x 231 x 139000000000000 mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
       `The slices lie 1000000000000 mm apart; the slices of a 3D scan of a jaw lie at most ${MAX_SLICE_SPACING_MM} mm apart.`,
+      "The slices say they lie 139000000 km from the scanner's origin (Image Position), farther than any patient lies in a scanner (at most 10 m): their positions cannot be right.",
     ]);
     expect(await engineRefusal(phantomBySlice(), edit)).toMatch(
       /^This scan cannot be made into a model: .*1000 mm/,
     );
-    // 25 mm apart: within a head's length, but no 3D scan of a jaw.
+    // 25 mm apart: within a head's length (20 slices, 475 mm), but no 3D scan of a jaw.
     const sparse = await fitnessOf(
-      phantomBySlice().slice(0, 30),
+      phantomBySlice().slice(0, 20),
       setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], 700 + 25 * i])),
     );
     expect(sparse.reasons).toEqual([
       `The slices lie 25 mm apart; the slices of a 3D scan of a jaw lie at most ${MAX_SLICE_SPACING_MM} mm apart.`,
+    ]);
+  });
+
+  it('slices spanning more than a head and neck, or positions metres from the scanner', async () => {
+    // The phantom's positions stretched five-fold along the stack: 695 mm, and 5 mm apart where
+    // each slice is 1 mm thick.
+    const stretched = await fitnessOf(
+      phantomBySlice(),
+      setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], 5 * i])),
+    );
+    expect(stretched.reasons).toEqual([
+      `The slices span 695 mm from the first to the last, more than a head and neck (a scan that holds a jaw spans at most ${MAX_STACK_MM} mm): the slice positions cannot be right, or the series is not a scan of the head.`,
+      'The slices lie 5 mm apart, but each shows only 1 mm of the patient (Slice Thickness): 4 mm between slices were never imaged, so a model would be a guess there, or the slice positions are not what the scanner wrote. If slices were left out of the export, export the whole series.',
+    ]);
+    const far = await fitnessOf(
+      phantomBySlice(),
+      setFrames((fr) => (fr.position = [fr.position![0], fr.position![1] + 2e7, fr.position![2]])),
+    );
+    expect(far.reasons).toEqual([
+      "The slices say they lie 20 km from the scanner's origin (Image Position), farther than any patient lies in a scanner (at most 10 m): their positions cannot be right.",
     ]);
   });
 

@@ -3,12 +3,8 @@
  * (so the UI and the CLI show it) and by the volume read for segmentation (so the local engine
  * refuses before extracting). Pure: it looks only at what the headers and the slice layout say.
  */
-import type { ScanProblem } from '../../src-shared/scans.js';
-import { basename } from 'node:path';
-import type { DicomHeader } from './header-fields.js';
 import type { UnreadableNumber } from './header-types.js';
-import { slicesWord, type SliceLayout } from './slice-layout.js';
-import { volumeTooLarge } from './volume-limits.js';
+import { slicesWord } from './slice-layout.js';
 import { gapWords, maxBridgeableGap, maxOffLineMm, type StackGap } from './stack-grid.js';
 
 interface SegmentationFitness {
@@ -38,13 +34,17 @@ export interface FitnessInput {
   slicesWithoutOrientation?: number;
   /** Median distance between neighbouring slices (mm), for the wording of gaps. */
   sliceSpacingMm?: number;
+  /** Slice Thickness of the first image (mm), when it states one above 0. */
+  sliceThicknessMm?: number;
+  /** The largest distance of a slice's position from the patient coordinates' origin along any axis (mm). */
+  farthestMm?: number;
   mixedOrientations: boolean;
   /** Gaps between slices too wide to bridge by interpolation. */
   unbridgeableGaps: StackGap[];
   /** Largest distance of a slice from the line through the stack (mm). */
   offLineMm?: number;
   /** The first image whose Bits Stored does not fit its Bits Allocated, or is too few for densities (none: all fit). */
-  oddBits?: { allocated: number; stored: number };
+  oddBits?: { allocated: number; stored: number; highBit?: number };
   /** Why the volume would take more memory than scan2mesh reads (volume-limits.ts); none: it fits. */
   volumeTooLarge?: string;
   /** The first image whose Rescale Slope and Intercept give no usable values (none: all do). */
@@ -81,12 +81,27 @@ export const MIN_EXTENT_MM = 30;
  */
 export const MAX_EXTENT_MM = 1000;
 export const MAX_SLICE_SPACING_MM = 20;
+/**
+ * Along the stack a scan that holds a jaw is shorter: a head and neck is about 450 mm. A review's
+ * positions multiplied by five gave an 802 mm "head"; 4,500 slices of JPEG 2000 air 0.2 mm apart
+ * (6 MB of files) took 2.6 GB and 23 s to be refused by the job.
+ */
+export const MAX_STACK_MM = 600;
+/**
+ * The slices' positions lie within a few metres of the scanner's origin (its isocentre or table
+ * reference); 20 km away, as a review wrote them, the model was refused only after it was made, as
+ * a download with coordinates out of range.
+ */
+export const MAX_POSITION_MM = 10_000;
+/**
+ * Slices further apart than their thickness leave the patient between them unseen. Up to 2 mm (or
+ * one thickness) of that is an overlap-free protocol; more is no 3D scan of a jaw, or positions that
+ * were scaled (a review's 7.5 mm apart with Slice Thickness 1.5 was made into a model).
+ */
+const MAX_UNSEEN_MM = 2;
 
 /** Fewest bits of a pixel's value that can hold densities: 8-bit CBCT exports exist; CT keeps 12 to 16. */
-const MIN_BITS_STORED = 8;
-
-/** The largest number a volume's 32-bit float voxel can hold. */
-const FLOAT32_MAX = 3.4028234663852886e38;
+export const MIN_BITS_STORED = 8;
 
 const MODALITY_WORDS: Record<string, string> = {
   MR: 'an MR (magnetic resonance) scan',
@@ -114,6 +129,9 @@ export function modalityWords(modality: string): string {
 }
 
 const mm = (v: number): string => String(Math.round(v * 10) / 10);
+/** A distance of metres or more, in metres or kilometres. */
+const distanceWords = (millimetres: number): string =>
+  millimetres >= 1e6 ? `${mm(millimetres / 1e6)} km` : `${mm(millimetres / 1000)} m`;
 const mm2 = (v: number): string => String(Math.round(v * 100) / 100);
 
 /** What each placing attribute holds, and what is lost when it cannot be read. */
@@ -211,9 +229,30 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
       `The slices lie ${mm(s.sliceSpacingMm)} mm apart; the slices of a 3D scan of a jaw lie at most ${MAX_SLICE_SPACING_MM} mm apart.`,
     );
   }
+  const thickness = s.sliceThicknessMm;
+  if (
+    s.sliceSpacingMm !== undefined &&
+    thickness !== undefined &&
+    s.sliceSpacingMm <= MAX_SLICE_SPACING_MM &&
+    s.sliceSpacingMm - thickness > Math.max(MAX_UNSEEN_MM, thickness)
+  ) {
+    reasons.push(
+      `The slices lie ${mm(s.sliceSpacingMm)} mm apart, but each shows only ${mm(thickness)} mm of the patient (Slice Thickness): ${mm(s.sliceSpacingMm - thickness)} mm between slices were never imaged, so a model would be a guess there, or the slice positions are not what the scanner wrote. If slices were left out of the export, export the whole series.`,
+    );
+  }
+  if (s.farthestMm !== undefined && s.farthestMm > MAX_POSITION_MM) {
+    reasons.push(
+      `The slices say they lie ${distanceWords(s.farthestMm)} from the scanner's origin (Image Position), farther than any patient lies in a scanner (at most ${MAX_POSITION_MM / 1000} m): their positions cannot be right.`,
+    );
+  }
   if (s.oddBits && s.oddBits.stored >= 1 && s.oddBits.stored < MIN_BITS_STORED) {
     reasons.push(
       `The images keep only ${s.oddBits.stored} bit${s.oddBits.stored === 1 ? '' : 's'} of each pixel's value (Bits Stored ${s.oddBits.stored}): at most ${2 ** s.oddBits.stored} grey values, too few to tell bone and teeth from soft tissue by their density (CT keeps 12 or more, a CBCT export at least ${MIN_BITS_STORED}).`,
+    );
+  } else if (s.oddBits?.highBit !== undefined) {
+    const { stored, highBit } = s.oddBits;
+    reasons.push(
+      `The images keep their ${stored}-bit values with the highest in bit ${highBit} (High Bit ${highBit}), not in the lowest ${stored} bits as CT images do (High Bit ${stored - 1}): the pixel values would be misread.`,
     );
   } else if (s.oddBits) {
     reasons.push(
@@ -265,116 +304,10 @@ function extentReasons(s: FitnessInput): string[] {
       `The scan would cover ${extent.map(mm).join(' x ')} mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
     ];
   }
+  if (extent[2]! > MAX_STACK_MM) {
+    return [
+      `The slices span ${mm(extent[2]!)} mm from the first to the last, more than a head and neck (a scan that holds a jaw spans at most ${MAX_STACK_MM} mm): the slice positions cannot be right, or the series is not a scan of the head.`,
+    ];
+  }
   return [];
-}
-
-/**
- * The check's input for a series: its headers, their layout, and the problems found with them
- * (error-level ones other than orientation, which is worded here, become reasons as they are).
- */
-export function fitnessInputOf(
-  headers: DicomHeader[],
-  layout: SliceLayout,
-  problems: ScanProblem[],
-): FitnessInput {
-  const first = headers[0];
-  const [rowSpacing, colSpacing] = layout.pixelSpacing;
-  // Several stacks merged lie in no one line, with gaps between them: their refusal says why.
-  const oneStack = !problems.some((p) => p.code === 'several-stacks');
-  const input: FitnessInput = {
-    modality: first?.modality ?? '',
-    localizer: anyLocalizer(headers),
-    columns: layout.columns,
-    rows: layout.rows,
-    slices: layout.frames.length,
-    mixedOrientations: problems.some((p) => p.code === 'mixed-orientations'),
-    unbridgeableGaps: oneStack ? layout.stack.unbridgeable : [],
-    offLineMm: oneStack ? layout.stack.offLine : 0,
-    slicesWithoutPosition: layout.framesWithoutPosition,
-    framesWithoutOwnPosition: layout.frames.some((f) => !f.info.position && f.header.numberOfFrames > 1),
-    slicesWithoutOrientation: layout.framesWithoutOrientation,
-    sliceSpacingMm: layout.sliceSpacing,
-    otherReasons: problems
-      .filter((p) => p.severity === 'error' && p.code !== 'mixed-orientations')
-      .map((p) => p.message),
-  };
-  if (layout.pixelSpacingKnown) input.pixelSize = [colSpacing, rowSpacing];
-  if (layout.sliceSpacingKnown) input.stackLengthMm = layout.stack.offsets.at(-1) ?? 0;
-  const bits = firstOddBits(headers);
-  if (bits) input.oddBits = bits;
-  const unreadable = headers.filter((h) => h.unreadableNumbers);
-  if (unreadable.length > 0) {
-    const first = unreadable[0]!;
-    input.unreadableNumber = {
-      ...first.unreadableNumbers![0]!,
-      file: basename(first.path),
-      files: unreadable.length,
-    };
-  }
-  const rescale = firstOddRescale(headers);
-  if (rescale) input.oddRescale = rescale;
-  const withTable = layout.frames.reduce((n, f) => n + (f.header.modalityLut ? 1 : 0), 0);
-  if (withTable > 0) input.slicesWithValueTable = withTable;
-  const tooLarge = volumeTooLarge(layout);
-  if (tooLarge) input.volumeTooLarge = tooLarge;
-  return input;
-}
-
-/**
- * The first image whose Bits Stored is not 1 to Bits Allocated: its values would be masked to bits
- * it does not have. The files of a series mostly repeat one pair: each pair is checked once.
- */
-function firstOddBits(headers: DicomHeader[]): FitnessInput['oddBits'] {
-  let last: DicomHeader | undefined;
-  for (let i = 0; i < headers.length; i++) {
-    const h = headers[i]!;
-    if (last && h.bitsStored === last.bitsStored && h.bitsAllocated === last.bitsAllocated) continue;
-    if (!(h.bitsStored >= MIN_BITS_STORED && h.bitsStored <= h.bitsAllocated))
-      return { allocated: h.bitsAllocated, stored: h.bitsStored };
-    last = h;
-  }
-  return undefined;
-}
-
-/** The first frame whose Rescale Slope and Intercept give no usable values, and why. */
-function firstOddRescale(headers: DicomHeader[]): FitnessInput['oddRescale'] {
-  let slope = 1;
-  let intercept = 0;
-  let bits = -1;
-  for (let i = 0; i < headers.length; i++) {
-    const h = headers[i]!;
-    for (let f = 0; f < h.frames.length; f++) {
-      const info = h.frames[f]!;
-      // The frames of a series mostly repeat one slope and intercept: each is checked once.
-      if (info.slope === slope && info.intercept === intercept && h.bitsStored === bits) continue;
-      const why = rescaleFault(info.slope, info.intercept, h.bitsStored);
-      if (why) return { slope: info.slope, intercept: info.intercept, why };
-      slope = info.slope;
-      intercept = info.intercept;
-      bits = h.bitsStored;
-    }
-  }
-  return undefined;
-}
-
-/** Why a Rescale Slope and Intercept cannot map stored values to densities; undefined when they can. */
-function rescaleFault(slope: number, intercept: number, bitsStored: number): string | undefined {
-  if (!Number.isFinite(slope) || !Number.isFinite(intercept)) return 'they are not numbers';
-  if (slope === 0) return 'a slope of 0 gives every pixel the same value';
-  // The volume holds the rescaled values as 32-bit floats: larger ones become infinite.
-  const largest = Math.abs(slope) * 2 ** Math.min(Math.max(bitsStored, 1), 32) + Math.abs(intercept);
-  if (largest > FLOAT32_MAX) return 'they turn the stored values into numbers too large to hold';
-  return undefined;
-}
-
-/** Whether any image's ImageType says LOCALIZER; the files of a series mostly repeat one ImageType. */
-function anyLocalizer(headers: DicomHeader[]): boolean {
-  let last: string | undefined;
-  for (let i = 0; i < headers.length; i++) {
-    const h = headers[i]!;
-    if (h.imageType === last) continue;
-    if (/(^|\\)\s*LOCALIZER\s*(\\|$)/i.test(h.imageType)) return true;
-    last = h.imageType;
-  }
-  return false;
 }

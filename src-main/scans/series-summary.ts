@@ -5,9 +5,10 @@ import { burnedInReason } from './burned-in.js';
 import { planeName } from './geometry.js';
 import type { DicomHeader } from './header-fields.js';
 import { canDecode, readsAsGrey } from './pixel-format.js';
-import { fitnessInputOf, modalityWords, segmentationFitness } from './segmentation-fitness.js';
+import { fitnessInputOf } from './fitness-input.js';
+import { modalityWords, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type SliceLayout } from './slice-layout.js';
-import { transferSyntax } from './transfer-syntax.js';
+import { knownSyntax, transferSyntax } from './transfer-syntax.js';
 
 /** Transfer syntaxes whose images lost detail when compressed. */
 const LOSSY = new Set([
@@ -119,7 +120,20 @@ export function summarizeSeries(
   // threshold: a second, softer warning here told the user something else.
   const syntaxes = new Set(headers.map((h) => h.transferSyntaxUid));
   const decodable = everyDecodes(headers);
-  if (ts.compressed) {
+  if (!/^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*$/.test(ts.uid)) {
+    // Not a UID at all ("1.2.840.10008.1.2.1xyz"): the file's meta header is damaged.
+    problems.push({
+      severity: 'error',
+      code: 'corrupt-file',
+      message: `The files name their encoding "${ts.uid.replace(/[^\x20-\x7e]/g, '?').slice(0, 64)}" (Transfer Syntax UID), which is no UID: their meta header is damaged, and how their pixels are stored cannot be known.`,
+    });
+  } else if (!knownSyntax(ts.uid)) {
+    problems.push({
+      severity: 'info',
+      code: 'compressed',
+      message: `The images are stored in an encoding scan2mesh does not know (transfer syntax ${ts.uid}). A remote service may read them; this computer cannot show a preview of them or segment them with the local engine.`,
+    });
+  } else if (ts.compressed) {
     problems.push({
       severity: 'info',
       code: 'compressed',

@@ -115,6 +115,9 @@ const KNOWN: TransferSyntaxInfo[] = [
 const BY_UID = new Map(KNOWN.map((t) => [t.uid, t]));
 
 /** Unknown UIDs are taken as a compressed, explicit little-endian encoding (what every newer syntax is). */
+/** Whether the standard's transfer syntax with this UID is one scan2mesh knows the layout of. */
+export const knownSyntax = (uid: string): boolean => BY_UID.has(uid);
+
 export function transferSyntax(uid: string): TransferSyntaxInfo {
   return (
     BY_UID.get(uid) ?? {

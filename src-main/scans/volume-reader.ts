@@ -15,7 +15,8 @@ import {
   writeStored,
 } from './frame-values.js';
 import type { PlaneCopy } from './plane-copy.js';
-import { fitnessInputOf, segmentationFitness } from './segmentation-fitness.js';
+import { fitnessInputOf } from './fitness-input.js';
+import { segmentationFitness } from './segmentation-fitness.js';
 import { checkSlicesAlike } from './slice-likeness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';

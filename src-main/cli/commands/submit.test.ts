@@ -19,7 +19,14 @@ import { checkStructures, makeableNames } from '../../../src-shared/structure-ch
 import { connectionCapabilities } from '../../app/structure-check.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import { ScanService } from '../../scans/scan-service.js';
-import { FIXTURES, PHANTOM_DIR, phantomBySlice, phantomFiles } from '../../scans/scans.test-support.js';
+import {
+  FIXTURES,
+  PHANTOM_DIR,
+  patchElement,
+  phantomBySlice,
+  phantomFiles,
+  sameLength,
+} from '../../scans/scans.test-support.js';
 import { runStatus } from './status.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -134,14 +141,18 @@ describe('scan2mesh submit refuses what the connection cannot make, before any w
   });
 
   it('exits 2 for teeth asked of slices too far apart for them, before packing', () => {
-    // Every fifth slice of the real cranium: 7.5 mm apart, fit for a skull but not for teeth.
+    // Every fifth slice of the real cranium, each 7.5 mm thick (as a thick-slice scan states it):
+    // 7.5 mm apart, fit for a skull but not for teeth.
     const scan = join(work, 'cranium-every-fifth');
     mkdirSync(scan);
     const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
     for (const f of phantomBySlice(readdirSync(cranium).map((n) => join(cranium, n))).filter(
       (_, i) => i % 5 === 0,
-    ))
-      copyFileSync(f, join(scan, basename(f)));
+    )) {
+      const bytes = readFileSync(f);
+      patchElement(bytes, 'x00180050', sameLength(bytes, 'x00180050', '7.5'));
+      writeFileSync(join(scan, basename(f)), bytes);
+    }
     const data = join(work, 'cranium-every-fifth-data');
     const out = join(work, 'cranium-every-fifth-out');
     const r = cli(data, 'submit', scan, '--mesh', 'skull', '--mesh', 'all_teeth', '--out', out);
