@@ -11,10 +11,12 @@ import {
   countElements,
   MAX_HEADER_ELEMENTS,
   nestedTooDeep,
+  elementTwice,
   strayUndefinedLength,
   tooManyElements,
   tooManyFragments,
 } from './header-bounds.js';
+import { HEADER_TAGS } from './header-tags.js';
 import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 export const PIXEL_DATA = 'x7fe00010';
@@ -103,15 +105,21 @@ function boundedInflater(bytes: Uint8Array, position: number): Buffer {
  * de-identification drops a value whose VR is not its own.
  */
 function boundedForParser(buf: Uint8Array, start: number, tsUid: string, untilPixelData: boolean): void {
-  const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData);
+  const c = countElements(buf, start, transferSyntax(tsUid), untilPixelData, MAX_HEADER_ELEMENTS, READ_ONCE);
   if (c.stray) throw new DicomParseError(strayUndefinedLength(c.stray));
   if (c.tooDeep) throw new DicomParseError(nestedTooDeep());
+  if (c.twice) throw new DicomParseError(elementTwice(c.twice));
   if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
     throw new DicomParseError(c.fragments > c.elements ? tooManyFragments() : tooManyElements());
   for (const at of c.wide) buf.set(OB, at);
 }
 
 const OB = Uint8Array.from([0x4f, 0x42]);
+
+/** The top-level tags the app reads, and the image data: each may appear once only. */
+const READ_ONCE: ReadonlySet<number> = new Set(
+  [...HEADER_TAGS, PIXEL_DATA].map((t) => Number.parseInt(t.slice(1), 16)),
+);
 
 export interface ParsedDicom {
   dataSet: DataSet;

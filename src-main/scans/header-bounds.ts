@@ -55,6 +55,11 @@ export interface HeaderCount {
   wide: number[];
   /** True when sequences nest deeper than MAX_SEQUENCE_DEPTH: the count stops there. */
   tooDeep?: true;
+  /**
+   * The first top-level element of `twiceWatched` met a second time: which of its two values holds
+   * cannot be known (DICOM keeps each once, in ascending order). The count stops there.
+   */
+  twice?: string;
 }
 
 /**
@@ -88,6 +93,8 @@ export function countElements(
   syntax: { littleEndian: boolean; explicitVr: boolean },
   untilPixelData: boolean,
   max = MAX_HEADER_ELEMENTS,
+  /** Top-level tags that may appear once only: those the app reads. */
+  twiceWatched?: ReadonlySet<number>,
 ): HeaderCount {
   const { littleEndian } = syntax;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -104,6 +111,8 @@ export function countElements(
   const pop = (): void => {
     if (levels.pop()?.closes) levels.pop();
   };
+  /** The watched top-level tags met so far (group << 16 | element). */
+  const seen = new Set<number>();
   while (levels.length > 0 && elements + pieces <= max) {
     const level = levels[levels.length - 1]!;
     if (level.end !== undefined && p >= level.end) {
@@ -129,6 +138,15 @@ export function countElements(
         explicit: level.explicit,
       });
       continue;
+    }
+    if (levels.length === 1 && twiceWatched) {
+      // A second Pixel Spacing after the first, or a second image after the pixel data: a review's
+      // files were read by whichever value the reader kept, one way here and another in pydicom.
+      const tag = group * 0x10000 + element;
+      if (twiceWatched.has(tag)) {
+        if (seen.has(tag)) return { ...result(), twice: tagWords(tag) };
+        seen.add(tag);
+      }
     }
     // Image data: the data set's, where the count stops when asked to, or an icon's in a sequence.
     const pixels = group === 0x7fe0 && element === 0x0010;
@@ -182,9 +200,8 @@ export function countElements(
     // Image data of undefined length is fragments in explicit VR only; elsewhere, as any other
     // element, dicom-parser would take its value to run to the next item delimiter.
     if (!pixels || !level.explicit) {
-      const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
       const name = vr === undefined ? undefined : String.fromCharCode(vr >> 8, vr & 0xff);
-      return result({ tag: `(${hex(group)},${hex(element)})`, vr: name });
+      return result({ tag: tagWords(group * 0x10000 + element), vr: name });
     }
     // Encapsulated image data as dicom-parser reads it: the offset table's item (it refuses data
     // without one), then fragments up to the sequence delimiter, stepped over by the length each
@@ -210,6 +227,17 @@ export function countElements(
     if (closes) pop();
   }
   return result();
+}
+
+/** A tag as DICOM writes it: (0028,0030). */
+function tagWords(tag: number): string {
+  const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
+  return `(${hex(Math.floor(tag / 0x10000))},${hex(tag % 0x10000)})`;
+}
+
+/** The words for a top-level element met twice. */
+export function elementTwice(tag: string): string {
+  return `its header holds the element ${tag} twice, so which of its two values holds cannot be known: the file is damaged or was written by a program that does not follow the standard`;
 }
 
 /** The words for a header with more elements than MAX_HEADER_ELEMENTS. */

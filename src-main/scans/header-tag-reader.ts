@@ -301,8 +301,7 @@ function walk(
     let slot = -1;
     if (depth === 0) {
       const tag = group * 0x10000 + element;
-      // A tag out of order (rare, and against the standard) sends the walk through the list again;
-      // a tag met twice is kept from its last place, as dicom-parser keeps it.
+      // A tag out of order (rare, and against the standard) sends the walk through the list again.
       if (tag < lastTag) wanted = 0;
       lastTag = tag;
       if (tag === PIXEL_DATA) {
@@ -315,6 +314,8 @@ function walk(
       }
       while (wanted < WANTED.length && WANTED[wanted]! < tag) wanted++;
       if (wanted < WANTED.length && WANTED[wanted] === tag) slot = wanted;
+      // A tag the app reads, met twice: dicom-parser's read refuses the file, in words (header-bounds.ts).
+      if (slot >= 0 && table.offset[slot]! >= 0) return ODD;
       if (recording) template.add(pos, tag, wanted);
     }
     let sequence = kind === SQ;

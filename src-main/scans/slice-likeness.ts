@@ -88,6 +88,14 @@ function flat(v: Volume, k: number): boolean {
   return true;
 }
 
+/** A slice of the layout as the user finds it: its file, or its frame of a multi-frame file. */
+export function sliceName(layout: SliceLayout, k: number): string {
+  const f = layout.frames[k]!;
+  return f.header.numberOfFrames > 1
+    ? `frame ${f.frameIndex + 1} of ${basename(f.header.path)}`
+    : basename(f.header.path);
+}
+
 /** The most slices a run unlike the rest may span to be called damaged: a few, or 5 % of the scan. */
 const maxRun = (slices: number): number => Math.max(3, Math.floor(0.05 * slices));
 
@@ -126,12 +134,7 @@ export function checkSlicesAlike(v: Volume, layout: SliceLayout): void {
     // One value at either end: empty end slices. Little variation: slices with little in them.
     if ((a === 0 || b === nz - 1) && planes.every((k) => flat(v, k))) continue;
     if (planes.some((k) => !flat(v, k) && variances[k]! < DAMAGED_MIN_VARIANCE_SHARE * typical)) continue;
-    const name = (k: number): string => {
-      const f = layout.frames[k]!;
-      return f.header.numberOfFrames > 1
-        ? `frame ${f.frameIndex + 1} of ${basename(f.header.path)}`
-        : basename(f.header.path);
-    };
+    const name = (k: number): string => sliceName(layout, k);
     const around = [a > 0 ? next[a - 1]! : undefined, b < nz - 1 ? next[b]! : undefined]
       .filter((r): r is number => r !== undefined)
       .map((r) => r.toFixed(2));

@@ -17,6 +17,7 @@ import {
 import type { PlaneCopy } from './plane-copy.js';
 import { fitnessInputOf } from './fitness-input.js';
 import { segmentationFitness } from './segmentation-fitness.js';
+import { checkSliceLevels } from './slice-levels.js';
 import { checkSlicesAlike } from './slice-likeness.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
@@ -201,7 +202,10 @@ export async function volumeFromHeaders(
     volume = await decodeVolume(layout, false, opts, signal);
   }
   // A model is made only of slices that decoded to images of the scan (a preview shows what there is).
-  if (opts.requireFit) checkSlicesAlike(volume, layout);
+  if (opts.requireFit) {
+    checkSlicesAlike(volume, layout);
+    checkSliceLevels(volume, layout);
+  }
   return volume;
 }
 

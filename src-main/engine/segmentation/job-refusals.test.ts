@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import yazl from 'yazl';
-import { PHANTOM_DIR, phantomFiles } from '../../scans/scans.test-support.js';
+import { PHANTOM_DIR, patchElement, phantomFiles, sameLength } from '../../scans/scans.test-support.js';
 import type { ProcessorProgress } from '../processor.js';
 import { createSegmentationProcessor } from './index.js';
 
@@ -35,10 +35,19 @@ afterAll(async () => {
 
 describe('a structure refused in words after the volume is read, before any work on it', () => {
   it('refuses all_teeth on every fifth slice of the real head CT (7.5 mm apart), and makes only the skull', async () => {
-    const files = (await readdir(SERIES)).sort().map((f) => join(SERIES, f));
+    // Every fifth slice, each stating a thickness of 7.5 mm, as a thick-slice scan does.
+    const thick = join(dir, 'thick');
+    await mkdir(thick);
+    const files = (await readdir(SERIES)).sort().filter((_, i) => i % 5 === 0);
+    for (const f of files) {
+      const bytes = await readFile(join(SERIES, f));
+      patchElement(bytes, 'x00180050', sameLength(bytes, 'x00180050', '7.5'));
+      await writeFile(join(thick, f), bytes);
+    }
     const zipPath = await zipOf(
-      files.filter((_, i) => i % 5 === 0),
+      files.map((f) => join(thick, f)),
       join(dir, 'thick.zip'),
+      thick,
     );
     const stages: string[] = [];
     const workDir = join(dir, 'job');

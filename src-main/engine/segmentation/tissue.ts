@@ -22,7 +22,7 @@ import {
 import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
-import { histogram, otsuThreshold, type Histogram } from './histogram.js';
+import { capAbove, histogram, otsuThreshold, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
 import { roundFieldPadding, type RoundField } from './round-field.js';
 import {
@@ -83,7 +83,10 @@ export function deriveThresholds(
   scan: ScanFacts = {},
 ): Thresholds {
   // Declared padding is no grey value of the scan, nor are a few stray voxels below its floor.
-  const h: Histogram = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
+  const huPossible = mayBeHounsfield(modality, scan.rescaleType);
+  const floored = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
+  // In Hounsfield units nothing of a head but metal lies above the 12-bit range: counted at its top.
+  const h: Histogram = huPossible ? capAbove(floored, HU_METAL) : floored;
   const total = h.counts.reduce((a, b) => a + b, 0);
   const floorSpike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
@@ -97,7 +100,6 @@ export function deriveThresholds(
       },
     );
   }
-  const huPossible = mayBeHounsfield(modality, scan.rescaleType);
   const split = airAndBone(h, first, firstBone, floorSpike, huPossible);
   // A floor spike is left out of the splits as padding, but in Hounsfield units one at air's value is
   // air itself, clipped: an export that sets the air around the head to -1024 left too little air for
@@ -142,6 +144,12 @@ const SOFT_PEAK_MIN_INSIDE = 0.15;
  * read as Hounsfield units (their bone taken for air): 0.55 to 1 %.
  */
 const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
+
+/**
+ * The top of a CT's 12-bit Hounsfield range (4095 - 1024): enamel reaches about 3000 HU; above this a
+ * scanner's extended scale shows only metal.
+ */
+const HU_METAL = 3071;
 
 /** The lowest value Hounsfield units give air: -1024, the 12-bit offset (-1000 on some devices). */
 const HU_AIR_FLOOR: readonly [number, number] = [-1100, -950];
