@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { archiveKind } from './archive-extract.js';
-import { nonDicomReason, nonImageReason, unreadableWords } from './classify.js';
+import { imageWithoutPixels, nonDicomReason, nonImageReason, unreadableWords } from './classify.js';
 import { bufferSource, DicomParseError, parseFailure, type NotDicom } from './dicom-file.js';
 import { readHeaderPrefix, withFile, type TagHeader } from './header-prefix.js';
 import { fieldsOfRead, readAnyHeader, type AnyHeader } from './header-read.js';
@@ -81,6 +81,13 @@ function classified(c: ClassifyItem, r: AnyHeader | NotDicom): Classified {
     }
     const { header, tags: t } = fieldsOfRead(c.path, r);
     const metaClass = fixedText(t, TAG.mediaStorageSopClass) ?? '';
+    if (imageWithoutPixels(header, metaClass))
+      return damaged(
+        c,
+        new DicomParseError(
+          'it says it is an image but holds no image data: the image was lost from the file, or its header runs on into it',
+        ),
+      );
     const reason = nonImageReason(header, t.offset[TAG.directoryRecords]! >= 0, metaClass);
     if (reason) return { kind: 'skip', reason };
     return { kind: 'image', header };

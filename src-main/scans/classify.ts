@@ -17,6 +17,19 @@ const NON_IMAGE_CLASSES: [RegExp, string][] = [
 ];
 
 /**
+ * Storage classes of images (PS3.4 B.5): CT, Enhanced and Legacy Converted CT, MR, CR, DX, intra-oral,
+ * secondary capture, PET, NM, ultrasound, XA. A file of one without image data lost its image (a
+ * sequence item without its end marker swallowed it, in a review): a damaged slice, not a document.
+ */
+const IMAGE_CLASS =
+  /^1\.2\.840\.10008\.5\.1\.4\.1\.1\.(1|1\.1|1\.1\.1|1\.1\.3|1\.1\.3\.1|2|2\.1|2\.2|4|4\.1|4\.4|6\.1|7|7\.[1-4]|12\.1|20|128|128\.1)$/;
+
+/** Whether a file without image data says it is an image (its class): then it is damaged. */
+export function imageWithoutPixels(h: DicomHeader, sopClassMeta: string): boolean {
+  return !h.pixelData && (IMAGE_CLASS.test(h.sopClassUid) || IMAGE_CLASS.test(sopClassMeta));
+}
+
+/**
  * Why a DICOM file is not an image to use, or null when it is one.
  * `sopClassMeta` is the meta header's Media Storage SOP Class, which a DICOMDIR has instead of an SOP class.
  */

@@ -63,9 +63,34 @@ async function seriesUidOfDamaged(path: string): Promise<string | undefined> {
   }
   const el = ds?.elements.x0020000e;
   // A value the file ends inside is part of a UID: another series' UID may start the same way.
-  if (!ds || !el || el.dataOffset + el.length > bytes.length) return undefined;
+  if (!ds || !el) return seriesUidInBytes(bytes);
+  if (el.dataOffset + el.length > bytes.length) return undefined;
   const uid = (ds.string('x0020000e') ?? '').replace(/\0/g, '').trim();
   return uid || undefined;
+}
+
+/**
+ * The Series Instance UID where its element lies in the bytes, when a parser did not reach it at the
+ * top level (a sequence item without its end marker swallowed the rest of the header, and the image
+ * with it): the one UID the bytes hold under that tag, in explicit or implicit VR; none when they hold
+ * two different ones (a reference to another series) or none whole.
+ */
+function seriesUidInBytes(bytes: Buffer): string | undefined {
+  const found = new Set<string>();
+  const tag = Buffer.from([0x20, 0x00, 0x0e, 0x00]);
+  for (let at = bytes.indexOf(tag); at >= 0; at = bytes.indexOf(tag, at + 1)) {
+    const explicit = bytes[at + 4] === 0x55 && bytes[at + 5] === 0x49; // "UI"
+    const length = explicit
+      ? bytes.readUInt16LE(at + 6)
+      : at + 8 <= bytes.length
+        ? bytes.readUInt32LE(at + 4)
+        : -1;
+    const from = at + 8;
+    if (length <= 0 || length > 64 || from + length > bytes.length) continue;
+    const uid = bytes.toString('latin1', from, from + length).replace(/[\0 ]+$/, '');
+    if (/^[0-9]+(\.[0-9]+)+$/.test(uid)) found.add(uid);
+  }
+  return found.size === 1 ? [...found][0] : undefined;
 }
 
 /** Up to `max` bytes from the start of a regular file; undefined when it cannot be read. */
