@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { intake } from './intake.js';
 import { FIXTURES, tempFolders } from './scans.test-support.js';
 
-// A sequence item without its end marker (a reviewer's crafted slice): a reader takes the rest of the
+// Damaged image files a reader can still make something of (a reviewer's crafted slices). A sequence
+// item without its end marker: a reader takes the rest of the
 // header, the Series Instance UID and the image with it, for the item. The slice was skipped as
 // "DICOM without image data", the series bridged the gap, and the job said done.
 
@@ -71,5 +72,32 @@ describe('an image file whose image a header swallowed', () => {
           '1 file of this series is damaged: slice055.dcm (it says it is an image but holds no image data: the image was lost from the file, or its header runs on into it). The scan is not complete without it; export the series again.',
       }),
     );
+  });
+});
+
+describe('image data a row or more longer than the image', () => {
+  it('is damaged: whether the extra lies before the image or after it cannot be told', async () => {
+    // A row of air before the image, as a reviewer's crafted slices had it: read from the start, the
+    // model came out a millimetre off.
+    const dir = fresh('extra-row');
+    const bytes = readFileSync(join(CRANIUM, 'slice020.dcm'));
+    const at = bytes.indexOf(Buffer.from([0xe0, 0x7f, 0x10, 0x00]), 132);
+    const length = bytes.readUInt32LE(at + 8);
+    const row = Buffer.alloc(256 * 2);
+    for (let i = 0; i < 256; i++) row.writeInt16LE(-1024, 2 * i);
+    const longer = Buffer.concat([bytes.subarray(0, at + 12), row, bytes.subarray(at + 12)]);
+    longer.writeUInt32LE(length + row.length, at + 8);
+    writeFileSync(join(dir, 'slice020.dcm'), longer);
+    const { result } = await intake([dir], { tempDir: fresh('work-2') });
+    expect(result.series[0]!.problems).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        message:
+          'slice020.dcm holds more image data than its size says (131584 bytes for 131072, 1 row more), so where its image starts cannot be known: it is damaged.',
+      }),
+    );
+    // One byte more (padding to an even length) is no row: the file as it was is read.
+    const { result: plain } = await intake([join(CRANIUM, 'slice020.dcm')], { tempDir: fresh('work-3') });
+    expect(plain.series[0]!.problems.filter((p) => p.code === 'corrupt-file')).toEqual([]);
   });
 });

@@ -223,6 +223,17 @@ async function groupAndSummarize(
       const h = kept[i]!;
       const px = h.pixelData;
       const needed = uncompressedFrameBytes(h) * h.numberOfFrames;
+      // A row or more past the image: whether it lies before the image or after it cannot be told,
+      // and read from the start, a review's slice shifted by a row (the model by a millimetre).
+      const row = uncompressedFrameBytes({ ...h, rows: 1 });
+      if (px && !px.encapsulated && row > 0 && needed > 0 && px.length >= needed + row) {
+        extra.push({
+          severity: 'error',
+          code: 'corrupt-file',
+          message: `${basename(display(h.path))} holds more image data than its size says (${px.length} bytes for ${needed}, ${((n) => `${n} row${n === 1 ? '' : 's'}`)(Math.floor((px.length - needed) / row))} more), so where its image starts cannot be known: it is damaged.`,
+          file: display(h.path),
+        });
+      }
       if (px && !px.encapsulated && px.missingBytes === 0 && px.length < needed) {
         extra.push({
           severity: 'error',
