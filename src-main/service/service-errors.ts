@@ -205,17 +205,38 @@ export async function errorDetail(res: HttpResponse, known: readonly string[] = 
 
 /** ": <message>" from an error body already read, short and redacted, or ''. */
 export function errorDetailOf(body: string, known: readonly string[] = []): string {
-  const text = withoutKnown(body, known).trim();
+  const text = withoutSigning(withoutKnown(body, known)).trim();
   if (!text) return '';
-  let message = text;
+  let message = xmlMessage(text) ?? text;
   try {
     // Parsed from the body as it came: JSON may escape a credential (a "/" as "\/", any character
     // as "\uXXXX"), which parsing undoes, so the parsed words are cut again below.
-    message = messageOf(JSON.parse(body) as unknown) ?? text;
+    message = messageOf(JSON.parse(body) as unknown) ?? message;
   } catch {
-    // plain text stays as it is
+    // plain text (or XML) stays as it is
   }
   return `: ${redact(withoutKnown(message, known).replace(/\s+/g, ' ')).slice(0, 300)}`;
+}
+
+/**
+ * Storage services answer a refused pre-signed request with XML that echoes what was signed: the
+ * signature, the string and request it was computed over, the access key (S3's SignatureDoesNotMatch).
+ * Those elements go, whatever else the answer says (a review found the signature in a job's error).
+ */
+const SIGNING_ELEMENTS =
+  /<(SignatureProvided|StringToSign|StringToSignBytes|CanonicalRequest|CanonicalRequestBytes|AWSAccessKeyId|Credential|X-Amz-[A-Za-z-]+)>[\s\S]*?<\/\1>/gi;
+
+function withoutSigning(text: string): string {
+  return text.replace(SIGNING_ELEMENTS, '');
+}
+
+/** "Code: Message" of an XML error answer (S3 and its kind), or undefined when it holds neither. */
+function xmlMessage(text: string): string | undefined {
+  if (!text.startsWith('<')) return undefined;
+  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]?.trim();
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]?.trim();
+  if (!code && !message) return undefined;
+  return [code, message].filter(Boolean).join(': ');
 }
 
 /**

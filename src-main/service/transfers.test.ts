@@ -151,6 +151,36 @@ describe('a download that keeps failing', () => {
   });
 });
 
+describe('a storage refusal that echoes the signed request', () => {
+  it('is said by its code and message, without the signature, the string signed or the key', async () => {
+    // What S3 answers a pre-signed GET whose signature does not match.
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message>' +
+      '<AWSAccessKeyId>AKIAEXAMPLEKEY123</AWSAccessKeyId><StringToSign>AWS4-HMAC-SHA256 20261130T000000Z x</StringToSign>' +
+      '<SignatureProvided>DLSIGdeadbeef0123456789</SignatureProvided><StringToSignBytes>41 57 53</StringToSignBytes>' +
+      '<CanonicalRequest>GET /patients/m.stl X-Amz-Credential=AKIAEXAMPLEKEY123</CanonicalRequest><RequestId>1</RequestId></Error>';
+    const s = await storage((_req, res) => {
+      res
+        .writeHead(403, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(xml) })
+        .end(xml);
+    });
+    const { c, logs } = client();
+    try {
+      const e = await failure(
+        c.download(
+          `${s.origin}/m.stl?X-Amz-Signature=DLSIGdeadbeef0123456789`,
+          join(dir, 'refused', 'm.stl'),
+        ),
+      );
+      expect(e.message).toMatch(/SignatureDoesNotMatch: The request signature we calculated does not match/);
+      for (const secret of ['DLSIG', 'AKIAEXAMPLE', 'AWS4-HMAC', 'CanonicalRequest'])
+        expect(`${e.message} ${JSON.stringify(logs)}`, secret).not.toContain(secret);
+    } finally {
+      c.close();
+    }
+  });
+});
+
 describe('redirects', () => {
   it('are followed for a GET (301, 302, 303, 307, 308), to another origin too, one GET each, no Authorization', async () => {
     const other = await storage((req, res) => {
