@@ -37,6 +37,8 @@ export interface Core {
   dispatch: Dispatch;
   /** Resumes unfinished jobs: called once when a window or web session starts, not by tests that do not need it. */
   start(): Promise<void>;
+  /** Web mode's staged drops of a session that ends: removed unless a job was made from them. */
+  releaseDrops(drops: readonly string[]): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -127,6 +129,9 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
     dispatch: createDispatcher(handlers, logger.child('dispatch')),
     async start() {
       await (await jobs.get()).resumeUnfinished();
+    },
+    async releaseDrops(drops) {
+      if (drops.length > 0) await (await jobs.get()).releaseDrops(drops);
     },
     async dispose() {
       await (await jobs.peek()?.catch(() => undefined))?.close();

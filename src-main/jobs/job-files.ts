@@ -6,12 +6,11 @@ import {
   pruneLeftovers,
   removePackage,
   removePartialDownloads,
-  removeStagedDrops,
-  removeStaleDrops,
   sweepPackages,
   type Leftover,
 } from './job-leftovers.js';
 import type { JobRecord } from './job-record.js';
+import { releaseDrops, removeStagedDrops, removeStaleDrops } from './staged-drops.js';
 import type { JobStore } from './job-store.js';
 
 /** A staged drop no job was made from is kept this long: it may be on a web page, about to be submitted. */
@@ -59,6 +58,16 @@ export class JobFiles {
       if (removed.length > 0) this.logger.info('removed stale packages', { count: removed.length });
     } catch (e) {
       this.logger.warn('stale packages could not be removed', { error: String(e) });
+    }
+  }
+
+  /** Web mode's drops of a session that ends, unless a job was made from them. */
+  async releaseDrops(drops: readonly string[]): Promise<void> {
+    try {
+      const removed = await releaseDrops(this.stagingDir, drops, () => this.store.list());
+      if (removed.length > 0) this.logger.info('removed drops of the session', { count: removed.length });
+    } catch (e) {
+      this.logger.warn('drops of the session could not be removed', { error: String(e) });
     }
   }
 

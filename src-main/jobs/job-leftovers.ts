@@ -1,5 +1,5 @@
 import { chmod, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import { removeFile, stagingPath } from './output-place.js';
@@ -158,74 +158,8 @@ export async function pruneLeftovers(
   return removed;
 }
 
-/** Web mode's copy of a dropped scan (`<data>/staging/<drop id>/…`) that holds `file`, if it is one. */
-export function stagedDropOf(stagingDir: string, file: string): string | undefined {
-  const rel = relative(stagingDir, file);
-  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return undefined;
-  const drop = rel.split(sep)[0] ?? '';
-  return /^[0-9a-f-]{36}$/.test(drop) ? join(stagingDir, drop) : undefined;
-}
-
-/**
- * Removes the staged drops `job` was made from, unless another job still needs them: `needs(other)`
- * says whether a job may package its scan again (a queued or running one, a failed one until pruned).
- */
-export async function removeStagedDrops(
-  stagingDir: string,
-  job: JobRecord,
-  others: () => JobRecord[],
-  needs: (other: JobRecord) => boolean,
-): Promise<Leftover[]> {
-  const dropsOf = (j: JobRecord): Set<string> =>
-    new Set(j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter((d): d is string => !!d));
-  const own = dropsOf(job);
-  // Most jobs come from files the user chose, not from drops: the other jobs are not even read then.
-  if (own.size === 0) return [];
-  const kept = new Set(
-    others()
-      .filter((o) => o.id !== job.id && needs(o))
-      .flatMap((o) => [...dropsOf(o)]),
-  );
-  const removed: Leftover[] = [];
-  for (const drop of own) {
-    if (kept.has(drop)) continue;
-    const bytes = await sizeOf(drop);
-    if (bytes === null) continue;
-    await rm(drop, { recursive: true, force: true });
-    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: job.id });
-  }
-  return removed;
-}
-
-/**
- * Staged drops no job was made from and nobody touched for `minAgeMs`: left by a removed job, or
- * dropped and never submitted. Younger ones may be on a web page now, about to be submitted.
- */
-export async function removeStaleDrops(
-  stagingDir: string,
-  listJobs: () => JobRecord[],
-  minAgeMs: number,
-  now = Date.now(),
-): Promise<Leftover[]> {
-  const names = await readdir(stagingDir).catch(() => [] as string[]);
-  const used = new Set(
-    listJobs().flatMap((j) => j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter(Boolean)),
-  );
-  const removed: Leftover[] = [];
-  for (const name of names) {
-    const drop = join(stagingDir, name);
-    if (!/^[0-9a-f-]{36}$/.test(name) || used.has(drop)) continue;
-    const s = await stat(drop).catch(() => null);
-    if (!s || now - s.mtimeMs < minAgeMs) continue;
-    const bytes = (await sizeOf(drop)) ?? 0;
-    await rm(drop, { recursive: true, force: true });
-    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: name });
-  }
-  return removed;
-}
-
 /** Bytes under a path (a file or a folder), or null when it does not exist. */
-async function sizeOf(path: string): Promise<number | null> {
+export async function sizeOf(path: string): Promise<number | null> {
   let s;
   try {
     s = await stat(path);

@@ -294,6 +294,11 @@ export class JobManager {
     return this.files.removed(rec);
   }
 
+  /** Web mode's drops of a session that ends: removed unless a job was made from them. */
+  releaseDrops(drops: readonly string[]): Promise<void> {
+    return this.files.releaseDrops(drops);
+  }
+
   /**
    * Removes what ended jobs left on disk (packages, partial downloads) and packages whose job is gone;
    * the jobs stay in the list. Says what was removed.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { processAlive } from '../platform/process-alive.js';
 import type { JobRecord } from './job-record.js';
 import type { JobStore } from './job-store.js';
 
@@ -14,12 +15,7 @@ function runByOtherProcess(rec: JobRecord, self: string): boolean {
 export function ownerGone(pid: number | undefined): boolean {
   if (!pid) return true;
   if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return !processAlive(pid);
 }
 
 /**

@@ -4,6 +4,7 @@ import { mkdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE } from './private-files.js';
+import { processAlive } from './process-alive.js';
 
 /**
  * The app's temporary folders (unpacked archives, the command line's local engine): copies of patient
@@ -105,16 +106,6 @@ function isOurs(name: string): boolean {
   return TEMP_FOLDER_PREFIXES.some((p) => name.startsWith(p));
 }
 
-/** Whether a process with this pid exists (one of another user counts: kill answers EPERM). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
 /**
  * Whether nobody owns the folder any more: its owner's process is gone (or is this one, which did not
  * make it: an earlier process had our pid), or it was untouched for a day.
@@ -124,7 +115,7 @@ function isStale(path: string, name: string, mtimeMs: number, now: number): bool
   const pid = ownerPidOf(name);
   if (pid === undefined) return false;
   if (pid === process.pid) return !owned.has(path);
-  return !pidAlive(pid);
+  return !processAlive(pid);
 }
 
 /**

@@ -49,6 +49,8 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
     server,
     async close() {
       await server.close();
+      // Copies of patient data the page dropped and never submitted: no page can use them now.
+      await core.releaseDrops(server.stagedDrops());
       await core.dispose();
     },
   };

@@ -57,6 +57,8 @@ export interface RunningWebServer {
   port: number;
   token: string;
   server: Server;
+  /** The drop folders this session's page uploaded into. */
+  stagedDrops(): string[];
   close(): Promise<void>;
 }
 
@@ -236,6 +238,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     port,
     token,
     server,
+    stagedDrops: () => stage.drops(),
     async close() {
       unsubscribe();
       for (const c of sseClients) c.end();

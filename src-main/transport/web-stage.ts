@@ -1,10 +1,11 @@
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, sep, dirname } from 'node:path';
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
 import { freeBytes } from '../platform/free-space.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
+import { stagedDropOwnerFile } from '../jobs/staged-drops.js';
 
 /**
  * Web mode's stage: a browser cannot hand the app a dropped file's path, so it uploads each file here.
@@ -73,6 +74,8 @@ export function createStage(opts: {
   const { root, limits, grants, send, freeSpace = freeBytes } = opts;
   /** Bytes held per drop, counted as they arrive so parallel uploads of one drop share its limit. */
   const used = new Map<string, number>();
+  /** The drop folders this stage made: what the session leaves when it ends (web-mode.ts). */
+  const made = new Set<string>();
   /**
    * Bytes each upload in progress has still to write (by its declared length), in the order they
    * came: the page sends four at a time, and each read of the free space sees only what the others
@@ -150,6 +153,12 @@ export function createStage(opts: {
     let status = 413;
     // Copies of patient data: folders the user's alone, as the files are (0600 below).
     mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+    if (!made.has(dropDir)) {
+      made.add(dropDir);
+      // Beside the drop (not in it, where a dropped file of that name could be): which process made
+      // it, so that the next one removes it at start once this one is gone (job-leftovers.ts).
+      writeFileSync(stagedDropOwnerFile(dropDir), String(process.pid), { mode: 0o600 });
+    }
     const file = createWriteStream(target, { mode: 0o600 });
     const closed = once(file, 'close').catch(() => undefined);
     // Nothing half-written stays behind, and it no longer counts against the drop.
@@ -188,6 +197,8 @@ export function createStage(opts: {
 
   return {
     post,
+    /** The drop folders this stage made. */
+    drops: (): string[] => [...made],
     /** The page checks sizes before it uploads anything, so the user hears at once, not after gigabytes. */
     limits(res: ServerResponse): void {
       send(res, 200, JSON.stringify(limits), 'application/json');

@@ -3,6 +3,7 @@ import { openJobDatabase } from '../../jobs/job-db.js';
 import { JobStore, type JobRecord } from '../../jobs/job-store.js';
 import { toView } from '../../jobs/job-view.js';
 import { safeLines } from '../terminal-text.js';
+import { processAlive } from '../../platform/process-alive.js';
 
 export interface StatusOptions {
   json?: boolean;
@@ -100,10 +101,5 @@ function lastTroubleOf(store: JobStore, id: string): string | undefined {
 function runningIn(r: JobRecord): number | undefined {
   if (!r.owner || !r.ownerPid || isTerminal(r.state)) return undefined;
   if ((r.leaseUntil ?? 0) < Date.now()) return undefined;
-  try {
-    process.kill(r.ownerPid, 0);
-    return r.ownerPid;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? r.ownerPid : undefined;
-  }
+  return processAlive(r.ownerPid) ? r.ownerPid : undefined;
 }

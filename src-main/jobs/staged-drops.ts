@@ -1,0 +1,115 @@
+import { readFile, rm, stat, readdir } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { processAlive } from '../platform/process-alive.js';
+import type { JobRecord } from './job-record.js';
+import { sizeOf, type Leftover } from './job-leftovers.js';
+
+// Web mode's copies of dropped scans (`<data>/staging/<drop id>/…`, transport/web-stage.ts): copies of
+// patient data, kept while a job may package them again or a page may still submit them.
+
+/** Beside each drop: the pid of the web mode that made it. */
+export const stagedDropOwnerFile = (drop: string): string => `${drop}.owner`;
+
+async function removeDrop(drop: string): Promise<void> {
+  await rm(drop, { recursive: true, force: true });
+  await rm(stagedDropOwnerFile(drop), { force: true });
+}
+
+/** Whether the web mode that made a drop is gone (a drop without an owner file is an older one's). */
+async function ownerGone(drop: string): Promise<boolean> {
+  const text = await readFile(stagedDropOwnerFile(drop), 'utf8').catch(() => '');
+  const pid = Number.parseInt(text, 10);
+  return pid > 0 && pid !== process.pid && !processAlive(pid);
+}
+
+/**
+ * The drops a web mode session made, as it ends: removed unless a job was made from them (the page that
+ * could submit them is gone with the session; a job's own drops go when the job does).
+ */
+export async function releaseDrops(
+  stagingDir: string,
+  drops: readonly string[],
+  listJobs: () => JobRecord[],
+): Promise<Leftover[]> {
+  const used = new Set(
+    listJobs().flatMap((j) => j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter(Boolean)),
+  );
+  const removed: Leftover[] = [];
+  for (const drop of drops) {
+    if (stagedDropOf(stagingDir, join(drop, 'x')) !== drop || used.has(drop)) continue;
+    const bytes = await sizeOf(drop);
+    if (bytes === null) continue;
+    await removeDrop(drop);
+    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: drop.split(sep).pop()! });
+  }
+  return removed;
+}
+
+/** Web mode's copy of a dropped scan (`<data>/staging/<drop id>/…`) that holds `file`, if it is one. */
+export function stagedDropOf(stagingDir: string, file: string): string | undefined {
+  const rel = relative(stagingDir, file);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  const drop = rel.split(sep)[0] ?? '';
+  return /^[0-9a-f-]{36}$/.test(drop) ? join(stagingDir, drop) : undefined;
+}
+
+/**
+ * Removes the staged drops `job` was made from, unless another job still needs them: `needs(other)`
+ * says whether a job may package its scan again (a queued or running one, a failed one until pruned).
+ */
+export async function removeStagedDrops(
+  stagingDir: string,
+  job: JobRecord,
+  others: () => JobRecord[],
+  needs: (other: JobRecord) => boolean,
+): Promise<Leftover[]> {
+  const dropsOf = (j: JobRecord): Set<string> =>
+    new Set(j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter((d): d is string => !!d));
+  const own = dropsOf(job);
+  // Most jobs come from files the user chose, not from drops: the other jobs are not even read then.
+  if (own.size === 0) return [];
+  const kept = new Set(
+    others()
+      .filter((o) => o.id !== job.id && needs(o))
+      .flatMap((o) => [...dropsOf(o)]),
+  );
+  const removed: Leftover[] = [];
+  for (const drop of own) {
+    if (kept.has(drop)) continue;
+    const bytes = await sizeOf(drop);
+    if (bytes === null) continue;
+    await removeDrop(drop);
+    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: job.id });
+  }
+  return removed;
+}
+
+/**
+ * Staged drops no job was made from and nobody touched for `minAgeMs`, or whose web mode is gone:
+ * left by a removed job, or dropped and never submitted. Younger ones of a live web mode may be on its
+ * page now, about to be submitted.
+ */
+export async function removeStaleDrops(
+  stagingDir: string,
+  listJobs: () => JobRecord[],
+  minAgeMs: number,
+  now = Date.now(),
+): Promise<Leftover[]> {
+  const names = await readdir(stagingDir).catch(() => [] as string[]);
+  const used = new Set(
+    listJobs().flatMap((j) => j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter(Boolean)),
+  );
+  const removed: Leftover[] = [];
+  for (const name of names) {
+    const drop = join(stagingDir, name);
+    if (!/^[0-9a-f-]{36}$/.test(name) || used.has(drop)) continue;
+    const s = await stat(drop).catch(() => null);
+    if (!s) continue;
+    // Made by a web mode that is gone (closed without a word, or killed): no page can submit it now.
+    if (now - s.mtimeMs < minAgeMs && !(await ownerGone(drop))) continue;
+    const bytes = (await sizeOf(drop)) ?? 0;
+    await removeDrop(drop);
+    removed.push({ kind: 'staged drop', path: drop, bytes, jobId: name });
+  }
+  return removed;
+}

@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { testCore } from '../app/core.test-support.js';
+import { removeStaleDrops, stagedDropOwnerFile } from '../jobs/staged-drops.js';
+import { startWebServer } from './web-server.js';
+import { pageHeaders, raw } from './web-request.test-support.js';
+
+// Web mode's copies of dropped scans are patient data: a reviewer found a drop that was never
+// submitted still on disk after web mode was stopped (Ctrl+C, then SIGTERM), for up to a day.
+
+describe("web mode's staged drops", () => {
+  it('go when the session ends, unless a job was made from them', async () => {
+    const core = testCore();
+    const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
+    const stagingDir = join(core.platform.dataDir, 'staging');
+    const server = await startWebServer({ core, rendererDir, stagingDir });
+    const drop = randomUUID();
+    const staged = await raw(
+      server.port,
+      `/api/stage?drop=${drop}&path=${encodeURIComponent('DOE^JANE/slice1.dcm')}`,
+      {
+        method: 'POST',
+        headers: { ...pageHeaders(server), 'Content-Type': 'application/octet-stream' },
+        body: Buffer.from('not a scan, a copy all the same'),
+      },
+    );
+    expect(staged.status).toBe(200);
+    const dropDir = join(stagingDir, drop);
+    expect(existsSync(join(dropDir, 'DOE^JANE', 'slice1.dcm'))).toBe(true);
+    expect(readFileSync(stagedDropOwnerFile(dropDir), 'utf8')).toBe(String(process.pid));
+    expect(server.stagedDrops()).toEqual([dropDir]);
+    // As web-mode.ts closes: the server, then the session's drops, then the core.
+    await server.close();
+    await core.releaseDrops(server.stagedDrops());
+    await core.dispose();
+    expect(existsSync(dropDir)).toBe(false);
+    expect(existsSync(stagedDropOwnerFile(dropDir))).toBe(false);
+  });
+
+  it('of a web mode that is gone are removed at the next start, whatever their age', async () => {
+    const stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
+    // A process that has ended: its pid names no process now.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    const orphan = join(stagingDir, randomUUID());
+    const live = join(stagingDir, randomUUID());
+    for (const [dir, pid] of [
+      [orphan, gone.stdout],
+      [live, String(process.ppid)],
+    ] as const) {
+      mkdirSync(join(dir, 'scan'), { recursive: true });
+      writeFileSync(join(dir, 'scan', 'slice1.dcm'), 'a copy');
+      writeFileSync(stagedDropOwnerFile(dir), pid);
+    }
+    const removed = await removeStaleDrops(stagingDir, () => [], 24 * 3600_000);
+    expect(removed.map((r) => r.path)).toEqual([orphan]);
+    expect(existsSync(orphan)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  });
+});
