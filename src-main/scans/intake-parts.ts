@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-types.js';
 
@@ -49,5 +50,33 @@ export function otherVolumesProblem(others: number): ScanProblem | undefined {
     severity: 'warning',
     code: 'split-series',
     message: `This series has ${others + 1} multi-frame files; each is shown, and made into a model, on its own. If they are parts of one scan, each model shows only its part and ends in a flat face where its file ends. ${EXPORT_AGAIN}`,
+  };
+}
+
+const LOCALIZER = /(^|\\)\s*LOCALIZER\s*(\\|$)/i;
+
+/**
+ * A series' images less its localizers (scouts: Image Type LOCALIZER, the overview taken to plan the
+ * scan), when it has other images: a scanner or PACS may file the scout in the scan's series, and one
+ * such file condemned the whole scan (a review). A series of localizers only stays as it is: the
+ * fitness check refuses it, saying what it is.
+ */
+export function withoutLocalizers(
+  headers: DicomHeader[],
+  display: (path: string) => string,
+): { images: DicomHeader[]; problem?: ScanProblem } {
+  const scouts = headers.filter((h) => LOCALIZER.test(h.imageType));
+  if (scouts.length === 0 || scouts.length === headers.length) return { images: headers };
+  const names = scouts.slice(0, 3).map((h) => basename(display(h.path)));
+  const more = scouts.length > 3 ? ` and ${scouts.length - 3} more` : '';
+  const n = scouts.length;
+  return {
+    images: headers.filter((h) => !LOCALIZER.test(h.imageType)),
+    problem: {
+      severity: 'info',
+      code: 'localizers-left-out',
+      message: `${n} localizer image${n > 1 ? 's' : ''} (the scout taken to plan the scan) ${n > 1 ? 'were' : 'was'} filed in this series and left out: ${names.join(', ')}${more}.`,
+      file: display(scouts[0]!.path),
+    },
   };
 }

@@ -10,7 +10,7 @@ import { transferSyntax } from './transfer-syntax.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
-import { concatenationProblem, otherVolumesProblem } from './intake-parts.js';
+import { concatenationProblem, withoutLocalizers, otherVolumesProblem } from './intake-parts.js';
 import { damagedFilesBySeries, damagedFilesProblem, type DamagedFile } from './intake-damaged.js';
 import type { SliceLayout } from './slice-layout.js';
 import type { Logger } from '../logging/logger.js';
@@ -218,7 +218,9 @@ async function groupAndSummarize(
   const out: IntakeSeries[] = [];
   for (const [key, headers] of groups) {
     const extra: ScanProblem[] = [];
-    const { kept, copies, conflicts } = await setCopiesAside(headers);
+    const { kept: all, copies, conflicts } = await setCopiesAside(headers);
+    const { images: kept, problem: scouts } = withoutLocalizers(all, display);
+    if (scouts) extra.push(scouts);
     for (let i = 0; i < kept.length; i++) {
       const h = kept[i]!;
       const px = h.pixelData;
