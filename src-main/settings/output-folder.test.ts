@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, realpathSync, statSync } from 'node:fs';
+import { chownSync, mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOutputFolder, prepareOutputFolder } from './output-folder.js';
@@ -30,6 +30,27 @@ describe('output folder check', () => {
       join(home, 'Documents', 'scan.2.mesh'),
     );
   });
+
+  it('counts ~/Library on macOS as hidden, as the drop does (launch agents run what is put there)', () => {
+    expect(() => checkOutputFolder('~/Library/LaunchAgents', { home, platform: 'darwin' })).toThrow(
+      /inside the hidden folder Library/,
+    );
+    expect(checkOutputFolder('~/Library/LaunchAgents', { home, platform: 'linux' }).exists).toBe(false);
+  });
+
+  // Only root can give a folder to another user: the case is made only as root (as CI runs).
+  it.skipIf(process.getuid?.() !== 0)(
+    'refuses a folder of another user in the shared temporary folder (root only: it gives one away)',
+    () => {
+      const theirs = mkdtempSync(join(tmpdir(), 'theirs-'));
+      chownSync(theirs, 65534, 65534);
+      expect(() => checkOutputFolder(join(theirs, 'meshes'), { home })).toThrow(
+        /belongs to another user of this computer/,
+      );
+      const mine = mkdtempSync(join(tmpdir(), 'mine-'));
+      expect(checkOutputFolder(join(mine, 'meshes'), { home }).path).toBe(join(realpathSync(mine), 'meshes'));
+    },
+  );
 
   it('makes the folders it creates private to the user: meshes come from patient scans', () => {
     const made = prepareOutputFolder('~/Meshes/today', { home });

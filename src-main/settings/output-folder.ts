@@ -116,10 +116,17 @@ export function checkOutputFolder(typed: string, env: OutputFolderEnv = {}): Out
   // A hidden folder (~/.ssh, ~/.config/autostart) is where programs keep what they run or trust: a
   // typed path may not lead there (the folder picker, a person's own choice, may).
   if (!env.picked && within(real, home, platform === 'win32' ? '\\' : '/')) {
+    // As drop-places.ts counts them: macOS keeps launch agents and settings in ~/Library, Windows its
+    // startup folder and settings in AppData.
     const hidden = real
       .slice(home.length)
       .split(/[\\/]/)
-      .find((part) => part.startsWith('.'));
+      .find(
+        (part) =>
+          part.startsWith('.') ||
+          (platform === 'darwin' && part === 'Library') ||
+          (platform === 'win32' && part.toLowerCase() === 'appdata'),
+      );
     if (hidden)
       refuse(
         `${real} is inside the hidden folder ${hidden}, where programs keep their own files.`,
@@ -127,6 +134,18 @@ export function checkOutputFolder(typed: string, env: OutputFolderEnv = {}): Out
       );
   }
   const existingReal = realOrSelf(existing);
+  // A folder another user made in the shared temporary folder: they could swap the scan's subfolder
+  // for a link and have the meshes written where they choose.
+  const owner = statSync(existingReal).uid;
+  const me = process.getuid?.();
+  if (
+    platform !== 'win32' &&
+    me !== undefined &&
+    owner !== me &&
+    existingReal !== realOrSelf(tmpdir()) &&
+    within(existingReal, realOrSelf(tmpdir()), '/')
+  )
+    refuse(`${existingReal} belongs to another user of this computer.`, CHOOSE_ANOTHER);
   if (!statSync(existingReal).isDirectory())
     refuse(
       `${existingReal} is a file, not a folder.`,
