@@ -15,6 +15,11 @@ describe('redact, by class', () => {
     ["ENOENT: no such file or directory, open '/home/u/DOE JANE/LKFN01_DOE_JANE_002.dcm'", 'DOE'],
     ['open /home/u/scans/DOE_JANE/x.dcm failed', 'DOE'],
     ['{"p":"C:\\\\Users\\\\doe\\\\scan.dcm"}', 'doe'],
+    // Unquoted, with spaces in the folder names (a review): the whole path goes, not its first word.
+    ['cannot be read: /home/u/Patients/Doe Jane 1970/scan-anon.zip.', 'Jane'],
+    ['cannot be read: C:\\Users\\dr\\Patients\\Doe Jane\\x.dcm', 'Jane'],
+    ['cannot be read: \\\\server\\share\\Doe Jane\\x.dcm', 'Jane'],
+    ['cannot be read: Patients/Doe_Jane/x.dcm', 'Doe_Jane'],
     [
       'the service answered 400: Invalid token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.SIGPART (expired)',
       'SIGPART',

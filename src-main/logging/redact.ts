@@ -27,9 +27,20 @@ const PATTERNS: [RegExp, string][] = [
     /((?:X-Amz-|X-Goog-)[A-Za-z-]+=|[?&](?:sig|signature|se|sp|Policy|Key-Pair-Id)=)[^\s&"']+/gi,
     '$1[redacted]',
   ],
-  // Local paths: quoted ones whole (they may hold spaces), others up to a space or quote.
+  // Local paths: quoted ones whole (they may hold spaces). Others (UNC ones too) up to a space, and on
+  // over words while a separator follows before the next space: "/home/u/Doe Jane 1970/x.zip" whole,
+  // where its first word alone left the name in the log (a review).
   [/(['"])(?:file:\/\/|\/|~\/|[A-Za-z]:(?:\\\\|\\|\/)|\\\\\\\\)[^'"\n]*\1/g, '$1[path]$1'],
-  [/(^|[\s(=[,])(?:file:\/\/|~\/|\/(?=[^\s/]+\/)|[A-Za-z]:(?:\\\\|\\|\/))[^\s"'()[\],]*/g, '$1[path]'],
+  [
+    /(^|[\s(=[,])(?:file:\/\/|~\/|\/(?=[^\s/]+\/)|[A-Za-z]:(?:\\\\|\\|\/)|\\\\(?=[^\s\\]+\\))[^\s"'()[\],]*(?:(?:[ \t]+[^\s"'()[\],/\\]+)+[/\\][^\s"'()[\],]*)*/g,
+    '$1[path]',
+  ],
+  // Relative paths to a scan or mesh file ("Patients/Doe_Jane/x.dcm"): the folders may name the patient.
+  // Not an address's path (after "//", or after a host name such as bucket.example/).
+  [
+    /(?<![\w.:/-])(?![\w-]+(?:\.[\w-]+)+\/)[\w.-]+(?:[/\\][\w .-]+?)+\.(?:dcm|dicom|ima|zip|stl|ply|obj|drc)\b/gi,
+    '[path]',
+  ],
 ];
 
 export function redact(text: string): string {
