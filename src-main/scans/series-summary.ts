@@ -108,6 +108,27 @@ export function summarizeSeries(
       file: display(otherPatient.header.path),
     });
   }
+  // One scan is in one frame of reference, of one modality: slices of another frame of reference lie
+  // in another coordinate system (a model would be put together of misplaced slices), and an MR slice
+  // among CT ones holds no density (a review: both were made into models without a word).
+  const otherFrame = headers.find((h) => h.frameOfReferenceUid !== first.frameOfReferenceUid);
+  if (otherFrame) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-frames-of-reference',
+      message: `The files of this series do not all lie in one frame of reference (Frame of Reference UID; ${basename(display(otherFrame.path))} differs from ${basename(display(first.path))}): their positions are in different coordinate systems, so the slices cannot be placed together. Export the series again.`,
+      file: display(otherFrame.path),
+    });
+  }
+  const otherModality = headers.find((h) => h.modality !== first.modality);
+  if (otherModality) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-modalities',
+      message: `The files of this series are not all of one kind of scan (${modalityWords(first.modality)} and ${modalityWords(otherModality.modality)}, in ${basename(display(otherModality.path))}): their values do not form one volume. Export the series again.`,
+      file: display(otherModality.path),
+    });
+  }
   for (const p of layoutProblems) problems.push(p.file ? { ...p, file: display(p.file) } : p);
   if (slices === 1) {
     problems.push({
