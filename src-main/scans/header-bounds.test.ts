@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import dicomParser from 'dicom-parser';
 import { classifyFile } from './classify-file.js';
 import { countElements, MAX_HEADER_BYTES, MAX_HEADER_ELEMENTS, MAX_SEQUENCE_DEPTH } from './header-bounds.js';
-import { phantomFiles, withElements } from './scans.test-support.js';
+import { phantomFiles, shortElement, withElements } from './scans.test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'header-bounds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,14 +22,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const LE = { littleEndian: true, explicitVr: true };
 
 /** An explicit VR big-endian element with a short VR (8-byte header). */
-function shortBe(group: number, element: number, vr: string, value: Buffer): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeUInt16BE(group, 0);
-  b.writeUInt16BE(element, 2);
-  b.write(vr, 4, 'latin1');
-  b.writeUInt16BE(value.length, 6);
-  return Buffer.concat([b, value]);
-}
+const shortBe = (group: number, element: number, vr: string, value: Buffer): Buffer =>
+  shortElement(group, element, vr, value, true);
 
 describe('countElements', () => {
   it('counts a real CT header up to its pixel data, nested items included', () => {

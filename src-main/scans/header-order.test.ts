@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDicomFile } from './dicom-file.js';
 import { intake } from './intake.js';
-import { phantomBySlice, tempFolders } from './scans.test-support.js';
+import { phantomBySlice, shortElement, tempFolders } from './scans.test-support.js';
 
 // A top-level element the app reads, once (PS3.5 7.1 keeps each once, in ascending order): a second Pixel Spacing after Bits
 // Allocated was read as the file's (a reviewer's model came out at half its size), a second Rescale
@@ -11,16 +11,9 @@ import { phantomBySlice, tempFolders } from './scans.test-support.js';
 
 const { fresh } = tempFolders('s2m-order-');
 
-/** An explicit-VR little-endian element with a 2-byte length. */
-function element(group: number, el: number, vr: string, text: string): Buffer {
-  const value = Buffer.from(text.length % 2 ? `${text} ` : text, 'latin1');
-  const head = Buffer.alloc(8);
-  head.writeUInt16LE(group, 0);
-  head.writeUInt16LE(el, 2);
-  head.write(vr, 4, 'latin1');
-  head.writeUInt16LE(value.length, 6);
-  return Buffer.concat([head, value]);
-}
+/** An explicit-VR little-endian element with a 2-byte length, its text padded to an even length. */
+const element = (group: number, el: number, vr: string, text: string): Buffer =>
+  shortElement(group, el, vr, Buffer.from(text.length % 2 ? `${text} ` : text, 'latin1'));
 
 /** The file with `add` inserted just before the element (group, el). */
 function insertBefore(bytes: Buffer, group: number, el: number, add: Buffer): Buffer {

@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { intake } from './intake.js';
-import { FIXTURES, tempFolders } from './scans.test-support.js';
+import { FIXTURES, shortElement, tempFolders } from './scans.test-support.js';
 
 // Damaged image files a reader can still make something of (a reviewer's crafted slices). A sequence
 // item without its end marker: a reader takes the rest of the
@@ -11,16 +11,6 @@ import { FIXTURES, tempFolders } from './scans.test-support.js';
 
 const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
 const { fresh } = tempFolders('s2m-swallowed-');
-
-/** An explicit-VR little-endian element with a 2-byte length. */
-function element(group: number, el: number, vr: string, value: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt16LE(group, 0);
-  head.writeUInt16LE(el, 2);
-  head.write(vr, 4, 'latin1');
-  head.writeUInt16LE(value.length, 6);
-  return Buffer.concat([head, value]);
-}
 
 /** Referenced Image Sequence of undefined length, its one item of undefined length never closed. */
 function unclosedSequence(): Buffer {
@@ -39,7 +29,7 @@ function unclosedSequence(): Buffer {
   return Buffer.concat([
     sq,
     item,
-    element(0x0008, 0x1150, 'UI', Buffer.from('1.2.840.10008.5.1.4.1.1.2\0')),
+    shortElement(0x0008, 0x1150, 'UI', Buffer.from('1.2.840.10008.5.1.4.1.1.2\0')),
     end,
   ]);
 }

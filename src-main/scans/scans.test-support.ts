@@ -191,3 +191,25 @@ export function withPixels(file: Buffer, f: (stored: number, column: number, row
   }
   return out;
 }
+
+/** An explicit-VR element with a short VR (an 8-byte header: tag, VR, 2-byte length), little endian unless asked. */
+export function shortElement(
+  group: number,
+  element: number,
+  vr: string,
+  value: Buffer,
+  bigEndian = false,
+): Buffer {
+  const b = Buffer.alloc(8);
+  if (bigEndian) {
+    b.writeUInt16BE(group, 0);
+    b.writeUInt16BE(element, 2);
+    b.writeUInt16BE(value.length, 6);
+  } else {
+    b.writeUInt16LE(group, 0);
+    b.writeUInt16LE(element, 2);
+    b.writeUInt16LE(value.length, 6);
+  }
+  b.write(vr, 4, 'latin1');
+  return Buffer.concat([b, value]);
+}
