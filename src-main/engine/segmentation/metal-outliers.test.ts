@@ -43,4 +43,15 @@ describe('metal far above the Hounsfield range', () => {
     expect(bone.components.keptVoxels).toBeGreaterThan(0.98 * reference.components.keptVoxels);
     expect(bone.components.keptVoxels).toBeLessThan(1.02 * reference.components.keptVoxels);
   });
+
+  it('leaves a grey-value scan stored as CT alone: there, much lies above 3071 and is no metal', () => {
+    // The real head as a CBCT may store it (Modality CT, no Rescale Type): grey values (HU + 1024) x 4,
+    // up to about 16,000. Folded at 3071, its soft tissue and bone became one bin and every class was
+    // refused (a reviewer's case).
+    const real = thresholds(head);
+    const grey = edit(head, (v) => (v + 1024) * 4);
+    const t = thresholds(grey);
+    expect(t.scale).not.toBeNull();
+    expect(Math.abs(t.bone - (real.bone + 1024) * 4)).toBeLessThan(60);
+  });
 });

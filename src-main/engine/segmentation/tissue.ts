@@ -86,7 +86,10 @@ export function deriveThresholds(
   const huPossible = mayBeHounsfield(modality, scan.rescaleType);
   const floored = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
   // In Hounsfield units nothing of a head but metal lies above the 12-bit range: counted at its top.
-  const h: Histogram = huPossible ? capAbove(floored, HU_METAL) : floored;
+  // Only when little lies there: a CBCT stored as CT without a Rescale Type may use any grey values,
+  // and a review's, doubled or shifted past 3071, lost its soft tissue and bone to one bin.
+  const h: Histogram =
+    huPossible && shareAbove(floored, HU_METAL) < METAL_MAX_SHARE ? capAbove(floored, HU_METAL) : floored;
   const total = h.counts.reduce((a, b) => a + b, 0);
   const floorSpike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
@@ -150,6 +153,20 @@ const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
  * scanner's extended scale shows only metal.
  */
 const HU_METAL = 3071;
+/** The most of a scan above HU_METAL that is metal in Hounsfield units (dental implants and crowns: well under 1 %). */
+const METAL_MAX_SHARE = 0.01;
+
+/** The share of a histogram's counts above `value`. */
+function shareAbove(h: Histogram, value: number): number {
+  let total = 0;
+  let above = 0;
+  for (let b = 0; b < h.counts.length; b++) {
+    const c = h.counts[b] as number;
+    total += c;
+    if (h.min + b * h.binWidth > value) above += c;
+  }
+  return total > 0 ? above / total : 0;
+}
 
 /** The lowest value Hounsfield units give air: -1024, the 12-bit offset (-1000 on some devices). */
 const HU_AIR_FLOOR: readonly [number, number] = [-1100, -950];
