@@ -93,6 +93,7 @@ ds.save_as(out, write_like_original=False)`,
 ds.add(DataElement(0x00181310, 'US', list(struct.unpack('<8H', b'NUMDOE^JOHN^MRN1'))))
 ds.add(DataElement(0x00189318, 'FD', list(struct.unpack('<2d', b'FDDOEJANE4711815'))))
 ds.add(DataElement(0x00280106, 'US', 0))
+ds.add(DataElement(0x00209057, 'UL', 1))
 ds.save_as(out)`,
       );
       const bytes = await packaged(file);
@@ -100,7 +101,10 @@ ds.save_as(out)`,
       const back = readBack(bytes);
       expect(back.tags).not.toContain('00181310');
       expect(back.tags).not.toContain('00189318');
-      expect(back.tags).toContain('00280106');
+      // Smallest Image Pixel Value is no number a CT is read by (deid-profile.ts NUMBERS_KEPT);
+      // In-Stack Position Number is, and holds one value, as its attribute does.
+      expect(back.tags).not.toContain('00280106');
+      expect(back.tags).toContain('00209057');
       expect(back).toMatchObject({ rows: 512, pixels: true });
     });
 

@@ -11,6 +11,7 @@ import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { intake } from './intake.js';
 import {
   copyClaimingSyntax,
+  FIXTURES,
   phantomBySlice,
   phantomFiles,
   pydicomMissing,
@@ -128,6 +129,67 @@ print(json.dumps([int(d[0x00280009].value), list(d.PatientOrientation), d.LossyI
         [path],
       ),
     ).toEqual([0x00181063, ['L', 'P'], 'ISO_10918_1', '1']);
+  });
+});
+
+describe.skipIf(noPydicom !== null)('numbers a CT is not read by', () => {
+  it('are left out: text packed into doubles and long lists reach no upload', async () => {
+    const planted = join(fresh('numbers'), 'numbers.dcm');
+    python(
+      String.raw`
+import sys, struct, json, pydicom
+from pydicom.dataset import Dataset
+from pydicom.dataelem import DataElement
+from pydicom.sequence import Sequence
+ds = pydicom.dcmread(sys.argv[1])
+d = lambda b: struct.unpack('<d', b)[0]
+ds.add(DataElement(0x00189306, 'FD', d(b'LKNUMBER')))
+ds.add(DataElement(0x00189313, 'FD', [d(b'19650312'), d(b'DOE^JOHN'), d(b'MRN47118')]))
+inner = Dataset(); inner.add(DataElement(0x00189305, 'FD', d(b'LKNESTED')))
+ds.add(DataElement(0x00189304, 'SQ', Sequence([inner])))
+ds.WindowCenter = ['76', '69', '65', '75', '77', '65', '82', '75']
+ds.WindowWidth = ['1'] * 8
+fc = Dataset(); fc.add(DataElement(0x00209157, 'UL', [struct.unpack('<I', b'LKDI')[0]]))
+ds.add(DataElement(0x00209111, 'SQ', Sequence([fc])))
+ds.save_as(sys.argv[2])
+print(json.dumps(True))`,
+      [phantomBySlice()[70]!, planted],
+    );
+    const out = deidentifyDicom(await readDicomFile(planted), new UidMapper());
+    for (const marker of ['LKNUMBER', 'LKNESTED', 'LKDI', '19650312', 'DOE^JOHN', 'MRN47118'])
+      expect(out.includes(Buffer.from(marker, 'latin1')), marker).toBe(false);
+    const path = join(fresh('numbers-out'), 'out.dcm');
+    writeFileSync(path, out);
+    expect(
+      python(
+        String.raw`
+import sys, json, pydicom
+d = pydicom.dcmread(sys.argv[1])
+print(json.dumps([0x00189306 in d, 0x00189313 in d, 0x00189304 in d, 'WindowCenter' in d, d.Rows, str(d.RescaleIntercept)]))`,
+        [path],
+      ),
+    ).toEqual([false, false, false, false, 512, '-1024']);
+  });
+
+  it('keep what an Enhanced CT is read by: its frames’ dimension indices (as the file has them), up to its frame count', async () => {
+    const out = deidentifyDicom(
+      await readDicomFile(join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')),
+      new UidMapper(),
+    );
+    const path = join(fresh('enhanced-out'), 'out.dcm');
+    writeFileSync(path, out);
+    expect(
+      python(
+        String.raw`
+import sys, json, pydicom
+d = pydicom.dcmread(sys.argv[1])
+print(json.dumps([[int(v) for v in f.FrameContentSequence[0].DimensionIndexValues] for f in d.PerFrameFunctionalGroupsSequence]))`,
+        [path],
+      ),
+    ).toEqual([
+      [1, 2],
+      [1, 1],
+    ]);
   });
 });
 

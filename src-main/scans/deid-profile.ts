@@ -10,8 +10,8 @@
  * - Private attributes (odd groups, the table's last row), group lengths (stale after editing) and
  *   every attribute the PS3.6 dictionary does not know (deid-dictionary.generated.ts) are removed.
  * - Public attributes the table does not list are kept only when their value cannot carry a name or
- *   free text: numbers (US SS UL SL UV SV FL FD DS IS; lists without a bound only those a CT is read
- *   by, OPEN_ENDED_KEPT), tags (AT), pixel data, and the code strings (CS) an image is read by, each only as one of its defined terms
+ *   free text: the numbers and tags (US SS UL SL UV SV FL FD DS IS AT) a CT is read by (NUMBERS_KEPT),
+ *   pixel data, and the code strings (CS) an image is read by, each only as one of its defined terms
  *   (deid-values.ts KEPT_CODE_TAGS: a code string is any 16 characters, enough for a name or a record
  *   number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
  *   goes: no text is kept, and the character set says where a scan was made. Overlays and curves
@@ -25,13 +25,7 @@
  *   values hide, and that includes Manufacturer and Manufacturer's Model Name.
  */
 import { KEPT_CODE_TAGS } from './deid-values.js';
-import {
-  BASIC_PROFILE,
-  BASIC_PROFILE_REPEATING,
-  dictionaryVr,
-  STANDARD_UIDS,
-  VALUE_VM,
-} from './deid-tables.js';
+import { BASIC_PROFILE, BASIC_PROFILE_REPEATING, dictionaryVr, STANDARD_UIDS } from './deid-tables.js';
 
 /**
  * remove: leave out; empty: keep with a zero-length value (an empty sequence for SQ);
@@ -78,21 +72,43 @@ const KEPT_OUTSIDE_TABLE = new Set([
 const REMOVED_OUTSIDE_TABLE = new Set([0x00283010, 0x00283110, 0x20500010]);
 
 /**
- * Attributes of open-ended multiplicity (VM 1-n, 2-n...) kept: those a CT is read by. Any other list
- * of numbers is room for anything (a name packed into Table of Y Break Points as doubles, into Frame
- * Numbers of Interest, into Acquisition Index); a segmentation reads none of them.
+ * The numbers kept outside the table: those a CT is read by (its pixels' layout, where its slices lie,
+ * its value scale and window, how the frames of an Enhanced CT are found). Any other number is room
+ * for anything: eight bytes of a double are "LEAKMARK" (a review found a name kept as an exposure
+ * value, and one packed into Table of Y Break Points); a segmentation reads none of them.
  */
-const OPEN_ENDED_KEPT = new Set([
-  0x00080008, // Image Type (each value one of its defined terms)
-  0x00280009, // Frame Increment Pointer (each value a tag the dictionary knows)
+export const NUMBERS_KEPT: ReadonlySet<number> = new Set([
+  0x00180050, // Slice Thickness
+  0x00180088, // Spacing Between Slices
+  0x00200011, // Series Number
+  0x00200013, // Instance Number
+  0x00200032, // Image Position (Patient)
+  0x00200037, // Image Orientation (Patient)
+  0x00201041, // Slice Location
+  0x00209057, // In-Stack Position Number
+  0x00209157, // Dimension Index Values (Type 1C with a Dimension Index Sequence; each at most the frames)
+  0x00209165, // Dimension Index Pointer
+  0x00209167, // Functional Group Pointer
+  0x00280002, // Samples per Pixel
+  0x00280006, // Planar Configuration
+  0x00280008, // Number of Frames
+  0x00280009, // Frame Increment Pointer
+  0x00280010, // Rows
+  0x00280011, // Columns
+  0x00280030, // Pixel Spacing
+  0x00280034, // Pixel Aspect Ratio
+  0x00280100, // Bits Allocated
+  0x00280101, // Bits Stored
+  0x00280102, // High Bit
+  0x00280103, // Pixel Representation
+  0x00280120, // Pixel Padding Value
+  0x00280121, // Pixel Padding Range Limit
   0x00281050, // Window Center
   0x00281051, // Window Width
-  0x00282112, // Lossy Image Compression Ratio
-  0x00282114, // Lossy Image Compression Method (each value one of its defined terms)
+  0x00281052, // Rescale Intercept
+  0x00281053, // Rescale Slope
   0x3004000c, // Grid Frame Offset Vector (where the frames of an RT-dose-style file lie)
 ]);
-
-const openEnded = (tag: number): boolean => VALUE_VM.get(tag)?.endsWith('n') === true;
 
 /** What to do with one attribute (tag as group << 16 | element), at any depth. */
 export function deidDecision(tag: number): DeidDecision {
@@ -107,14 +123,13 @@ export function deidDecision(tag: number): DeidDecision {
   if (repeating) return decideAction(repeating[2]);
   // Graphic and text annotations the table does not list (polylines draw a name as an overlay does).
   if (group === 0x0070) return 'remove';
-  if (openEnded(tag) && !OPEN_ENDED_KEPT.has(tag)) return 'remove';
   if (KEPT_OUTSIDE_TABLE.has(tag) || KEPT_CODE_TAGS.has(tag)) return 'keep';
   if (group === 0x0010) return 'remove'; // the patient: their characteristics (BMI...) are theirs
   const vr = dictionaryVr(tag);
   if (vr === undefined) return 'remove'; // unknown to the dictionary: cannot tell what it holds
   if (vr === 'SQ') return 'keep';
   if (vr === 'UI') return 'uid';
-  return vr.split('|').every((v) => NUMERIC_VRS.has(v)) ? 'keep' : 'remove';
+  return vr.split('|').every((v) => NUMERIC_VRS.has(v)) && NUMBERS_KEPT.has(tag) ? 'keep' : 'remove';
 }
 
 /** Attributes whose UID names a kind of thing (SOP class, transfer syntax, coding scheme), not an instance. */

@@ -160,6 +160,22 @@ export interface KeptValue {
   bytes: Uint8Array;
   /** Whether the file's binary numbers are little endian (for the tags of AT values). */
   littleEndian: boolean;
+  /** The image's Number of Frames (what a Dimension Index Value may count up to). */
+  frames: number;
+}
+
+const DIMENSION_INDEX_VALUES = 0x00209157;
+const WINDOW_TAGS = new Set([0x00281050, 0x00281051]);
+const MAX_WINDOWS = 4;
+
+/** Whether every UL value is an index from 1 to the frame count: four bytes of text are no index. */
+function indicesOfFrames(bytes: Uint8Array, littleEndian: boolean, frames: number): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 0; at + 4 <= bytes.length; at += 4) {
+    const v = view.getUint32(at, littleEndian);
+    if (v < 1 || v > Math.max(1, frames)) return false;
+  }
+  return true;
 }
 
 /**
@@ -174,18 +190,27 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   const size = BINARY_SIZE[vr];
   if (size !== undefined) {
     if (v.bytes.length % size !== 0 || !fitsVm(v.bytes.length / size, VALUE_VM.get(v.tag))) return undefined;
+    if (v.tag === DIMENSION_INDEX_VALUES && !indicesOfFrames(v.bytes, v.littleEndian, v.frames))
+      return undefined;
     return vr !== 'AT' || knownTags(v.bytes, v.littleEndian) ? v.bytes : undefined;
   }
   if (BULK_VRS.has(vr)) return v.bytes;
   const text = Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength).toString('latin1');
-  const values = text.replace(/[\0 ]+$/, '').split('\\');
+  const all = text.replace(/[\0 ]+$/, '').split('\\');
+  // Empty values at the end ("0\0\10.5\") are none: read so when the files are looked at, too.
+  let count = all.length;
+  while (count > 1 && all[count - 1]!.trim() === '') count--;
+  const values = all.slice(0, count);
   // Image Type and Frame Type keep their leading defined terms (checkedCodes), however many follow.
   if (!TYPE_TAGS.has(v.tag) && !fitsVm(values.length, VALUE_VM.get(v.tag))) return undefined;
+  // A window is one to a few pairs: more is a list of numbers of any meaning.
+  if (WINDOW_TAGS.has(v.tag) && values.length > MAX_WINDOWS) return undefined;
+  const asIs = count === all.length ? v.bytes : Buffer.from(padEven(values.join('\\')), 'latin1');
   switch (vr) {
     case 'DS':
-      return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? v.bytes : undefined;
+      return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? asIs : undefined;
     case 'IS':
-      return values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s))) ? v.bytes : undefined;
+      return values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s))) ? asIs : undefined;
     case 'CS':
       return checkedCodes(v.tag, values);
     default:

@@ -110,6 +110,8 @@ interface Context {
   pixels: PixelFacts | undefined;
 }
 
+const article = (word: string): string => (/^[AEIOU]/i.test(word) ? 'an' : 'a');
+
 /** A tag as DICOM writes it: (0008,1155). */
 const tagWords = (tag: string): string =>
   `(${tag.slice(1, 5).toUpperCase()},${tag.slice(5, 9).toUpperCase()})`;
@@ -262,7 +264,8 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
   // starts like an item for a sequence; written back as one under a US tag, pydicom read the file
   // to that point only, without a word (its rows, columns and pixels lost).
   if (el.items !== undefined && dictVr && !dictVr.split('|').includes('SQ')) {
-    if (topLevel && NEEDED[tag]) throw refused(`has a ${NEEDED[tag]} that is not a valid value`);
+    if (topLevel && NEEDED[tag])
+      throw refused(`has ${article(NEEDED[tag])} ${NEEDED[tag]} that is not a valid value`);
     return undefined;
   }
   const isSequence = el.items !== undefined || vr === 'SQ' || dictVr === 'SQ';
@@ -307,9 +310,11 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
     storedVr: enc.explicitVr ? el.vr : undefined,
     bytes: ds.byteArray.subarray(el.dataOffset, el.dataOffset + el.length),
     littleEndian: enc.littleEndian,
+    frames: ctx.pixels?.frames ?? 1,
   });
   if (!value) {
-    if (topLevel && NEEDED[tag]) throw refused(`has a ${NEEDED[tag]} that is not a valid value`);
+    if (topLevel && NEEDED[tag])
+      throw refused(`has ${article(NEEDED[tag])} ${NEEDED[tag]} that is not a valid value`);
     return undefined;
   }
   return [enc.header(tag, vr, value.length), Buffer.from(value.buffer, value.byteOffset, value.byteLength)];
