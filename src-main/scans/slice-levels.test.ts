@@ -1,7 +1,14 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, phantomBySlice, tempFolders, withPixels } from './scans.test-support.js';
+import {
+  FIXTURES,
+  phantomBySlice,
+  pydicomMissing,
+  python,
+  tempFolders,
+  withPixels,
+} from './scans.test-support.js';
 import { layoutSlices } from './slice-layout.js';
 import { checkSliceLevels } from './slice-levels.js';
 import { readSeriesHeaders, readVolumeForSegmentation, readVolume } from './volume-reader.js';
@@ -75,4 +82,62 @@ describe('a slice whose values sit apart from both neighbours', () => {
       }
     expect(() => checkSliceLevels(v, layoutSlices(headers).layout)).not.toThrow();
   });
+
+  it.skipIf(pydicomMissing())(
+    'on another scale than the scan’s, is refused whatever its neighbours: runs of slices, end slices, slopes about air',
+    async () => {
+      // Files whose Rescale Intercept or Slope is not the series' common one, their pixels left as
+      // they were (a reviewer's cases, done before): each is read against the nearest slices of the
+      // common scale.
+      for (const [name, slices, slope, intercept] of [
+        ['two slices, intercept 300', [50, 51], '1', '300'],
+        ['the first slice, intercept 2000', [0], '1', '2000'],
+        ['slope 1.5 about air', [50], '1.5', '512'],
+      ] as const) {
+        const dir = fresh('scale');
+        python(
+          String.raw`
+import sys, json, os, glob, pydicom
+src, out, slope, intercept = sys.argv[1:5]
+picked = set(json.loads(sys.argv[5]))
+for i, f in enumerate(sorted(glob.glob(src + '/*'))):
+    d = pydicom.dcmread(f)
+    if i in picked:
+        d.RescaleSlope = slope
+        d.RescaleIntercept = intercept
+    d.save_as(os.path.join(out, os.path.basename(f)))
+print(json.dumps(True))`,
+          [CRANIUM, dir, slope, intercept, JSON.stringify(slices)],
+        );
+        const files = readdirSync(dir)
+          .sort()
+          .map((f) => join(dir, f));
+        const err = await readVolumeForSegmentation(files).catch((e: unknown) => e);
+        expect(String(err), name).toMatch(
+          new RegExp(
+            `^AppError: The values of slice ${slices[0]! + 1} of 108 \\(slice${String(slices[0]! + 1).padStart(3, '0')}\\.dcm\\) lie up to \\d+ (above|below) those of the slices near it that state the scan’s common value scale`,
+          ),
+        );
+      }
+      // Every other slice on another scale with its pixels to match: read alike, fit.
+      const dir = fresh('matched');
+      python(
+        String.raw`
+import sys, json, os, glob, pydicom, numpy as np
+src, out = sys.argv[1:3]
+for i, f in enumerate(sorted(glob.glob(src + '/*'))):
+    d = pydicom.dcmread(f)
+    if i % 2:
+        d.PixelData = (d.pixel_array.astype(np.int32) + 1024).astype(np.int16).tobytes()
+        d.RescaleIntercept = '-1024'
+    d.save_as(os.path.join(out, os.path.basename(f)))
+print(json.dumps(True))`,
+        [CRANIUM, dir],
+      );
+      const matched = readdirSync(dir)
+        .sort()
+        .map((f) => join(dir, f));
+      await expect(readVolumeForSegmentation(matched)).resolves.toBeDefined();
+    },
+  );
 });

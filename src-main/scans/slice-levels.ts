@@ -51,6 +51,7 @@ export function checkSliceLevels(v: Volume, layout: SliceLayout): void {
   const range = Float64Array.from(slices, (s) => s.span).sort()[nz >> 1]!;
   const apart = LEVEL_SHARE * range;
   if (!(apart > 0)) return;
+  checkOtherScales(q, layout, apart);
   for (let k = 1; k + 1 < nz; k++) {
     // Per direction: how many quantiles moved that way, and the largest move.
     let up = 0;
@@ -79,16 +80,62 @@ export function checkSliceLevels(v: Volume, layout: SliceLayout): void {
         : down >= MOVED && floor < 0 && upBy < downBy / 4
           ? -downBy
           : 0;
-    if (shift !== 0) {
-      const by = `${Math.round(Math.abs(shift))} ${shift > 0 ? 'above' : 'below'}`;
-      throw new AppError(
-        'bad-input',
-        `The values of slice ${k + 1} of ${nz} (${sliceName(layout, k)}) lie up to ${by} those of the slices beside it, which agree with each other: its Rescale Slope or Intercept, or its image data, is not like theirs, so its densities cannot be trusted and no model was made of the scan.`,
-        {
-          action:
-            'Export the scan again from the scanner or PACS, and check that every slice states the same value scale.',
-        },
-      );
+    if (shift !== 0)
+      throw levelRefusal(layout, k, nz, shift, 'the slices beside it, which agree with each other');
+  }
+}
+
+function levelRefusal(layout: SliceLayout, k: number, nz: number, shift: number, whose: string): AppError {
+  const by = `${Math.round(Math.abs(shift))} ${shift > 0 ? 'above' : 'below'}`;
+  return new AppError(
+    'bad-input',
+    `The values of slice ${k + 1} of ${nz} (${sliceName(layout, k)}) lie up to ${by} those of ${whose}: its Rescale Slope or Intercept, or its image data, is not like theirs, so its densities cannot be trusted and no model was made of the scan.`,
+    {
+      action:
+        'Export the scan again from the scanner or PACS, and check that every slice states the same value scale.',
+    },
+  );
+}
+
+/** How near a slice of the common scale must lie to be compared with one of another scale. */
+const NEAR_SLICES = 4;
+
+/**
+ * Slices whose Rescale Slope and Intercept are not the scan's common ones: each must read like the two
+ * nearest slices of the common scale (within LEVEL_SHARE of the range their quantiles span), which is
+ * what a scanner that stores some slices on another scale with their pixels to match does. The neighbour
+ * rule above needs two agreeing neighbours; a review's runs of two or three slices with an intercept of
+ * 300 or 2000, end slices, and slopes that keep air where it was (1.5 about -1000) passed it.
+ */
+function checkOtherScales(q: number[][], layout: SliceLayout, apart: number): void {
+  const nz = q.length;
+  const scale = (k: number): string => {
+    const info = layout.frames[k]!.info;
+    return `${info.slope}/${info.intercept}`;
+  };
+  const counts = new Map<string, number>();
+  for (let k = 0; k < nz; k++) counts.set(scale(k), (counts.get(scale(k)) ?? 0) + 1);
+  if (counts.size < 2) return;
+  const common = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  for (let k = 0; k < nz; k++) {
+    if (scale(k) === common) continue;
+    const near: number[] = [];
+    for (let d = 1; d <= NEAR_SLICES && near.length < 2; d++)
+      for (const j of [k - d, k + d])
+        if (j >= 0 && j < nz && near.length < 2 && scale(j) === common) near.push(j);
+    if (near.length === 0) continue;
+    let moved = 0;
+    let shift = 0;
+    for (let i = 0; i < QUANTILES.length; i++) {
+      const refs = near.map((j) => q[j]![i]!);
+      const over = q[k]![i]! - (Math.max(...refs) + apart);
+      const under = q[k]![i]! - (Math.min(...refs) - apart);
+      const off = over > 0 ? over + apart : under < 0 ? under - apart : 0;
+      if (off === 0) continue;
+      moved++;
+      if (Math.abs(off) > Math.abs(shift)) shift = off;
     }
+    if (moved >= 2)
+      throw levelRefusal(layout, k, nz, shift, 'the slices near it that state the scan’s common value scale');
   }
 }
