@@ -16,7 +16,7 @@ import {
   tooManyElements,
   tooManyFragments,
 } from './header-bounds.js';
-import { HEADER_TAGS } from './header-tags.js';
+import { HEADER_TAGS, TAG } from './header-tags.js';
 import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 export const PIXEL_DATA = 'x7fe00010';
@@ -116,9 +116,29 @@ function boundedForParser(buf: Uint8Array, start: number, tsUid: string, untilPi
 
 const OB = Uint8Array.from([0x4f, 0x42]);
 
-/** The top-level tags the app reads, and the image data: each may appear once only. */
+/**
+ * The top-level tags whose value decides what a model is made of, and the image data: each may appear
+ * once only. Which of two descriptions, names or windows holds decides nothing of a model (a review:
+ * a writer that repeats the Series Description lost every file of a scan).
+ */
+const DESCRIPTIVE = new Set<string>(
+  [
+    TAG.charset,
+    TAG.studyDate,
+    TAG.manufacturer,
+    TAG.studyDescription,
+    TAG.seriesDescription,
+    TAG.patientName,
+    TAG.patientId,
+    TAG.patientBirthDate,
+    TAG.seriesNumber,
+    TAG.instanceNumber,
+    TAG.windowCenter,
+    TAG.windowWidth,
+  ].map((k) => HEADER_TAGS[k]!),
+);
 const READ_ONCE: ReadonlySet<number> = new Set(
-  [...HEADER_TAGS, PIXEL_DATA].map((t) => Number.parseInt(t.slice(1), 16)),
+  [...HEADER_TAGS.filter((t) => !DESCRIPTIVE.has(t)), PIXEL_DATA].map((t) => Number.parseInt(t.slice(1), 16)),
 );
 
 export interface ParsedDicom {

@@ -57,4 +57,16 @@ describe('a top-level element the app reads, met twice', () => {
     // The file as it was is read.
     await expect(readDicomFile(src)).resolves.toBeTruthy();
   });
+
+  it('is let be when it only describes (a Series Description twice decides nothing of a model)', async () => {
+    const dir = fresh('described-twice');
+    for (const f of phantomBySlice().slice(0, 40))
+      writeFileSync(
+        join(dir, f.split('/').pop()!),
+        insertBefore(readFileSync(f), 0x0010, 0x0010, element(0x0008, 0x103e, 'LO', 'AGAIN')),
+      );
+    const { result } = await intake([dir], { tempDir: fresh('work-2') });
+    expect(result.problems.map((p) => p.message)).toEqual([]);
+    expect(result.series[0]!.slices).toBe(40);
+  });
 });
