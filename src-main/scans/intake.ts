@@ -5,8 +5,8 @@ import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/sc
 import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './archive-extract.js';
 import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
-import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
-import { transferSyntax } from './transfer-syntax.js';
+import type { DicomHeader } from './header-fields.js';
+import { pixelDataProblems } from './intake-pixel-data.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
@@ -221,55 +221,7 @@ async function groupAndSummarize(
     const { kept: all, copies, conflicts } = await setCopiesAside(headers);
     const { images: kept, problem: scouts } = withoutLocalizers(all, display);
     if (scouts) extra.push(scouts);
-    for (let i = 0; i < kept.length; i++) {
-      const h = kept[i]!;
-      const px = h.pixelData;
-      const needed = uncompressedFrameBytes(h) * h.numberOfFrames;
-      // A row or more past the image: whether it lies before the image or after it cannot be told,
-      // and read from the start, a review's slice shifted by a row (the model by a millimetre).
-      const row = uncompressedFrameBytes({ ...h, rows: 1 });
-      if (px && !px.encapsulated && row > 0 && needed > 0 && px.length >= needed + row) {
-        extra.push({
-          severity: 'error',
-          code: 'corrupt-file',
-          message: `${basename(display(h.path))} holds more image data than its size says (${px.length} bytes for ${needed}, ${((n) => `${n} row${n === 1 ? '' : 's'}`)(Math.floor((px.length - needed) / row))} more), so where its image starts cannot be known: it is damaged.`,
-          file: display(h.path),
-        });
-      }
-      if (px && !px.encapsulated && px.missingBytes === 0 && px.length < needed) {
-        extra.push({
-          severity: 'error',
-          code: 'corrupt-file',
-          message: `${basename(display(h.path))} holds less image data than its size says (${px.length} of ${needed} bytes): it is damaged.`,
-          file: display(h.path),
-        });
-      }
-      if (px && !px.encapsulated && transferSyntax(h.transferSyntaxUid).compressed) {
-        // Read as plain pixels, a codestream's text (a JPEG comment, a date) went out de-identified.
-        extra.push({
-          severity: 'error',
-          code: 'corrupt-file',
-          message: `${basename(display(h.path))} says its pixels are compressed (${transferSyntax(h.transferSyntaxUid).name}) but stores its image data as one plain value, as only uncompressed images are stored: it is damaged.`,
-          file: display(h.path),
-        });
-      }
-      if (px && px.encapsulated && !transferSyntax(h.transferSyntaxUid).compressed) {
-        extra.push({
-          severity: 'error',
-          code: 'corrupt-file',
-          message: `${basename(display(h.path))} gives its image data an undefined length, as only compressed images have, but says its pixels are not compressed (${transferSyntax(h.transferSyntaxUid).name}): it is damaged.`,
-          file: display(h.path),
-        });
-      }
-      if (px && px.missingBytes > 0) {
-        extra.push({
-          severity: 'error',
-          code: 'truncated-file',
-          message: `${basename(display(h.path))} is incomplete: it ends ${px.missingBytes} bytes before its image does (the copy was cut off).`,
-          file: display(h.path),
-        });
-      }
-    }
+    extra.push(...(await pixelDataProblems(kept, display)));
     if (copies > 0) {
       extra.push({
         severity: 'info',

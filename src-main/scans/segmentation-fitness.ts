@@ -82,12 +82,6 @@ export const MIN_EXTENT_MM = 30;
 export const MAX_EXTENT_MM = 1000;
 export const MAX_SLICE_SPACING_MM = 20;
 /**
- * Along the stack a scan that holds a jaw is shorter: a head and neck is about 450 mm. A review's
- * positions multiplied by five gave an 802 mm "head"; 4,500 slices of JPEG 2000 air 0.2 mm apart
- * (6 MB of files) took 2.6 GB and 23 s to be refused by the job.
- */
-export const MAX_STACK_MM = 600;
-/**
  * The slices' positions lie within a few metres of the scanner's origin (its isocentre or table
  * reference); 20 km away, as a review wrote them, the model was refused only after it was made, as
  * a download with coordinates out of range.
@@ -237,7 +231,7 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
     s.sliceSpacingMm - thickness > Math.max(MAX_UNSEEN_MM, thickness)
   ) {
     reasons.push(
-      `The slices lie ${mm(s.sliceSpacingMm)} mm apart, but each shows only ${mm(thickness)} mm of the patient (Slice Thickness): ${mm(s.sliceSpacingMm - thickness)} mm between slices were never imaged, so a model would be a guess there, or the slice positions are not what the scanner wrote. If slices were left out of the export, export the whole series.`,
+      `The slices lie ${mm(s.sliceSpacingMm)} mm apart, but each shows only ${mm(thickness)} mm of the patient (Slice Thickness): ${mm(s.sliceSpacingMm - thickness)} mm between slices were never imaged, so a model would be a guess there: the scan was made with gaps between its slices, too sparse for a 3D model, or slices were left out of the export (export the whole series), or the slice positions are not what the scanner wrote.`,
     );
   }
   if (s.farthestMm !== undefined && s.farthestMm > MAX_POSITION_MM) {
@@ -302,11 +296,6 @@ function extentReasons(s: FitnessInput): string[] {
   if (extent.some((e) => e > MAX_EXTENT_MM)) {
     return [
       `The scan would cover ${extent.map(mm).join(' x ')} mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
-    ];
-  }
-  if (extent[2]! > MAX_STACK_MM) {
-    return [
-      `The slices span ${mm(extent[2]!)} mm from the first to the last, more than a head and neck (a scan that holds a jaw spans at most ${MAX_STACK_MM} mm): the slice positions cannot be right, or the series is not a scan of the head.`,
     ];
   }
   return [];

@@ -65,29 +65,48 @@ describe('an image file whose image a header swallowed', () => {
   });
 });
 
-describe('image data a row or more longer than the image', () => {
-  it('is damaged: whether the extra lies before the image or after it cannot be told', async () => {
-    // A row of air before the image, as a reviewer's crafted slices had it: read from the start, the
-    // model came out a millimetre off.
-    const dir = fresh('extra-row');
+describe('image data longer than the image', () => {
+  it('is padding, read from the start with a warning, as DICOM allows older writers (PS3.5 8.1.1)', async () => {
+    const dir = fresh('padded');
     const bytes = readFileSync(join(CRANIUM, 'slice020.dcm'));
     const at = bytes.indexOf(Buffer.from([0xe0, 0x7f, 0x10, 0x00]), 132);
     const length = bytes.readUInt32LE(at + 8);
-    const row = Buffer.alloc(256 * 2);
-    for (let i = 0; i < 256; i++) row.writeInt16LE(-1024, 2 * i);
-    const longer = Buffer.concat([bytes.subarray(0, at + 12), row, bytes.subarray(at + 12)]);
-    longer.writeUInt32LE(length + row.length, at + 8);
-    writeFileSync(join(dir, 'slice020.dcm'), longer);
+    const padded = Buffer.concat([bytes, Buffer.alloc(512)]);
+    padded.writeUInt32LE(length + 512, at + 8);
+    writeFileSync(join(dir, 'slice020.dcm'), padded);
     const { result } = await intake([dir], { tempDir: fresh('work-2') });
+    const problems = result.series[0]!.problems;
+    expect(problems.filter((p) => p.code === 'corrupt-file')).toEqual([]);
+    expect(problems).toContainEqual(
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'pixel-data-padding',
+        message: expect.stringMatching(
+          /^slice020\.dcm holds more image data than the image's size; the image is read from the start/,
+        ) as unknown,
+      }),
+    );
+  });
+
+  it('followed by a second image is damaged: a reader keeps one or the other', async () => {
+    // A reviewer's files: the job made its model of the first image, pydicom reads the second.
+    const dir = fresh('second-image');
+    const bytes = readFileSync(join(CRANIUM, 'slice020.dcm'));
+    const at = bytes.indexOf(Buffer.from([0xe0, 0x7f, 0x10, 0x00]), 132);
+    const head = bytes.subarray(at, at + 12);
+    const image = bytes.subarray(at + 12);
+    writeFileSync(join(dir, 'slice020.dcm'), Buffer.concat([bytes, head, Buffer.alloc(image.length, 7)]));
+    const { result } = await intake([dir], { tempDir: fresh('work-3') });
     expect(result.series[0]!.problems).toContainEqual(
       expect.objectContaining({
         severity: 'error',
+        code: 'corrupt-file',
         message:
-          'slice020.dcm holds more image data than its size says (131584 bytes for 131072, 1 row more), so where its image starts cannot be known: it is damaged.',
+          'slice020.dcm holds the element (7FE0,0010) after its image data, out of the order DICOM keeps them in (a second image): which values hold cannot be known, so it is damaged.',
       }),
     );
-    // One byte more (padding to an even length) is no row: the file as it was is read.
-    const { result: plain } = await intake([join(CRANIUM, 'slice020.dcm')], { tempDir: fresh('work-3') });
+    // The file as it was: nothing after its image.
+    const { result: plain } = await intake([join(CRANIUM, 'slice020.dcm')], { tempDir: fresh('work-4') });
     expect(plain.series[0]!.problems.filter((p) => p.code === 'corrupt-file')).toEqual([]);
   });
 });
