@@ -9,12 +9,15 @@
  */
 export const DS_VALUE = /^ *[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)? *$/;
 
-/** A DS or IS value (one of a backslash-separated list, NULs around it ignored): NaN when it is not one. */
+/** Whether a character code is padding around a value: a NUL or a space. */
+const padding = (c: number): boolean => c === 0 || c === 0x20;
+
+/** A DS or IS value (one of a backslash-separated list, NULs and spaces around it ignored): NaN when it is not one. */
 export function decimalValue(text: string): number {
   let start = 0;
   let end = text.length;
-  while (end > start && text.charCodeAt(end - 1) === 0) end--;
-  while (start < end && text.charCodeAt(start) === 0) start++;
+  while (end > start && padding(text.charCodeAt(end - 1))) end--;
+  while (start < end && padding(text.charCodeAt(start))) start++;
   const s = start === 0 && end === text.length ? text : text.slice(start, end);
   return DS_VALUE.test(s) ? Number(s) : NaN;
 }

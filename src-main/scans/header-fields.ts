@@ -32,6 +32,8 @@ const PLACING: Record<string, string> = {
   x00200037: 'Image Orientation (Patient) (0020,0037)',
   x00280030: 'Pixel Spacing (0028,0030)',
   x3004000c: 'Grid Frame Offset Vector (3004,000C)',
+  x00180050: 'Slice Thickness (0018,0050)',
+  x00180088: 'Spacing Between Slices (0018,0088)',
 };
 
 /** Notes an attribute that has a value the numbers were not read from (once per attribute and text). */
@@ -326,8 +328,9 @@ function fieldsOf(
   const instanceNumber = num(t, TAG.instanceNumber);
   const sharedMeasures = groups && item(groups.shared, PIXEL_MEASURES);
   const thickness =
-    num(t, TAG.sliceThickness) ?? (sharedMeasures ? itemNum(sharedMeasures, 'x00180050') : undefined);
-  const between = num(t, TAG.spacingBetweenSlices);
+    placing(t, TAG.sliceThickness, 1, unreadable)?.[0] ??
+    (sharedMeasures ? itemNumbers(sharedMeasures, 'x00180050', 1, unreadable)?.[0] : undefined);
+  const between = placing(t, TAG.spacingBetweenSlices, 1, unreadable)?.[0];
   const highBit = us(t, TAG.highBit);
   if (highBit !== undefined) header.highBit = highBit;
   const planar = us(t, TAG.planarConfiguration);

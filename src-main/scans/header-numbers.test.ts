@@ -64,6 +64,8 @@ describe('DS and IS values read as DICOM writes them', () => {
       ['5.', 5],
       ['+1', 1],
       ['1.5\0', 1.5],
+      ['0\0 ', 0],
+      [' \0-1.5', -1.5],
       ['-115.5', -115.5],
     ] as const)
       expect(decimalValue(text)).toBe(value);
@@ -162,6 +164,21 @@ print(json.dumps(out))
     expect(reasons[0]).toMatch(
       /^Pixel Spacing \(0028,0030\) holds "0,451171875\\0,451171875" in \S+ and 139 other files, .*the size of a pixel cannot be read/,
     );
+  });
+
+  it('a slice thickness with a comma is refused as unreadable, not taken as absent', async () => {
+    // Taken as absent, the check of slices further apart than their thickness did not run: a
+    // reviewer's positions stretched three-fold with Slice Thickness "1,5" were made into a model.
+    const folder = editedCopy('comma-thickness', craniumFiles(), (bytes) => {
+      withCommas(bytes, 'x00180050');
+      return true;
+    });
+    const { result } = await intake([folder], { tempDir: folders.fresh('work-5') });
+    expect(unfitReasons(result.series[0]!, [])).toEqual([
+      expect.stringMatching(
+        /^Slice Thickness \(0018,0050\) holds "1,5" in slice001\.dcm and 107 other files, which is not a number as DICOM writes them .*how much of the patient a slice shows cannot be read/,
+      ),
+    ]);
   });
 
   it('a rescale with a comma is not a number: refused, not read as the number its text starts with', async () => {

@@ -212,7 +212,7 @@ describe('segmentationFitness refuses what holds no jaw', () => {
       h.highBit = 15;
     });
     expect(high.reasons).toEqual([
-      'The images keep their 12-bit values with the highest in bit 15 (High Bit 15), not in the lowest 12 bits as CT images do (High Bit 11): the pixel values would be misread.',
+      'The images say their 12-bit values end in bit 15 (High Bit 15), where CT keeps them in bits 0 to 11 (High Bit 11): the pixel values could be misread.',
     ]);
   });
 

@@ -140,6 +140,11 @@ const UNREADABLE_WORDS: Record<string, { holds: string; lost: string }> = {
     lost: 'the size of a pixel cannot be read, so a model would have no true size',
   },
   x3004000c: { holds: 'one number per frame', lost: 'where the frames lie cannot be read' },
+  x00180050: {
+    holds: 'a number',
+    lost: 'how much of the patient a slice shows cannot be read, nor whether the patient between slices was imaged',
+  },
+  x00180088: { holds: 'a number', lost: 'how far apart the slices are meant to lie cannot be read' },
 };
 
 function unreadableReason(u: NonNullable<FitnessInput['unreadableNumber']>): string {
@@ -246,7 +251,7 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
   } else if (s.oddBits?.highBit !== undefined) {
     const { stored, highBit } = s.oddBits;
     reasons.push(
-      `The images keep their ${stored}-bit values with the highest in bit ${highBit} (High Bit ${highBit}), not in the lowest ${stored} bits as CT images do (High Bit ${stored - 1}): the pixel values would be misread.`,
+      `The images say their ${stored}-bit values end in bit ${highBit} (High Bit ${highBit}), where CT keeps them in bits 0 to ${stored - 1} (High Bit ${stored - 1}): the pixel values could be misread.`,
     );
   } else if (s.oddBits) {
     reasons.push(

@@ -56,4 +56,23 @@ describe('slices of one series that are not one volume', () => {
       }),
     );
   });
+
+  it('one of another study is an error naming it', async () => {
+    const { series, slice } = await phantomWith('study', (bytes) => {
+      const uid = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).string('x0020000d')!;
+      patchElement(
+        bytes,
+        'x0020000d',
+        sameLength(bytes, 'x0020000d', `${uid.slice(0, -1)}${uid.endsWith('7') ? '8' : '7'}`),
+      );
+    });
+    expect(series.fitness.fit).toBe(false);
+    expect(series.problems).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        code: 'mixed-studies',
+        message: expect.stringContaining(`${slice} differs from`) as unknown,
+      }),
+    );
+  });
 });

@@ -113,11 +113,26 @@ export function summarizeSeries(
   // among CT ones holds no density (a review: both were made into models without a word).
   const otherFrame = headers.find((h) => h.frameOfReferenceUid !== first.frameOfReferenceUid);
   if (otherFrame) {
+    const [a, b] = [basename(display(otherFrame.path)), basename(display(first.path))];
+    const which = !first.frameOfReferenceUid
+      ? `${a} states one, ${b} none`
+      : !otherFrame.frameOfReferenceUid
+        ? `${a} states none, ${b} one`
+        : `${a} differs from ${b}`;
     problems.push({
       severity: 'error',
       code: 'mixed-frames-of-reference',
-      message: `The files of this series do not all lie in one frame of reference (Frame of Reference UID; ${basename(display(otherFrame.path))} differs from ${basename(display(first.path))}): their positions are in different coordinate systems, so the slices cannot be placed together. Export the series again.`,
+      message: `The files of this series do not all lie in one frame of reference (Frame of Reference UID; ${which}): their positions may be in different coordinate systems, so the slices cannot be placed together with confidence. Export the series again.`,
       file: display(otherFrame.path),
+    });
+  }
+  const otherStudy = headers.find((h) => h.studyUid !== first.studyUid);
+  if (otherStudy) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-studies',
+      message: `The files of this series do not all belong to one study (Study Instance UID; ${basename(display(otherStudy.path))} differs from ${basename(display(first.path))}): a slice of another examination may be among them. Export the series again.`,
+      file: display(otherStudy.path),
     });
   }
   const otherModality = headers.find((h) => h.modality !== first.modality);
