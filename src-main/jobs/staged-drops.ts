@@ -1,6 +1,6 @@
 import { readFile, rm, stat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { processAlive } from '../platform/process-alive.js';
+import { processAlive, processStart } from '../platform/process-alive.js';
 import type { JobRecord } from './job-record.js';
 import { sizeOf, type Leftover } from './job-leftovers.js';
 
@@ -15,11 +15,23 @@ async function removeDrop(drop: string): Promise<void> {
   await rm(stagedDropOwnerFile(drop), { force: true });
 }
 
-/** Whether the web mode that made a drop is gone (a drop without an owner file is an older one's). */
+/** What the owner file of a drop made by this process says: its pid, and when it started where known. */
+export function stagedDropOwner(): string {
+  return `${process.pid} ${processStart(process.pid) ?? ''}`.trim();
+}
+
+/**
+ * Whether the web mode that made a drop is gone (a drop without an owner file is an older one's): its
+ * pid names no process, or a process that started at another time than it did (the pid given again,
+ * as in a container, where every start is pid 1).
+ */
 async function ownerGone(drop: string): Promise<boolean> {
-  const text = await readFile(stagedDropOwnerFile(drop), 'utf8').catch(() => '');
-  const pid = Number.parseInt(text, 10);
-  return pid > 0 && pid !== process.pid && !processAlive(pid);
+  const [pidText, started] = (await readFile(stagedDropOwnerFile(drop), 'utf8').catch(() => '')).split(' ');
+  const pid = Number.parseInt(pidText ?? '', 10);
+  if (!(pid > 0)) return false;
+  if (!processAlive(pid)) return true;
+  const now = processStart(pid);
+  return started !== undefined && now !== undefined && started !== now;
 }
 
 /**

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testCore } from '../app/core.test-support.js';
-import { removeStaleDrops, stagedDropOwnerFile } from '../jobs/staged-drops.js';
+import { removeStaleDrops, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
+import { processStart } from '../platform/process-alive.js';
 import { startWebServer } from './web-server.js';
 import { pageHeaders, raw } from './web-request.test-support.js';
 
@@ -32,7 +33,8 @@ describe("web mode's staged drops", () => {
     expect(staged.status).toBe(200);
     const dropDir = join(stagingDir, drop);
     expect(existsSync(join(dropDir, 'DOE^JANE', 'slice1.dcm'))).toBe(true);
-    expect(readFileSync(stagedDropOwnerFile(dropDir), 'utf8')).toBe(String(process.pid));
+    expect(readFileSync(stagedDropOwnerFile(dropDir), 'utf8')).toBe(stagedDropOwner());
+    expect(stagedDropOwner()).toMatch(new RegExp(`^${process.pid}( \\d+)?$`));
     expect(server.stagedDrops()).toEqual([dropDir]);
     // As web-mode.ts closes: the server, then the session's drops, then the core.
     await server.close();
@@ -50,16 +52,21 @@ describe("web mode's staged drops", () => {
     });
     const orphan = join(stagingDir, randomUUID());
     const live = join(stagingDir, randomUUID());
-    for (const [dir, pid] of [
+    // A live pid given again to another process (in a container every start is pid 1): the drop's
+    // owner file says when its process started, which is not when this one did.
+    const reused = join(stagingDir, randomUUID());
+    const parentStart = processStart(process.ppid);
+    for (const [dir, owner] of [
       [orphan, gone.stdout],
-      [live, String(process.ppid)],
+      [live, `${process.ppid} ${parentStart ?? ''}`.trim()],
+      ...(parentStart ? [[reused, `${process.ppid} ${Number(parentStart) + 1}`] as const] : []),
     ] as const) {
       mkdirSync(join(dir, 'scan'), { recursive: true });
       writeFileSync(join(dir, 'scan', 'slice1.dcm'), 'a copy');
-      writeFileSync(stagedDropOwnerFile(dir), pid);
+      writeFileSync(stagedDropOwnerFile(dir), owner);
     }
     const removed = await removeStaleDrops(stagingDir, () => [], 24 * 3600_000);
-    expect(removed.map((r) => r.path)).toEqual([orphan]);
+    expect(removed.map((r) => r.path).sort()).toEqual([orphan, ...(parentStart ? [reused] : [])].sort());
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(live)).toBe(true);
   });

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
 import { freeBytes } from '../platform/free-space.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
-import { stagedDropOwnerFile } from '../jobs/staged-drops.js';
+import { stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 
 /**
  * Web mode's stage: a browser cannot hand the app a dropped file's path, so it uploads each file here.
@@ -157,7 +157,7 @@ export function createStage(opts: {
       made.add(dropDir);
       // Beside the drop (not in it, where a dropped file of that name could be): which process made
       // it, so that the next one removes it at start once this one is gone (job-leftovers.ts).
-      writeFileSync(stagedDropOwnerFile(dropDir), String(process.pid), { mode: 0o600 });
+      writeFileSync(stagedDropOwnerFile(dropDir), stagedDropOwner(), { mode: 0o600 });
     }
     const file = createWriteStream(target, { mode: 0o600 });
     const closed = once(file, 'close').catch(() => undefined);
