@@ -119,6 +119,49 @@ print(json.dumps(True))`,
           ),
         );
       }
+      // A run of twelve on another scale whose four end slices each side match (their pixels moved
+      // back) and whose middle does not; and a slice on another scale in a stack missing a slice,
+      // which is rebuilt on an even grid (a reviewer's bypasses of the first version).
+      for (const [name, script, expected] of [
+        [
+          'a long run, matched at its ends',
+          String.raw`
+import sys, os, glob, pydicom, numpy as np
+src, out = sys.argv[1:3]
+for i, f in enumerate(sorted(glob.glob(src + '/*'))):
+    d = pydicom.dcmread(f)
+    if 39 <= i <= 50:
+        d.RescaleIntercept = '2000'
+        if i <= 42 or i >= 47:
+            d.PixelData = (d.pixel_array.astype(np.int32) - 2000).astype(np.int16).tobytes()
+    d.save_as(os.path.join(out, os.path.basename(f)))
+print('true')`,
+          /^AppError: The values of slice 4[4-7] of 108 /,
+        ],
+        [
+          'a slice missing elsewhere',
+          String.raw`
+import sys, os, glob, pydicom
+src, out = sys.argv[1:3]
+for i, f in enumerate(sorted(glob.glob(src + '/*'))):
+    if i == 19:
+        continue
+    d = pydicom.dcmread(f)
+    if i == 59:
+        d.RescaleIntercept = '2000'
+    d.save_as(os.path.join(out, os.path.basename(f)))
+print('true')`,
+          /^AppError: The values of slice 59 of 107 \(slice060\.dcm\) lie up to 2000 above/,
+        ],
+      ] as const) {
+        const dir = fresh('scale');
+        python(script, [CRANIUM, dir]);
+        const files = readdirSync(dir)
+          .sort()
+          .map((f) => join(dir, f));
+        const err = await readVolumeForSegmentation(files).catch((e: unknown) => e);
+        expect(String(err), name).toMatch(expected);
+      }
       // Every other slice on another scale with its pixels to match: read alike, fit.
       const dir = fresh('matched');
       python(

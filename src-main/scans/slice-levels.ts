@@ -42,7 +42,11 @@ function sliceQuantiles(v: Volume, k: number, into: Float32Array): { q: number[]
 /** Refuses, naming its file, a slice whose values are shifted or scaled away from both neighbours'. */
 export function checkSliceLevels(v: Volume, layout: SliceLayout): void {
   const nz = v.dims[2];
-  if (layout.stack.resampled || nz !== layout.frames.length || nz < 3) return;
+  if (layout.stack.resampled) {
+    checkOtherScalesResampled(v, layout);
+    return;
+  }
+  if (nz !== layout.frames.length || nz < 3) return;
   const [nx, ny] = v.dims;
   const scratch = new Float32Array(nx * ny);
   const slices = Array.from({ length: nz }, (_, k) => sliceQuantiles(v, k, scratch));
@@ -107,7 +111,7 @@ const NEAR_SLICES = 4;
  * rule above needs two agreeing neighbours; a review's runs of two or three slices with an intercept of
  * 300 or 2000, end slices, and slopes that keep air where it was (1.5 about -1000) passed it.
  */
-function checkOtherScales(q: number[][], layout: SliceLayout, apart: number): void {
+function checkOtherScales(q: (number[] | undefined)[], layout: SliceLayout, apart: number): void {
   const nz = q.length;
   const scale = (k: number): string => {
     const info = layout.frames[k]!.info;
@@ -117,25 +121,77 @@ function checkOtherScales(q: number[][], layout: SliceLayout, apart: number): vo
   for (let k = 0; k < nz; k++) counts.set(scale(k), (counts.get(scale(k)) ?? 0) + 1);
   if (counts.size < 2) return;
   const common = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  for (let k = 0; k < nz; k++) {
-    if (scale(k) === common) continue;
-    const near: number[] = [];
-    for (let d = 1; d <= NEAR_SLICES && near.length < 2; d++)
-      for (const j of [k - d, k + d])
-        if (j >= 0 && j < nz && near.length < 2 && scale(j) === common) near.push(j);
-    if (near.length === 0) continue;
-    let moved = 0;
-    let shift = 0;
-    for (let i = 0; i < QUANTILES.length; i++) {
-      const refs = near.map((j) => q[j]![i]!);
-      const over = q[k]![i]! - (Math.max(...refs) + apart);
-      const under = q[k]![i]! - (Math.min(...refs) - apart);
-      const off = over > 0 ? over + apart : under < 0 ? under - apart : 0;
-      if (off === 0) continue;
-      moved++;
-      if (Math.abs(off) > Math.abs(shift)) shift = off;
+  // Slices known to read on the common scale: those stating it, then each slice on another scale once
+  // it reads like them. So a long run on another scale is checked from its ends inwards: a review's
+  // run of twelve, its four end slices matched and its middle ones not, passed a check against the
+  // nearest slices of the common scale only.
+  const trusted = Array.from({ length: nz }, (_, k) => scale(k) === common && q[k] !== undefined);
+  for (let progress = true; progress;) {
+    progress = false;
+    for (let k = 0; k < nz; k++) {
+      const own = q[k];
+      if (trusted[k] || own === undefined) continue;
+      const near: number[] = [];
+      for (let d = 1; d <= NEAR_SLICES && near.length < 2; d++)
+        for (const j of [k - d, k + d]) if (j >= 0 && j < nz && near.length < 2 && trusted[j]) near.push(j);
+      if (near.length === 0) continue;
+      const shift = offScale(
+        own,
+        near.map((j) => q[j]!),
+        apart,
+      );
+      if (shift !== 0)
+        throw levelRefusal(
+          layout,
+          k,
+          nz,
+          shift,
+          'the slices near it that state the scan’s common value scale',
+        );
+      trusted[k] = true;
+      progress = true;
     }
-    if (moved >= 2)
-      throw levelRefusal(layout, k, nz, shift, 'the slices near it that state the scan’s common value scale');
   }
+}
+
+/** How far a slice's quantiles lie outside those of the slices it is read against; 0 when within. */
+function offScale(own: number[], refsOf: number[][], apart: number): number {
+  let moved = 0;
+  let shift = 0;
+  for (let i = 0; i < QUANTILES.length; i++) {
+    const refs = refsOf.map((r) => r[i]!);
+    const over = own[i]! - (Math.max(...refs) + apart);
+    const under = own[i]! - (Math.min(...refs) - apart);
+    const off = over > 0 ? over + apart : under < 0 ? under - apart : 0;
+    if (off === 0) continue;
+    moved++;
+    if (Math.abs(off) > Math.abs(shift)) shift = off;
+  }
+  return moved >= 2 ? shift : 0;
+}
+
+/**
+ * The scale rule on a stack rebuilt on an even grid (a slice missing, positions a little uneven): each
+ * slice is read from the plane the grid puts at its place, when one does (within a tenth of a step); a
+ * slice between planes is left out. A review's missing slice turned the whole check off.
+ */
+function checkOtherScalesResampled(v: Volume, layout: SliceLayout): void {
+  const { offsets, step, count } = layout.stack;
+  if (!(step > 0) || count !== v.dims[2] || offsets.length !== layout.frames.length) return;
+  const scratch = new Float32Array(v.dims[0] * v.dims[1]);
+  const slices = offsets.map((o) => {
+    const p = Math.round(o / step);
+    return p >= 0 && p < count && Math.abs(o - p * step) <= 0.1 * step
+      ? sliceQuantiles(v, p, scratch)
+      : undefined;
+  });
+  const spans = slices.flatMap((x) => (x ? [x.span] : []));
+  if (spans.length < 3) return;
+  const apart = LEVEL_SHARE * Float64Array.from(spans).sort()[spans.length >> 1]!;
+  if (apart > 0)
+    checkOtherScales(
+      slices.map((x) => x?.q),
+      layout,
+      apart,
+    );
 }
