@@ -150,7 +150,9 @@ ds.add(DataElement(0x00189304, 'SQ', Sequence([inner])))
 ds.WindowCenter = ['76', '69', '65', '75', '77', '65', '82', '75']
 ds.WindowWidth = ['1'] * 8
 fc = Dataset(); fc.add(DataElement(0x00209157, 'UL', [struct.unpack('<I', b'LKDI')[0]]))
-ds.add(DataElement(0x00209111, 'SQ', Sequence([fc])))
+fc2 = Dataset(); fc2.add(DataElement(0x00209157, 'UL', [1] * 8))
+ds.add(DataElement(0x00209111, 'SQ', Sequence([fc, fc2])))
+ds.add(DataElement(0x3004000c, 'DS', ['76', '69', '65', '75', '77', '65', '82', '75']))
 ds.save_as(sys.argv[2])
 print(json.dumps(True))`,
       [phantomBySlice()[70]!, planted],
@@ -165,10 +167,10 @@ print(json.dumps(True))`,
         String.raw`
 import sys, json, pydicom
 d = pydicom.dcmread(sys.argv[1])
-print(json.dumps([0x00189306 in d, 0x00189313 in d, 0x00189304 in d, 'WindowCenter' in d, d.Rows, str(d.RescaleIntercept)]))`,
+print(json.dumps([0x00189306 in d, 0x00189313 in d, 0x00189304 in d, 'WindowCenter' in d, 0x3004000c in d, 0x00209111 in d, d.Rows, str(d.RescaleIntercept)]))`,
         [path],
       ),
-    ).toEqual([false, false, false, false, 512, '-1024']);
+    ).toEqual([false, false, false, false, false, false, 512, '-1024']);
   });
 
   it('keep what an Enhanced CT is read by: its frames’ dimension indices (as the file has them), up to its frame count', async () => {

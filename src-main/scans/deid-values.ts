@@ -167,6 +167,8 @@ export interface KeptValue {
 const DIMENSION_INDEX_VALUES = 0x00209157;
 const WINDOW_TAGS = new Set([0x00281050, 0x00281051]);
 const MAX_WINDOWS = 4;
+const MAX_DIMENSIONS = 4;
+const GRID_FRAME_OFFSETS = 0x3004000c;
 
 /** Whether every UL value is an index from 1 to the frame count: four bytes of text are no index. */
 function indicesOfFrames(bytes: Uint8Array, littleEndian: boolean, frames: number): boolean {
@@ -190,7 +192,11 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   const size = BINARY_SIZE[vr];
   if (size !== undefined) {
     if (v.bytes.length % size !== 0 || !fitsVm(v.bytes.length / size, VALUE_VM.get(v.tag))) return undefined;
-    if (v.tag === DIMENSION_INDEX_VALUES && !indicesOfFrames(v.bytes, v.littleEndian, v.frames))
+    // An index per dimension (a CT has two or three): more is a list of numbers of any meaning.
+    if (
+      v.tag === DIMENSION_INDEX_VALUES &&
+      (v.bytes.length / size > MAX_DIMENSIONS || !indicesOfFrames(v.bytes, v.littleEndian, v.frames))
+    )
       return undefined;
     return vr !== 'AT' || knownTags(v.bytes, v.littleEndian) ? v.bytes : undefined;
   }
@@ -203,8 +209,10 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   const values = all.slice(0, count);
   // Image Type and Frame Type keep their leading defined terms (checkedCodes), however many follow.
   if (!TYPE_TAGS.has(v.tag) && !fitsVm(values.length, VALUE_VM.get(v.tag))) return undefined;
-  // A window is one to a few pairs: more is a list of numbers of any meaning.
+  // A window is one to a few pairs: more is a list of numbers of any meaning. Grid offsets are one per
+  // frame of a multi-frame file, and nothing in a file of one (a review kept 700 of them).
   if (WINDOW_TAGS.has(v.tag) && values.length > MAX_WINDOWS) return undefined;
+  if (v.tag === GRID_FRAME_OFFSETS && (v.frames < 2 || values.length !== v.frames)) return undefined;
   const asIs = count === all.length ? v.bytes : Buffer.from(padEven(values.join('\\')), 'latin1');
   switch (vr) {
     case 'DS':

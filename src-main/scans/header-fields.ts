@@ -33,7 +33,6 @@ const PLACING: Record<string, string> = {
   x00280030: 'Pixel Spacing (0028,0030)',
   x3004000c: 'Grid Frame Offset Vector (3004,000C)',
   x00180050: 'Slice Thickness (0018,0050)',
-  x00180088: 'Spacing Between Slices (0018,0088)',
 };
 
 /** Notes an attribute that has a value the numbers were not read from (once per attribute and text). */
@@ -330,7 +329,8 @@ function fieldsOf(
   const thickness =
     placing(t, TAG.sliceThickness, 1, unreadable)?.[0] ??
     (sharedMeasures ? itemNumbers(sharedMeasures, 'x00180050', 1, unreadable)?.[0] : undefined);
-  const between = placing(t, TAG.spacingBetweenSlices, 1, unreadable)?.[0];
+  // Read only where no slice gives its position, which is refused anyway: not named when unreadable.
+  const between = num(t, TAG.spacingBetweenSlices);
   const highBit = us(t, TAG.highBit);
   if (highBit !== undefined) header.highBit = highBit;
   const planar = us(t, TAG.planarConfiguration);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineRefusal, fitnessOf, setFrames } from './fitness.test-support.js';
 import type { DicomHeader } from './header-fields.js';
-import { MAX_EXTENT_MM, MAX_SLICE_SPACING_MM } from './segmentation-fitness.js';
+import { MAX_EXTENT_MM, MAX_SLICE_SPACING_MM, MAX_STACK_MM } from './segmentation-fitness.js';
 import { phantomBySlice, phantomFiles } from './scans.test-support.js';
 
 // Numbers in the headers of real slices, changed one at a time, that no scan of a head has.
@@ -90,15 +90,27 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
     ]);
   });
 
+  it('slices spanning more than a head and neck, with no thickness to contradict them', async () => {
+    // The phantom's positions stretched five-fold, its Slice Thickness gone: 695 mm (a reviewer's
+    // cranium made so was a "skull" of 778 mm).
+    const stretched = await fitnessOf(phantomBySlice(), (h, i) => {
+      delete h.sliceThickness;
+      for (const fr of h.frames) fr.position = [fr.position![0], fr.position![1], 5 * i];
+    });
+    expect(stretched.reasons).toEqual([
+      `The slices span 695 mm from the first to the last, more than a head and neck (at most ${MAX_STACK_MM} mm): the slice positions may not be right. If the scan holds more of the body than the head, export the slices of the head alone (a series of them) and add that.`,
+    ]);
+  });
+
   it('slices further apart than their thickness allows, or positions metres from the scanner', async () => {
-    // The phantom's positions stretched five-fold along the stack: 5 mm apart where each slice is
+    // The phantom's positions stretched four-fold along the stack: 4 mm apart where each slice is
     // 1 mm thick (a reviewer's stretched "head" of 802 mm was made into a model).
     const stretched = await fitnessOf(
       phantomBySlice(),
-      setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], 5 * i])),
+      setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], 4 * i])),
     );
     expect(stretched.reasons).toEqual([
-      'The slices lie 5 mm apart, but each shows only 1 mm of the patient (Slice Thickness): 4 mm between slices were never imaged, so a model would be a guess there: the scan was made with gaps between its slices, too sparse for a 3D model, or slices were left out of the export (export the whole series), or the slice positions are not what the scanner wrote.',
+      'The slices lie 4 mm apart, but each shows only 1 mm of the patient (Slice Thickness): 3 mm between slices were never imaged, so a model would be a guess there: the scan was made with gaps between its slices, too sparse for a 3D model, or slices were left out of the export (export the whole series), or the slice positions are not what the scanner wrote.',
     ]);
     const far = await fitnessOf(
       phantomBySlice(),

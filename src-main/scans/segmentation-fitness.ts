@@ -82,6 +82,12 @@ export const MIN_EXTENT_MM = 30;
 export const MAX_EXTENT_MM = 1000;
 export const MAX_SLICE_SPACING_MM = 20;
 /**
+ * Along the stack a scan for a jaw model is a head, or a head and neck: about 450 mm. Positions
+ * stretched five-fold with no Slice Thickness to contradict them made a 778 mm "skull" (a review); a
+ * head-to-chest scan that holds a skull is refused too, with what to do (export the head's slices).
+ */
+export const MAX_STACK_MM = 600;
+/**
  * The slices' positions lie within a few metres of the scanner's origin (its isocentre or table
  * reference); 20 km away, as a review wrote them, the model was refused only after it was made, as
  * a download with coordinates out of range.
@@ -144,7 +150,6 @@ const UNREADABLE_WORDS: Record<string, { holds: string; lost: string }> = {
     holds: 'a number',
     lost: 'how much of the patient a slice shows cannot be read, nor whether the patient between slices was imaged',
   },
-  x00180088: { holds: 'a number', lost: 'how far apart the slices are meant to lie cannot be read' },
 };
 
 function unreadableReason(u: NonNullable<FitnessInput['unreadableNumber']>): string {
@@ -301,6 +306,11 @@ function extentReasons(s: FitnessInput): string[] {
   if (extent.some((e) => e > MAX_EXTENT_MM)) {
     return [
       `The scan would cover ${extent.map(mm).join(' x ')} mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
+    ];
+  }
+  if (extent[2]! > MAX_STACK_MM) {
+    return [
+      `The slices span ${mm(extent[2]!)} mm from the first to the last, more than a head and neck (at most ${MAX_STACK_MM} mm): the slice positions may not be right. If the scan holds more of the body than the head, export the slices of the head alone (a series of them) and add that.`,
     ];
   }
   return [];
