@@ -105,6 +105,17 @@ describe('image data longer than the image', () => {
           'slice020.dcm holds the element (7FE0,0010) after its image data, out of the order DICOM keeps them in (a second image): which values hold cannot be known, so it is damaged.',
       }),
     );
+    // The same behind a private element: each element after the image is stepped over.
+    const hidden = fresh('second-image-hidden');
+    const privateElement = shortElement(0x7fe1, 0x0010, 'LO', Buffer.from('X '));
+    writeFileSync(
+      join(hidden, 'slice020.dcm'),
+      Buffer.concat([bytes, privateElement, head, Buffer.alloc(image.length, 7)]),
+    );
+    const { result: behind } = await intake([hidden], { tempDir: fresh('work-5') });
+    expect(behind.series[0]!.problems.map((p) => p.message)).toContain(
+      'slice020.dcm holds the element (7FE0,0010) after its image data, out of the order DICOM keeps them in (a second image): which values hold cannot be known, so it is damaged.',
+    );
     // The file as it was: nothing after its image.
     const { result: plain } = await intake([join(CRANIUM, 'slice020.dcm')], { tempDir: fresh('work-4') });
     expect(plain.series[0]!.problems.filter((p) => p.code === 'corrupt-file')).toEqual([]);

@@ -86,43 +86,51 @@ export async function pixelDataProblems(
   return problems;
 }
 
+/** Explicit-VR VRs with a 4-byte length (PS3.5 7.1.2). */
+const LONG_VRS = new Set(['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'SQ', 'SV', 'UC', 'UN', 'UR', 'UT', 'UV']);
+/** Elements after the image looked at, at most: trailing padding and a signature are one or two. */
+const MAX_AFTER = 64;
+
 /**
  * The tag of an element that follows uncompressed image data while it should come before it (a second
- * Pixel Data, a second Rescale Intercept): the header is read up to the image only, so the few bytes
- * after it are read here, for the files that go on past their image (a review: the model was made of
- * the first image, pydicom reads the second). Undefined when nothing, or only elements that may come
- * after the image (padding, signatures, private groups), follow.
+ * Pixel Data, a second Rescale Intercept): the header is read up to the image only, so the elements
+ * after it are stepped over here, reading their headers, for the files that go on past their image (a
+ * review: the model was made of the first image, pydicom reads the second, also behind a private
+ * element or padding). Undefined when only elements that may follow the image (padding, signatures,
+ * private groups) are there, or when one of undefined length ends the look.
  */
 async function elementAfterImage(h: DicomHeader): Promise<string | undefined> {
   const px = h.pixelData;
-  if (!px || px.encapsulated || px.missingBytes > 0 || transferSyntax(h.transferSyntaxUid).deflated)
-    return undefined;
-  const end = px.offset + px.length + (px.length % 2);
-  if (h.fileSize < end + 4) return undefined;
+  const ts = transferSyntax(h.transferSyntaxUid);
+  if (!px || px.encapsulated || px.missingBytes > 0 || ts.deflated) return undefined;
+  let pos = px.offset + px.length + (px.length % 2);
+  if (h.fileSize < pos + 8) return undefined;
   let file: FileHandle | undefined;
   try {
     file = await openScanFile(h.path);
-    const b = Buffer.alloc(16);
+    const b = Buffer.alloc(12);
+    const u16 = (at: number): number => (ts.littleEndian ? b.readUInt16LE(at) : b.readUInt16BE(at));
+    const u32 = (at: number): number => (ts.littleEndian ? b.readUInt32LE(at) : b.readUInt32BE(at));
     // The element before the image data must be where the header says: else its offset is no file
     // position (a data set that was inflated), and nothing is read.
-    const lead = await file.read(
-      b,
-      0,
-      4,
-      px.offset - (transferSyntax(h.transferSyntaxUid).explicitVr ? 12 : 8),
-    );
-    const le = transferSyntax(h.transferSyntaxUid).littleEndian;
-    const tagAt = (at: number): number =>
-      le
-        ? b.readUInt16LE(at) * 0x10000 + b.readUInt16LE(at + 2)
-        : b.readUInt16BE(at) * 0x10000 + b.readUInt16BE(at + 2);
-    if (lead.bytesRead < 4 || tagAt(0) !== PIXEL_DATA_TAG) return undefined;
-    const next = await file.read(b, 0, 4, end);
-    if (next.bytesRead < 4) return undefined;
-    const tag = tagAt(0);
-    if (tag > PIXEL_DATA_TAG) return undefined;
-    const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
-    return `(${hex(Math.floor(tag / 0x10000))},${hex(tag % 0x10000)})`;
+    const lead = await file.read(b, 0, 4, px.offset - (ts.explicitVr ? 12 : 8));
+    if (lead.bytesRead < 4 || u16(0) * 0x10000 + u16(2) !== PIXEL_DATA_TAG) return undefined;
+    for (let hop = 0; hop < MAX_AFTER && pos + 8 <= h.fileSize; hop++) {
+      const { bytesRead } = await file.read(b, 0, 12, pos);
+      if (bytesRead < 8) return undefined;
+      const tag = u16(0) * 0x10000 + u16(2);
+      if (tag <= PIXEL_DATA_TAG) {
+        const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
+        return `(${hex(Math.floor(tag / 0x10000))},${hex(tag % 0x10000)})`;
+      }
+      const vr = b.toString('latin1', 4, 6);
+      const long = ts.explicitVr && LONG_VRS.has(vr);
+      if (long && bytesRead < 12) return undefined;
+      const length = !ts.explicitVr || long ? u32(long ? 8 : 4) : u16(6);
+      if (length === 0xffffffff) return undefined;
+      pos += (long ? 12 : 8) + length;
+    }
+    return undefined;
   } catch {
     return undefined;
   } finally {
