@@ -26,10 +26,10 @@ const MOVED = 3;
 /** Values sampled per slice: 64 x 64 of a 512 x 512 slice are enough for its quantiles. */
 const SAMPLES = 64 * 64;
 
-/** A slice's QUANTILES, and the span of its values (0.5 % to 99.5 %). */
-function sliceQuantiles(v: Volume, k: number, into: Float32Array): { q: number[]; span: number } {
+/** A plane's QUANTILES, and the span of its values (0.5 % to 99.5 %), from about SAMPLES of them. */
+function planeQuantiles(v: Volume, k: number, into: Float32Array): { q: number[]; span: number } {
   const [nx, ny] = v.dims;
-  const step = Math.max(1, Math.floor(Math.sqrt((nx * ny) / SAMPLES)));
+  const step = sampleStep(v);
   const d = v.data;
   const base = k * nx * ny;
   let n = 0;
@@ -39,23 +39,56 @@ function sliceQuantiles(v: Volume, k: number, into: Float32Array): { q: number[]
   return { q: QUANTILES.map(at), span: at(0.995) - at(0.005) };
 }
 
+const sampleStep = (v: Volume): number =>
+  Math.max(1, Math.floor(Math.sqrt((v.dims[0] * v.dims[1]) / SAMPLES)));
+
+/**
+ * Each slice's quantiles, read from the plane at its place (undefined for a slice no plane lies at),
+ * and how far apart two levels must be to differ: LEVEL_SHARE of a typical slice's span (air to bone
+ * on CT, about 2,500 HU).
+ */
+function levelsOf(v: Volume, planes: (number | undefined)[]): { q: (number[] | undefined)[]; apart: number } {
+  const step = sampleStep(v);
+  const scratch = new Float32Array(Math.ceil(v.dims[0] / step) * Math.ceil(v.dims[1] / step));
+  const levels = planes.map((p) => (p === undefined ? undefined : planeQuantiles(v, p, scratch)));
+  const spans = Float64Array.from(levels.flatMap((l) => (l ? [l.span] : []))).sort();
+  return {
+    q: levels.map((l) => l?.q),
+    apart: spans.length > 0 ? LEVEL_SHARE * spans[spans.length >> 1]! : 0,
+  };
+}
+
+/**
+ * The plane of the volume at each slice's place: the slice's own on an evenly spaced stack; on one
+ * rebuilt on an even grid (a slice missing, positions a little uneven), the grid's plane within a tenth
+ * of a step of the slice, else none (a review's missing slice had turned the whole check off).
+ */
+function planesAtSlices(v: Volume, layout: SliceLayout): (number | undefined)[] | undefined {
+  const nz = v.dims[2];
+  if (!layout.stack.resampled)
+    return nz === layout.frames.length ? layout.frames.map((_, k) => k) : undefined;
+  const { offsets, step, count } = layout.stack;
+  if (!(step > 0) || count !== nz || offsets.length !== layout.frames.length) return undefined;
+  return offsets.map((o) => {
+    const p = Math.round(o / step);
+    return p >= 0 && p < count && Math.abs(o - p * step) <= 0.1 * step ? p : undefined;
+  });
+}
+
 /** Refuses, naming its file, a slice whose values are shifted or scaled away from both neighbours'. */
 export function checkSliceLevels(v: Volume, layout: SliceLayout): void {
-  const nz = v.dims[2];
-  if (layout.stack.resampled) {
-    checkOtherScalesResampled(v, layout);
-    return;
-  }
-  if (nz !== layout.frames.length || nz < 3) return;
-  const [nx, ny] = v.dims;
-  const scratch = new Float32Array(nx * ny);
-  const slices = Array.from({ length: nz }, (_, k) => sliceQuantiles(v, k, scratch));
-  const q = slices.map((s) => s.q);
-  // The scan's range: the span of a typical slice's values (air to bone on CT, about 2,500 HU).
-  const range = Float64Array.from(slices, (s) => s.span).sort()[nz >> 1]!;
-  const apart = LEVEL_SHARE * range;
+  const planes = planesAtSlices(v, layout);
+  if (!planes || planes.length < 3) return;
+  const { q, apart } = levelsOf(v, planes);
   if (!(apart > 0)) return;
   checkOtherScales(q, layout, apart);
+  // The neighbour rule reads neighbouring planes as neighbouring slices: an evenly spaced stack only.
+  if (!layout.stack.resampled) checkNeighbours(q as number[][], layout, apart);
+}
+
+/** A slice on the common scale moved one way from both of its neighbours, which agree. */
+function checkNeighbours(q: number[][], layout: SliceLayout, apart: number): void {
+  const nz = q.length;
   for (let k = 1; k + 1 < nz; k++) {
     // Per direction: how many quantiles moved that way, and the largest move.
     let up = 0;
@@ -168,30 +201,4 @@ function offScale(own: number[], refsOf: number[][], apart: number): number {
     if (Math.abs(off) > Math.abs(shift)) shift = off;
   }
   return moved >= 2 ? shift : 0;
-}
-
-/**
- * The scale rule on a stack rebuilt on an even grid (a slice missing, positions a little uneven): each
- * slice is read from the plane the grid puts at its place, when one does (within a tenth of a step); a
- * slice between planes is left out. A review's missing slice turned the whole check off.
- */
-function checkOtherScalesResampled(v: Volume, layout: SliceLayout): void {
-  const { offsets, step, count } = layout.stack;
-  if (!(step > 0) || count !== v.dims[2] || offsets.length !== layout.frames.length) return;
-  const scratch = new Float32Array(v.dims[0] * v.dims[1]);
-  const slices = offsets.map((o) => {
-    const p = Math.round(o / step);
-    return p >= 0 && p < count && Math.abs(o - p * step) <= 0.1 * step
-      ? sliceQuantiles(v, p, scratch)
-      : undefined;
-  });
-  const spans = slices.flatMap((x) => (x ? [x.span] : []));
-  if (spans.length < 3) return;
-  const apart = LEVEL_SHARE * Float64Array.from(spans).sort()[spans.length >> 1]!;
-  if (apart > 0)
-    checkOtherScales(
-      slices.map((x) => x?.q),
-      layout,
-      apart,
-    );
 }
