@@ -11,6 +11,7 @@ import {
 } from './deid-pixels.js';
 import { deidDecision, keepsUid } from './deid-profile.js';
 import { dictionaryVr } from './deid-tables.js';
+import { tagWords } from './tag-words.js';
 import { checkedValue } from './deid-values.js';
 import { DEFLATED_LE, EXPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 import { Encoder, metaHeader, padded, ValueTooLong } from './deid-encoder.js';
@@ -111,10 +112,6 @@ interface Context {
 }
 
 const article = (word: string): string => (/^[AEIOU]/i.test(word) ? 'an' : 'a');
-
-/** A tag as DICOM writes it: (0008,1155). */
-const tagWords = (tag: string): string =>
-  `(${tag.slice(1, 5).toUpperCase()},${tag.slice(5, 9).toUpperCase()})`;
 
 /** A file that cannot be de-identified as it is, refused in words before anything is sent. */
 function refused(why: string): AppError {

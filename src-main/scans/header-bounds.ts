@@ -1,3 +1,5 @@
+import { tagWords } from './tag-words.js';
+
 /**
  * How much header a file may have. A header is what comes before the image data: a CT slice's is
  * a few kilobytes, an enhanced multi-frame file's (a few dozen elements for each of thousands of
@@ -227,12 +229,6 @@ export function countElements(
     if (closes) pop();
   }
   return result();
-}
-
-/** A tag as DICOM writes it: (0028,0030). */
-function tagWords(tag: number): string {
-  const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
-  return `(${hex(Math.floor(tag / 0x10000))},${hex(tag % 0x10000)})`;
 }
 
 /** The words for a top-level element met twice. */

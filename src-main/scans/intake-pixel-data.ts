@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import { openScanFile } from './scan-file-open.js';
+import { tagWords } from './tag-words.js';
 import { transferSyntax } from './transfer-syntax.js';
 
 // What the files of a series say of their image data, checked before anything is made of it: its
@@ -119,10 +120,7 @@ async function elementAfterImage(h: DicomHeader): Promise<string | undefined> {
       const { bytesRead } = await file.read(b, 0, 12, pos);
       if (bytesRead < 8) return undefined;
       const tag = u16(0) * 0x10000 + u16(2);
-      if (tag <= PIXEL_DATA_TAG) {
-        const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
-        return `(${hex(Math.floor(tag / 0x10000))},${hex(tag % 0x10000)})`;
-      }
+      if (tag <= PIXEL_DATA_TAG) return tagWords(tag);
       const vr = b.toString('latin1', 4, 6);
       const long = ts.explicitVr && LONG_VRS.has(vr);
       if (long && bytesRead < 12) return undefined;
