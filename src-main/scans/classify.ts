@@ -24,6 +24,9 @@ const NON_IMAGE_CLASSES: [RegExp, string][] = [
 const IMAGE_CLASS =
   /^1\.2\.840\.10008\.5\.1\.4\.1\.1\.(1|1\.1|1\.1\.1|1\.1\.3|1\.1\.3\.1|2|2\.1|2\.2|4|4\.1|4\.4|6\.1|7|7\.[1-4]|12\.1|20|128|128\.1)$/;
 
+/** Whether an Image Type names a localizer (a scout, the overview taken to plan a scan). */
+export const isLocalizer = (imageType: string): boolean => /(^|\\)\s*LOCALIZER\s*(\\|$)/i.test(imageType);
+
 /** Whether a file without image data says it is an image (its class): then it is damaged. */
 export function imageWithoutPixels(h: DicomHeader, sopClassMeta: string): boolean {
   return !h.pixelData && (IMAGE_CLASS.test(h.sopClassUid) || IMAGE_CLASS.test(sopClassMeta));

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
+import { isLocalizer } from './classify.js';
 import type { DicomHeader } from './header-fields.js';
 import { MIN_BITS_STORED, type FitnessInput } from './segmentation-fitness.js';
 import type { SliceLayout } from './slice-layout.js';
@@ -132,7 +133,7 @@ function anyLocalizer(headers: DicomHeader[]): boolean {
   for (let i = 0; i < headers.length; i++) {
     const h = headers[i]!;
     if (h.imageType === last) continue;
-    if (/(^|\\)\s*LOCALIZER\s*(\\|$)/i.test(h.imageType)) return true;
+    if (isLocalizer(h.imageType)) return true;
     last = h.imageType;
   }
   return false;

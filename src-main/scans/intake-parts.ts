@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
+import { isLocalizer } from './classify.js';
 import type { DicomHeader } from './header-types.js';
 
 /**
@@ -53,8 +54,6 @@ export function otherVolumesProblem(others: number): ScanProblem | undefined {
   };
 }
 
-const LOCALIZER = /(^|\\)\s*LOCALIZER\s*(\\|$)/i;
-
 /**
  * A series' images less its localizers (scouts: Image Type LOCALIZER, the overview taken to plan the
  * scan), when it has other images: a scanner or PACS may file the scout in the scan's series, and one
@@ -65,13 +64,13 @@ export function withoutLocalizers(
   headers: DicomHeader[],
   display: (path: string) => string,
 ): { images: DicomHeader[]; problem?: ScanProblem } {
-  const scouts = headers.filter((h) => LOCALIZER.test(h.imageType));
+  const scouts = headers.filter((h) => isLocalizer(h.imageType));
   if (scouts.length === 0 || scouts.length === headers.length) return { images: headers };
   const names = scouts.slice(0, 3).map((h) => basename(display(h.path)));
   const more = scouts.length > 3 ? ` and ${scouts.length - 3} more` : '';
   const n = scouts.length;
   return {
-    images: headers.filter((h) => !LOCALIZER.test(h.imageType)),
+    images: headers.filter((h) => !isLocalizer(h.imageType)),
     problem: {
       severity: 'info',
       code: 'localizers-left-out',
