@@ -77,7 +77,7 @@ const REMOVED_OUTSIDE_TABLE = new Set([0x00283010, 0x00283110, 0x20500010]);
  * for anything: eight bytes of a double are "LEAKMARK" (a review found a name kept as an exposure
  * value, and one packed into Table of Y Break Points); a segmentation reads none of them.
  */
-export const NUMBERS_KEPT: ReadonlySet<number> = new Set([
+const NUMBERS_KEPT: ReadonlySet<number> = new Set([
   0x00180050, // Slice Thickness
   0x00180088, // Spacing Between Slices
   0x00200011, // Series Number

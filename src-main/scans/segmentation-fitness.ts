@@ -92,7 +92,7 @@ export const MAX_STACK_MM = 600;
  * reference); 20 km away, as a review wrote them, the model was refused only after it was made, as
  * a download with coordinates out of range.
  */
-export const MAX_POSITION_MM = 10_000;
+const MAX_POSITION_MM = 10_000;
 /**
  * Slices further apart than their thickness leave the patient between them unseen. Up to 2 mm (or
  * one thickness) of that is an overlap-free protocol; more is no 3D scan of a jaw, or positions that

@@ -154,3 +154,15 @@ export function capAbove(h: Histogram, cap: number): Histogram {
   counts[last] = (counts[last] as number) + above;
   return { ...h, counts };
 }
+
+/** The share of a histogram's counts above `value`. */
+export function shareAbove(h: Histogram, value: number): number {
+  let total = 0;
+  let above = 0;
+  for (let b = 0; b < h.counts.length; b++) {
+    const c = h.counts[b] as number;
+    total += c;
+    if (h.min + b * h.binWidth > value) above += c;
+  }
+  return total > 0 ? above / total : 0;
+}

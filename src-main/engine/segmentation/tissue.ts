@@ -22,7 +22,7 @@ import {
 import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
-import { capAbove, histogram, otsuThreshold, type Histogram } from './histogram.js';
+import { capAbove, histogram, otsuThreshold, shareAbove, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
 import { roundFieldPadding, type RoundField } from './round-field.js';
 import {
@@ -155,18 +155,6 @@ const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
 const HU_METAL = 3071;
 /** The most of a scan above HU_METAL that is metal in Hounsfield units (dental implants and crowns: well under 1 %). */
 const METAL_MAX_SHARE = 0.01;
-
-/** The share of a histogram's counts above `value`. */
-function shareAbove(h: Histogram, value: number): number {
-  let total = 0;
-  let above = 0;
-  for (let b = 0; b < h.counts.length; b++) {
-    const c = h.counts[b] as number;
-    total += c;
-    if (h.min + b * h.binWidth > value) above += c;
-  }
-  return total > 0 ? above / total : 0;
-}
 
 /** The lowest value Hounsfield units give air: -1024, the 12-bit offset (-1000 on some devices). */
 const HU_AIR_FLOOR: readonly [number, number] = [-1100, -950];
