@@ -31,7 +31,9 @@ async function ownerGone(drop: string): Promise<boolean> {
   if (!(pid > 0)) return false;
   if (!processAlive(pid)) return true;
   const now = processStart(pid);
-  return started !== undefined && now !== undefined && started !== now;
+  if (started === undefined || now === undefined) return false;
+  // An owner file of an older version says the ticks alone.
+  return started.includes(':') ? started !== now : started !== now.slice(now.lastIndexOf(':') + 1);
 }
 
 /**

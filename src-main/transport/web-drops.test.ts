@@ -13,6 +13,8 @@ import { pageHeaders, raw } from './web-request.test-support.js';
 // Web mode's copies of dropped scans are patient data: a reviewer found a drop that was never
 // submitted still on disk after web mode was stopped (Ctrl+C, then SIGTERM), for up to a day.
 
+const BOOT_ID = '/proc/sys/kernel/random/boot_id';
+
 describe("web mode's staged drops", () => {
   it('go when the session ends, unless a job was made from them', async () => {
     const core = testCore();
@@ -34,7 +36,7 @@ describe("web mode's staged drops", () => {
     const dropDir = join(stagingDir, drop);
     expect(existsSync(join(dropDir, 'DOE^JANE', 'slice1.dcm'))).toBe(true);
     expect(readFileSync(stagedDropOwnerFile(dropDir), 'utf8')).toBe(stagedDropOwner());
-    expect(stagedDropOwner()).toMatch(new RegExp(`^${process.pid}( \\d+)?$`));
+    expect(stagedDropOwner()).toMatch(new RegExp(`^${process.pid}( ([0-9a-f-]+:)?\\d+)?$`));
     expect(server.stagedDrops()).toEqual([dropDir]);
     // As web-mode.ts closes: the server, then the session's drops, then the core.
     await server.close();
@@ -55,19 +57,32 @@ describe("web mode's staged drops", () => {
     // A live pid given again to another process (in a container every start is pid 1): the drop's
     // owner file says when its process started, which is not when this one did.
     const reused = join(stagingDir, randomUUID());
+    const rebooted = join(stagingDir, randomUUID());
+    const liveOlder = join(stagingDir, randomUUID());
     const parentStart = processStart(process.ppid);
+    if (existsSync(BOOT_ID)) expect(parentStart).toMatch(`${readFileSync(BOOT_ID, 'utf8').trim()}:`);
+    const laterTick = (start: string): string => start.replace(/\d+$/, (t) => String(Number(t) + 1));
     for (const [dir, owner] of [
       [orphan, gone.stdout],
       [live, `${process.ppid} ${parentStart ?? ''}`.trim()],
-      ...(parentStart ? [[reused, `${process.ppid} ${Number(parentStart) + 1}`] as const] : []),
+      // An older version's owner file, the ticks alone, of a live web mode.
+      [liveOlder, `${process.ppid} ${parentStart?.split(':').pop() ?? ''}`.trim()],
+      ...(parentStart ? [[reused, `${process.ppid} ${laterTick(parentStart)}`] as const] : []),
+      // The same pid at the same tick after a reboot: another boot's id.
+      ...(parentStart?.includes(':')
+        ? [[rebooted, `${process.ppid} ${randomUUID()}:${parentStart.split(':')[1]}`] as const]
+        : []),
     ] as const) {
       mkdirSync(join(dir, 'scan'), { recursive: true });
       writeFileSync(join(dir, 'scan', 'slice1.dcm'), 'a copy');
       writeFileSync(stagedDropOwnerFile(dir), owner);
     }
     const removed = await removeStaleDrops(stagingDir, () => [], 24 * 3600_000);
-    expect(removed.map((r) => r.path).sort()).toEqual([orphan, ...(parentStart ? [reused] : [])].sort());
+    expect(removed.map((r) => r.path).sort()).toEqual(
+      [orphan, ...(parentStart ? [reused] : []), ...(parentStart?.includes(':') ? [rebooted] : [])].sort(),
+    );
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(live)).toBe(true);
+    expect(existsSync(liveOlder)).toBe(true);
   });
 });
