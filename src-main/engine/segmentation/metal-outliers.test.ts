@@ -1,5 +1,5 @@
-// A few voxels of metal far above everything else (a reviewer's crafted case, built here from the real
-// head CT): 512 voxels at 32767, 0.007 % of the scan, drew Otsu's bone split up to 2986.5 HU, and the
+// Metal at and far above the top of the 12-bit Hounsfield range (reviewers' crafted cases, built here
+// from the real head CT). The first: 512 voxels at 32767, 0.007 % of the scan, drew Otsu's bone split up to 2986.5 HU, and the
 // job made a "skull" of four cubes and said done.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
@@ -42,6 +42,24 @@ describe('metal far above the Hounsfield range', () => {
     // The skull's voxels, not four blocks of 512: within 2 % of the scan without the metal.
     expect(bone.components.keptVoxels).toBeGreaterThan(0.98 * reference.components.keptVoxels);
     expect(bone.components.keptVoxels).toBeLessThan(1.02 * reference.components.keptVoxels);
+  });
+
+  it('takes more than 1 % at or above 3071 for metal where the rest reads as Hounsfield units', () => {
+    // Crowns and implants, 1.4 % of the scan (a review's case), on an extended scale (20,000) or clipped
+    // at the 12-bit top (3071): the skull's level. Before: refused "for too little contrast", or a bone
+    // level 1,089 HU too high. A 40 x 40 block through 61 middle slices.
+    const real = thresholds(head);
+    const [, , slices] = head.dims;
+    const mid = Math.floor(slices / 2);
+    for (const value of [20000, 3071]) {
+      const metal = edit(head, (v, i, j, k) =>
+        Math.abs(k - mid) <= 30 && i >= 100 && i < 140 && j >= 100 && j < 140 ? value : v,
+      );
+      const t = thresholds(metal);
+      expect(Math.abs(t.bone - real.bone), `metal at ${value}`).toBeLessThan(15);
+      expect(t.scale?.hounsfield).toBe(true);
+      expect(t.absent.bone).toBeUndefined();
+    }
   });
 
   it('leaves a grey-value scan stored as CT alone: there, much lies above 3071 and is no metal', () => {

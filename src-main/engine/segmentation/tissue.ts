@@ -22,7 +22,7 @@ import {
 import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin } from './region-checks.js';
-import { capAbove, histogram, otsuThreshold, shareAbove, type Histogram } from './histogram.js';
+import { histogram, otsuThreshold, shareFrom, withoutFrom, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
 import { roundFieldPadding, type RoundField } from './round-field.js';
 import {
@@ -85,16 +85,11 @@ export function deriveThresholds(
   // Declared padding is no grey value of the scan, nor are a few stray voxels below its floor.
   const huPossible = mayBeHounsfield(modality, scan.rescaleType);
   const floored = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
-  // In Hounsfield units nothing of a head but metal lies above the 12-bit range: counted at its top.
-  // Only when little lies there: a CBCT stored as CT without a Rescale Type may use any grey values,
-  // and a review's, doubled or shifted past 3071, lost its soft tissue and bone to one bin.
-  const h: Histogram =
-    huPossible && shareAbove(floored, HU_METAL) < METAL_MAX_SHARE ? capAbove(floored, HU_METAL) : floored;
-  const total = h.counts.reduce((a, b) => a + b, 0);
-  const floorSpike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
-  const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
-  const firstBone = first === null ? null : otsuThreshold(h, { above: first });
-  if (first === null || firstBone === null) {
+  // In Hounsfield units nothing of a head but metal reaches the 12-bit range's top (a 12-bit scanner
+  // clips metal there): no level between tissues.
+  const h = huPossible ? withoutMetal(floored) : floored;
+  const levels = splitLevels(h, huPossible);
+  if (levels === null) {
     throw new AppError(
       'bad-input',
       'The scan has too little contrast to tell air, soft tissue and bone apart.',
@@ -103,7 +98,7 @@ export function deriveThresholds(
       },
     );
   }
-  const split = airAndBone(h, first, firstBone, floorSpike, huPossible);
+  const { floorSpike, split } = levels;
   // A floor spike is left out of the splits as padding, but in Hounsfield units one at air's value is
   // air itself, clipped: an export that sets the air around the head to -1024 left too little air for
   // any scale, and every class was refused ("no air clearly apart from soft tissue").
@@ -149,15 +144,45 @@ const SOFT_PEAK_MIN_INSIDE = 0.15;
 const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
 
 /**
- * The top of a CT's 12-bit Hounsfield range (4095 - 1024): enamel reaches about 3000 HU; above this a
- * scanner's extended scale shows only metal.
+ * The top of a CT's 12-bit Hounsfield range (4095 - 1024): enamel reaches about 3000 HU; a 12-bit
+ * scanner clips metal here, and above it an extended scale shows only metal.
  */
 const HU_METAL = 3071;
-/** The most of a scan above HU_METAL that is metal in Hounsfield units (dental implants and crowns: well under 1 %). */
+/**
+ * The most of a scan above HU_METAL taken for metal without more: dental implants and crowns are well
+ * under 1 % of a head. More is metal only where the rest reads as Hounsfield units (withoutMetal).
+ */
 const METAL_MAX_SHARE = 0.01;
 
 /** The lowest value Hounsfield units give air: -1024, the 12-bit offset (-1000 on some devices). */
 const HU_AIR_FLOOR: readonly [number, number] = [-1100, -950];
+
+/**
+ * A histogram that may hold Hounsfield units, without what lies from HU_METAL up (metal: see
+ * withoutFrom). Where much lies there (METAL_MAX_SHARE and more), only when the rest then reads as
+ * Hounsfield units (air and soft tissue where they sit): a CBCT stored as CT without a Rescale Type
+ * may use any grey values, and a review's, doubled or shifted past 3071, lost its soft tissue and bone;
+ * but a dental scan with many crowns and implants was refused "for contrast" (a review: 1.4 % of the
+ * real head at 20,000).
+ */
+function withoutMetal(h: Histogram): Histogram {
+  const kept = withoutFrom(h, HU_METAL);
+  if (kept === h || shareFrom(h, HU_METAL) < METAL_MAX_SHARE) return kept;
+  return splitLevels(kept, true)?.split.scale?.hounsfield ? kept : h;
+}
+
+/** The air and bone levels of a histogram (see airAndBone), or null where it has too little contrast. */
+function splitLevels(
+  h: Histogram,
+  huPossible: boolean,
+): { floorSpike: boolean; split: ReturnType<typeof airAndBone> } | null {
+  const total = h.counts.reduce((a, b) => a + b, 0);
+  const floorSpike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
+  const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
+  const firstBone = first === null ? null : otsuThreshold(h, { above: first });
+  if (first === null || firstBone === null) return null;
+  return { floorSpike, split: airAndBone(h, first, firstBone, floorSpike, huPossible) };
+}
 
 /**
  * The air and bone levels with a floor spike at air's value in Hounsfield units counted as air, when
