@@ -12,7 +12,14 @@ import { prepareCodec } from './codecs.js';
 import { readDicomFile } from './dicom-file.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { frameStoredValues } from './pixel-decode.js';
-import { FIXTURES, phantomBySlice, pydicomMissing, python, tempFolders } from './scans.test-support.js';
+import {
+  FIXTURES,
+  phantomBySlice,
+  pydicomMissing,
+  python,
+  tempFolders,
+  withPixels,
+} from './scans.test-support.js';
 
 const { fresh } = tempFolders('s2m-deid-pixels-');
 const noPydicom = pydicomMissing();
@@ -136,6 +143,19 @@ describe.skipIf(noPydicom !== null)('pixel data keeps the image alone', () => {
     const parsed = await readDicomFile(out.path);
     expect(Object.keys(parsed.dataSet.elements).filter((t) => t.startsWith('x60'))).toEqual([]);
     expect(has(out.bytes, 'LKOV')).toBe(false);
+  });
+
+  it('refuses values wider than Bits Stored that no overlay declares: clearing them would change them', async () => {
+    // Enamel at 4200 in a file that says 12 bits: cleared, it would be sent as 104 (air).
+    const slice = phantomBySlice()[70]!;
+    const wide = join(fresh('wide'), 'wide.dcm');
+    writeFileSync(
+      wide,
+      withPixels(readFileSync(slice), (v, c, r) => (c === 256 && r === 256 ? 4200 : v)),
+    );
+    const e = await deidentified(wide).catch((x: unknown) => x);
+    expect(isAppError(e) && e.code).toBe('bad-input');
+    expect((e as Error).message).toMatch(/has image values wider than its Bits Stored \(12 bits\)/);
   });
 
   it('cuts pixel data to the image, leaving out bytes after it', async () => {

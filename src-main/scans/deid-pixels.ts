@@ -12,6 +12,7 @@
 import type { DataSet } from 'dicom-parser';
 import type { ParsedDicom } from './dicom-file.js';
 import { decodeEncapsulatedFrame, PixelDecodeError } from './pixel-decode.js';
+import { bitsAboveStored } from './stored-bits.js';
 
 export class PixelsRefused extends Error {}
 
@@ -24,13 +25,17 @@ export interface PixelFacts {
   highBit: number;
   signed: boolean;
   frames: number;
+  /** Pixel Padding Value and its Range Limit, as stored values, when declared. */
+  padding?: [number, number];
+  /** Bits above Bits Stored that hold overlays (retired Overlay Bit Position), cleared as the others. */
+  overlays?: number;
 }
 
 /** The pixel description of a data set's top level; PixelsRefused when it is missing or does not add up. */
 export function pixelFacts(ds: DataSet): PixelFacts {
   const us = (tag: string): number | undefined =>
     ds.elements[tag]?.length === 2 ? ds.uint16(tag) : undefined;
-  const f = {
+  const f: PixelFacts = {
     rows: us('x00280010') ?? 0,
     columns: us('x00280011') ?? 0,
     samples: us('x00280002') ?? 1,
@@ -40,6 +45,10 @@ export function pixelFacts(ds: DataSet): PixelFacts {
     signed: us('x00280103') === 1,
     frames: ds.elements.x00280008 ? Number(ds.string('x00280008') ?? '') : 1,
   };
+  const padding = paddingOf(ds, f.signed);
+  if (padding) f.padding = padding;
+  const overlays = overlayBits(ds, f.bitsAllocated, f.bitsStored);
+  if (overlays) f.overlays = overlays;
   const lowBit = f.highBit - f.bitsStored + 1;
   if (
     f.rows <= 0 ||
@@ -56,6 +65,50 @@ export function pixelFacts(ds: DataSet): PixelFacts {
       'has no valid image size or pixel format (Rows, Columns, Bits Allocated, Bits Stored, High Bit)',
     );
   return f;
+}
+
+const HOST_LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The declared padding values (Pixel Padding Value, up to its Range Limit), as stored values. */
+function paddingOf(ds: DataSet, signed: boolean): [number, number] | undefined {
+  const value = (tag: string): number | undefined => {
+    if (ds.elements[tag]?.length !== 2) return undefined;
+    return signed ? ds.int16(tag) : ds.uint16(tag);
+  };
+  const v = value('x00280120');
+  if (v === undefined) return undefined;
+  const limit = value('x00280121') ?? v;
+  return [Math.min(v, limit), Math.max(v, limit)];
+}
+
+/** The bits above Bits Stored that the overlay groups (60xx) say hold their planes. */
+function overlayBits(ds: DataSet, bitsAllocated: number, bitsStored: number): number {
+  let mask = 0;
+  for (let g = 0x6000; g <= 0x601e; g += 2) {
+    const tag = (e: number): string => `x${g.toString(16)}${e.toString(16).padStart(4, '0')}`;
+    const at = ds.elements[tag(0x0102)]?.length === 2 ? ds.uint16(tag(0x0102)) : undefined;
+    const allocated = ds.elements[tag(0x0100)]?.length === 2 ? ds.uint16(tag(0x0100)) : undefined;
+    if (allocated === bitsAllocated && at !== undefined && at >= bitsStored && at < bitsAllocated)
+      mask |= 2 ** at;
+  }
+  return mask;
+}
+
+/**
+ * Refused where the samples are wider than their Bits Stored (stored-bits.ts): clearing the bits above
+ * would change their values (enamel or metal past 4095 made air), not hide what they carry.
+ */
+function refuseWide(a: Uint8Array | Uint16Array | Uint32Array, f: PixelFacts): void {
+  const signedView =
+    a instanceof Uint16Array
+      ? new Int16Array(a.buffer, a.byteOffset, a.length)
+      : a instanceof Uint32Array
+        ? new Int32Array(a.buffer, a.byteOffset, a.length)
+        : new Int8Array(a.buffer, a.byteOffset, a.length);
+  if (bitsAboveStored(f.signed ? signedView : a, a.length, f.bitsStored, f.signed, f.padding, f.overlays))
+    throw new PixelsRefused(
+      `has image values wider than its Bits Stored (${f.bitsStored} bits): clearing the bits above, as de-identification does, would change them (dense tissue or metal to other values), and keeping them could keep what they hide`,
+    );
 }
 
 /** A function giving each sample as its stored bits alone make it, for 8, 16 or 32 bits allocated. */
@@ -82,14 +135,30 @@ export function cleanNativePixels(value: Uint8Array, f: PixelFacts, littleEndian
   if (!fix) return out;
   const width = f.bitsAllocated / 8;
   const count = length / width;
+  const lowBit = f.highBit - f.bitsStored + 1;
+  if (lowBit === 0 && f.samples === 1 && [1, 2, 4].includes(width)) {
+    // Read in this machine's order: a copy, swapped, for big-endian files.
+    let b: Uint8Array = out.subarray(0, length);
+    if (width > 1 && littleEndian !== HOST_LITTLE) {
+      const swapped = Buffer.from(new Uint8Array(b));
+      b = width === 2 ? swapped.swap16() : swapped.swap32();
+    }
+    refuseWide(
+      width === 1
+        ? b
+        : width === 2
+          ? new Uint16Array(b.buffer, b.byteOffset, count)
+          : new Uint32Array(b.buffer, b.byteOffset, count),
+      f,
+    );
+  }
   if (width === 1) {
     for (let i = 0; i < count; i++) out[i] = fix(out[i]!);
-  } else if (littleEndian === (new Uint8Array(new Uint16Array([1]).buffer)[0] === 1)) {
+  } else if (littleEndian === HOST_LITTLE) {
     const a =
       width === 2
         ? new Uint16Array(out.buffer, out.byteOffset, count)
         : new Uint32Array(out.buffer, out.byteOffset, count);
-    const lowBit = f.highBit - f.bitsStored + 1;
     if (f.signed && lowBit === 0) {
       const shift = 32 - f.bitsStored;
       for (let i = 0; i < count; i++) a[i] = (a[i]! << shift) >> shift;

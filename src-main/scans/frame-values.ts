@@ -1,7 +1,9 @@
+import { basename } from 'node:path';
 import { readRegion, type FileRegion } from './file-region.js';
 import { uncompressedFrameBytes } from './header-fields.js';
 import { storedValueMapper } from './pixel-decode.js';
 import { typed, writeShifted, type PlaneCopy, type StoredValues } from './plane-copy.js';
+import { bitsAboveStored, widerThanStored } from './stored-bits.js';
 import type { FrameRef } from './slice-layout.js';
 import { transferSyntax } from './transfer-syntax.js';
 
@@ -83,6 +85,11 @@ export function writeStored(
   const map = storedValueMapper(h.bitsStored, h.bitsAllocated, h.pixelRepresentation === 1);
   const { slope, intercept } = ref.info;
   const identity = h.bitsStored >= h.bitsAllocated;
+  if (
+    !identity &&
+    bitsAboveStored(stored, n, storedBitsOf(h), h.pixelRepresentation === 1, h.pixelPadding, overlayMask(h))
+  )
+    throw widerThanStored(basename(h.path), h.bitsStored);
   if (asInt16 && slope === 1) {
     // The common CT case (slope 1, integer intercept): integer work per voxel.
     const signed = h.pixelRepresentation === 1;
@@ -142,8 +149,15 @@ function planeCopy(bytes: Uint8Array | FileRegion, ref: FrameRef, at: number): P
     shift: ref.info.intercept,
     at,
     n: h.rows * h.columns,
+    name: basename(h.path),
+    ...(h.pixelPadding ? { padding: h.pixelPadding } : {}),
+    ...(h.overlayBit !== undefined ? { overlays: overlayMask(h) } : {}),
   };
 }
+
+/** The bits of each sample that hold an overlay (none, or the one of Overlay Bit Position). */
+const overlayMask = (h: { overlayBit?: number }): number =>
+  h.overlayBit === undefined ? 0 : 2 ** h.overlayBit;
 
 /** Bits Stored as the sample mask uses it: a value outside 1..31 means every bit (storedValueMapper). */
 function storedBitsOf(h: { bitsStored: number }): number {

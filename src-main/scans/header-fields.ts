@@ -367,6 +367,14 @@ function fieldsOf(
   if (t.offset[TAG.modalityLut]! >= 0 && t.length[TAG.modalityLut]! > 0) header.modalityLut = true;
   const padding = pixelPaddingOf(t, header.pixelRepresentation === 1);
   if (padding) header.pixelPadding = padding;
+  const overlayBit = us(t, TAG.overlayBitPosition);
+  if (
+    us(t, TAG.overlayBitsAllocated) === header.bitsAllocated &&
+    overlayBit !== undefined &&
+    overlayBit >= header.bitsStored &&
+    overlayBit < header.bitsAllocated
+  )
+    header.overlayBit = overlayBit;
   return header;
 }
 

@@ -60,6 +60,10 @@ const NAMED = {
   // Enhanced multi-frame functional groups: sequences, whose items only dicom-parser reads.
   sharedGroups: 'x52009229',
   perFrameGroups: 'x52009230',
+  // A first overlay kept in the image's unused high bits (retired, still in old scans): those bits are
+  // not values wider than Bits Stored (stored-bits.ts).
+  overlayBitsAllocated: 'x60000100',
+  overlayBitPosition: 'x60000102',
 } as const;
 
 type TagName = keyof typeof NAMED;

@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import { openScanFileSync } from './scan-file-open.js';
 import { readRegionInto, type FileRegion } from './file-region.js';
+import { bitsAboveStored, widerThanStored } from './stored-bits.js';
 
 /**
  * Copying a frame's stored samples into an int16 volume plane: the inner loop of reading a CT scan,
@@ -26,6 +27,11 @@ export interface PlaneCopy {
   /** Where the plane starts in the volume, and its samples. */
   at: number;
   n: number;
+  /** The file's name, for a refusal that names it; its declared padding values (stored values). */
+  name: string;
+  padding?: readonly [number, number];
+  /** Bits above Bits Stored that hold an overlay. */
+  overlays?: number;
 }
 
 /** A buffer a caller lends to typed() for its copies, grown as needed and reused from call to call. */
@@ -76,6 +82,8 @@ export function copyPlanes(planes: readonly PlaneCopy[], out: Int16Array): boole
         raw = regionBytes(fd, p.bytes, read);
       }
       const stored = typed(raw, p.bits, p.signed, reuse);
+      if (bitsAboveStored(stored, p.n, p.storedBits, p.signed, p.padding, p.overlays))
+        throw widerThanStored(p.name, p.storedBits);
       if (!writeShifted(stored, p.shift, out, p.at, p.n, p.storedBits, p.signed)) return false;
     }
     return true;

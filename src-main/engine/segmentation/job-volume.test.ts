@@ -1,11 +1,19 @@
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heldSlices, type SliceSource } from '../../scans/slice-source.js';
-import { phantomFiles } from '../../scans/scans.test-support.js';
+import { phantomFiles, short16, withElements, withPixels } from '../../scans/scans.test-support.js';
 import { readVolume } from '../../scans/volume-reader.js';
 import { histogram } from './histogram.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
@@ -130,6 +138,56 @@ describe('the job volume, copied and counted on the mesh workers', () => {
         code: 'bad-input',
         message: expect.stringMatching(/is damaged or incomplete and cannot be read \(it is cut off\)/),
       });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a slice whose values are wider than its Bits Stored, on the workers and in this thread', async () => {
+    // Enamel past 4095 in a file that says 12 bits: masked, as DICOM reads it, it became air (a review).
+    const files = phantomFiles();
+    const dir = mkdtempSync(join(tmpdir(), 'scan2mesh-job-volume-'));
+    try {
+      const wide = files.map((f, i) => {
+        const out = join(dir, basename(f));
+        const bytes = readFileSync(f);
+        writeFileSync(
+          out,
+          i === 70 ? withPixels(bytes, (v, c, r) => (c === 256 && r === 256 ? 4200 : v)) : bytes,
+        );
+        return out;
+      });
+      const refusal = {
+        code: 'bad-input',
+        message: expect.stringContaining(
+          `${basename(files[70]!)} holds values wider than its Bits Stored (12 bits)`,
+        ),
+      };
+      await expect(readJobVolume(wide, heldSlices(sharedSlices(wide)), pool)).rejects.toMatchObject(refusal);
+      await expect(readVolume(wide)).rejects.toMatchObject(refusal);
+      // The same bit 15 set where the file says an overlay lies there (retired Overlay Bit Position):
+      // an overlay, masked as DICOM says, not a value.
+      const overlay = join(dir, 'overlay');
+      mkdirSync(overlay);
+      const withOverlay = files.map((f, i) => {
+        const out = join(overlay, basename(f));
+        const bytes = readFileSync(f);
+        const marked = withPixels(bytes, (v, c, r) => (r < 20 && c < 200 ? v | 0x8000 : v));
+        writeFileSync(
+          out,
+          i === 70
+            ? withElements(marked, [
+                { tag: 'x60000100', vr: 'US', value: short16(16) },
+                { tag: 'x60000102', vr: 'US', value: short16(15) },
+              ])
+            : bytes,
+        );
+        return out;
+      });
+      const read = await readJobVolume(withOverlay, heldSlices(sharedSlices(withOverlay)), pool);
+      expect(Buffer.from(read.data.buffer).equals(Buffer.from((await readVolume(files)).data.buffer))).toBe(
+        true,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
