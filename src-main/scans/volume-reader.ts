@@ -346,6 +346,7 @@ async function decodeVolume(
   const rescaleType = frames[0]!.header.rescaleType;
   if (rescaleType) volume.rescaleType = rescaleType;
   if (padding) volume.padding = padding.range;
+  if (stack.resampled) volume.sliceOffsets = stack.offsets;
   return volume;
 }
 

@@ -34,4 +34,10 @@ export interface Volume {
    * Limit, rescaled as the voxels are), lowest first: not anatomy, neither air nor tissue.
    */
   padding?: [number, number];
+  /**
+   * Where the scan's own slices lie, as distances (mm) from plane 0 along the stack, when the volume
+   * was rebuilt on an even grid between them (unevenly spaced slices): the planes between two slices
+   * far apart show no more than those two.
+   */
+  sliceOffsets?: number[];
 }

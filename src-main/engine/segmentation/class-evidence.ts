@@ -6,6 +6,7 @@
  * So each class must be seen where it physically is: air as a sizeable population far below soft
  * tissue, bone as a class well above it. What is missing is refused in words before any work.
  */
+import type { Volume } from '../../scans/volume.js';
 import type { Histogram } from './histogram.js';
 import { huOf, type GreyScale } from './dentition.js';
 
@@ -200,5 +201,43 @@ export function resolutionRefusal(tissue: Tissue, spacing: readonly number[]): A
   return {
     message: `The voxels of this scan are ${coarsest.toFixed(1)} mm apart (slices or pixels); teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh is made.`,
     action: 'Ask for all_teeth on a scan with thinner slices (dental CBCT: 0.1-0.4 mm), or leave it out.',
+  };
+}
+
+/**
+ * The refusal of teeth whose planes lie between slices further apart than TEETH_MAX_SPACING_MM, or
+ * null. The voxel size says the grid's step; on unevenly spaced slices rebuilt on an even grid, the
+ * slices through the teeth may be wider apart (a review: 4.5 mm over the teeth of a scan 1.5 mm apart
+ * elsewhere gave a mesh of three slabs, and "done").
+ */
+export function teethSlicesRefusal(
+  mask: Uint8Array,
+  volume: Pick<Volume, 'dims' | 'spacing' | 'sliceOffsets'>,
+): Absence | null {
+  const offsets = volume.sliceOffsets;
+  if (!offsets || offsets.length < 2) return null;
+  const [nx, ny, nz] = volume.dims;
+  const plane = nx * ny;
+  let first = -1;
+  let last = -1;
+  for (let k = 0; k < nz; k++) {
+    const from = k * plane;
+    if (mask.subarray(from, from + plane).includes(1)) {
+      if (first < 0) first = k;
+      last = k;
+    }
+  }
+  if (first < 0) return null;
+  const [lo, hi] = [first * volume.spacing[2], last * volume.spacing[2]];
+  let widest = 0;
+  for (let i = 1; i < offsets.length; i++) {
+    const a = offsets[i - 1] as number;
+    const b = offsets[i] as number;
+    if (b > lo && a < hi) widest = Math.max(widest, b - a);
+  }
+  if (widest <= TEETH_MAX_SPACING_MM) return null;
+  return {
+    message: `The slices through the teeth of this scan are up to ${widest.toFixed(1)} mm apart (elsewhere they are closer); teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh is made.`,
+    action: 'Ask for all_teeth on a scan with thinner slices through the jaws, or leave it out.',
   };
 }

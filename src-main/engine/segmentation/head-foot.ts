@@ -26,6 +26,23 @@ export function headFootAxis(g: VoxelDirections): 0 | 1 | 2 {
 }
 
 /**
+ * The angle (degrees) between the planes perpendicular to headFootAxis and the patient's axial plane:
+ * 0 for axial, coronal or sagittal exports, the tilt of a tilted gantry's slices, more for an
+ * oblique export.
+ */
+export function axialPlaneTilt(g: VoxelDirections): number {
+  const r = g.rowDir ?? [1, 0, 0];
+  const c = g.colDir ?? [0, 1, 0];
+  const s = g.sliceDir ?? [0, 0, 1];
+  const axis = headFootAxis(g);
+  const [u, v] = axis === 2 ? [r, c] : axis === 1 ? [r, s] : [c, s];
+  const n = [u[1]! * v[2]! - u[2]! * v[1]!, u[2]! * v[0]! - u[0]! * v[2]!, u[0]! * v[1]! - u[1]! * v[0]!];
+  const length = Math.hypot(n[0]!, n[1]!, n[2]!);
+  if (!(length > 0)) return 0;
+  return (Math.acos(Math.min(1, Math.abs(n[2]!) / length)) * 180) / Math.PI;
+}
+
+/**
  * Head-foot offset (mm) of one step along each voxel axis, the lowest offset in the volume (so that
  * `j * dj + k * dk + i * di - lo` is a voxel's height above the volume's lowest point), and the
  * volume's height along that axis.

@@ -21,7 +21,7 @@ import {
 } from './dentition.js';
 import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
-import { checkAirway, checkSkin } from './region-checks.js';
+import { checkAirway, checkSkin, refuseTiltedPlanes } from './region-checks.js';
 import { histogram, otsuThreshold, shareFrom, withoutFrom, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
 import { roundFieldPadding, type RoundField } from './round-field.js';
@@ -33,7 +33,13 @@ import {
   withoutPadding,
   type PaddingRange,
 } from './fov-padding.js';
-import { absentClasses, airApartFromTissue, type Absent, type Tissue } from './class-evidence.js';
+import {
+  absentClasses,
+  airApartFromTissue,
+  teethSlicesRefusal,
+  type Absent,
+  type Tissue,
+} from './class-evidence.js';
 
 export type { Tissue } from './class-evidence.js';
 
@@ -302,6 +308,7 @@ export function segmentTissue(
       : null;
   // Padding at or below the level is not above it: a mask of the voxels above it holds none to clear.
   const padAbove = t.padding && t.padding[1] > level ? pad : null;
+  if (tissue === 'airway' || tissue === 'soft-tissue') refuseTiltedPlanes(volume, tissue);
   if (tissue === 'airway') {
     // Air that tissue encloses within an axial plane: the airway, nasal cavity and sinuses, not the
     // room. Padding is a hole open to the plane's edge (it lies outside the field of view), so air
@@ -355,6 +362,8 @@ export function segmentTissue(
       };
     }
     const band = checkDentitionBand(mask, volume, level, scale);
+    const coarse = teethSlicesRefusal(mask, volume);
+    if (coarse) throw new AppError('bad-input', coarse.message, { action: coarse.action });
     return {
       tissue,
       mask,
