@@ -6,6 +6,7 @@
  * So each class must be seen where it physically is: air as a sizeable population far below soft
  * tissue, bone as a class well above it. What is missing is refused in words before any work.
  */
+import { AppError } from '../../../src-shared/errors.js';
 import type { Volume } from '../../scans/volume.js';
 import type { Histogram } from './histogram.js';
 import { huOf, type GreyScale } from './dentition.js';
@@ -240,4 +241,13 @@ export function teethSlicesRefusal(
     message: `The slices through the teeth of this scan are up to ${widest.toFixed(1)} mm apart (elsewhere they are closer); teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh is made.`,
     action: 'Ask for all_teeth on a scan with thinner slices through the jaws, or leave it out.',
   };
+}
+
+/** Throws teethSlicesRefusal's refusal, if any, as the job's error for the class. */
+export function checkTeethSlices(
+  mask: Uint8Array,
+  volume: Pick<Volume, 'dims' | 'spacing' | 'sliceOffsets'>,
+): void {
+  const coarse = teethSlicesRefusal(mask, volume);
+  if (coarse) throw new AppError('bad-input', coarse.message, { action: coarse.action });
 }

@@ -22,6 +22,7 @@ import {
 import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin, refuseTiltedPlanes } from './region-checks.js';
+import { checkAirwayPlace } from './airway-place.js';
 import { histogram, otsuThreshold, shareFrom, withoutFrom, type Histogram } from './histogram.js';
 import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
 import { roundFieldPadding, type RoundField } from './round-field.js';
@@ -36,7 +37,7 @@ import {
 import {
   absentClasses,
   airApartFromTissue,
-  teethSlicesRefusal,
+  checkTeethSlices,
   type Absent,
   type Tissue,
 } from './class-evidence.js';
@@ -91,8 +92,7 @@ export function deriveThresholds(
   // Declared padding is no grey value of the scan, nor are a few stray voxels below its floor.
   const huPossible = mayBeHounsfield(modality, scan.rescaleType);
   const floored = fromFloor(withoutPadding(counted ?? histogram(data), scan.padding));
-  // In Hounsfield units nothing of a head but metal reaches the 12-bit range's top (a 12-bit scanner
-  // clips metal there): no level between tissues.
+  // In Hounsfield units only metal reaches the 12-bit range's top (where scanners clip it): no level.
   const h = huPossible ? withoutMetal(floored) : floored;
   const levels = splitLevels(h, huPossible);
   if (levels === null) {
@@ -321,6 +321,7 @@ export function segmentTissue(
     clearPadding(mask, pad);
     const components = filterComponents(mask, dims, keep);
     checkAirway(components.keptVoxels, spacing);
+    checkAirwayPlace(mask, body, pad, volume);
     return { tissue, mask, iso: t.air, polarity: 'below', components };
   }
   let components: FilterResult;
@@ -362,8 +363,7 @@ export function segmentTissue(
       };
     }
     const band = checkDentitionBand(mask, volume, level, scale);
-    const coarse = teethSlicesRefusal(mask, volume);
-    if (coarse) throw new AppError('bad-input', coarse.message, { action: coarse.action });
+    checkTeethSlices(mask, volume);
     return {
       tissue,
       mask,
