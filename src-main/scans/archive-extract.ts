@@ -179,7 +179,7 @@ function sampleStore(outDir: string): (head: Buffer) => Promise<string> {
 export async function extractZip(
   zipPath: string,
   outDir: string,
-  opts: { limits?: ArchiveLimits; signal?: AbortSignal } = {},
+  opts: { limits?: ArchiveLimits; signal?: AbortSignal; drop?: DropRoom } = {},
 ): Promise<UnpackedEntry[]> {
   const limits = withDefaults(opts.limits);
   let zip: ZipFile | undefined;
@@ -196,6 +196,8 @@ export async function extractZip(
       );
     }
     checkEntries(files, (await stat(zipPath)).size, limits);
+    // Sizes are enforced as declared while unpacking: the declared total is what may be written.
+    if (opts.drop && declared > opts.drop.bytes) throw new ArchiveRefused(opts.drop.refusal);
     await mkdir(outDir, { recursive: true });
     try {
       return await unpackEntries(zip, files, outDir, opts.signal);
@@ -226,6 +228,15 @@ const ENTRIES_AT_ONCE = 4;
  * all the same. What was written of a damaged one is kept apart (`damagedPath`), so that the series
  * it still names can be told that one of its files is damaged.
  */
+/**
+ * What is left of the budget of the drop an archive is part of (intake-archives.ts), and the refusal
+ * past it: checked after the archive's own limits, whose refusals say more.
+ */
+export interface DropRoom {
+  bytes: number;
+  refusal: string;
+}
+
 export interface UnpackedEntry {
   entryName: string;
   path?: string;
@@ -347,7 +358,7 @@ function describeZipError(e: unknown): ArchiveRefused {
 export async function extractGzip(
   gzPath: string,
   outPath: string,
-  opts: { maxBytes?: number; limits?: Partial<ArchiveLimits> } = {},
+  opts: { maxBytes?: number; limits?: Partial<ArchiveLimits>; drop?: DropRoom } = {},
 ): Promise<void> {
   const limits = withDefaults({ ...opts.limits, maxBytes: opts.maxBytes ?? opts.limits?.maxBytes });
   await mkdir(dirname(outPath), { recursive: true });
@@ -367,7 +378,7 @@ export async function extractGzip(
       gunzipped,
       size,
       atOutPath,
-      gzipLimit(room, () => file.bytesRead, limits),
+      gzipLimit(room, () => file.bytesRead, limits, opts.drop),
       keepSample,
     );
   } catch (e) {

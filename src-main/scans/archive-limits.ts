@@ -64,13 +64,20 @@ export function inflatedTooFar(unpacked: number, packed: number, limits: Limits)
  * against the compressed bytes read so far: a gzip says nothing trustworthy about its size, so it is
  * judged as it flows.
  */
-export function gzipLimit(limit: number, packedSoFar: () => number, limits: Limits): Transform {
+export function gzipLimit(
+  limit: number,
+  packedSoFar: () => number,
+  limits: Limits,
+  drop?: { bytes: number; refusal: string },
+): Transform {
   return countingLimit((seen) =>
     seen > limit
       ? new ArchiveRefused(`the compressed file unpacks to more than ${formatBytes(limit)}`)
       : inflatedTooFar(seen, packedSoFar(), limits)
         ? new ArchiveRefused(`it unpacks to more than ${limits.maxRatio} times its size, ${INFLATED_TOO_FAR}`)
-        : null,
+        : drop && seen > drop.bytes
+          ? new ArchiveRefused(drop.refusal)
+          : null,
   );
 }
 

@@ -1,8 +1,7 @@
-import { mkdir, mkdtemp } from 'node:fs/promises';
 import { AppError } from '../../src-shared/errors.js';
-import { basename, join } from 'node:path';
 import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/scans.js';
-import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './archive-extract.js';
+import type { ArchiveLimits } from './archive-extract.js';
+import { DropArchives } from './intake-archives.js';
 import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
@@ -61,9 +60,11 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   const damaged: DamagedFile[] = [];
   const displayOf = new Map<string, string>();
   const originOf = new Map<string, string>();
-  const tempDirs: string[] = [];
-  let workDir: string | undefined;
-  let archiveCount = 0;
+  const archives = new DropArchives(opts.tempDir, {
+    ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
   const maxDepth = opts.maxArchiveDepth ?? 2;
 
   let round: Candidate[] = walked.files;
@@ -93,57 +94,11 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
           skipped.push({ path: c.display, reason: 'an archive inside archives nested too deeply' });
           continue;
         }
-        if (!workDir) {
-          await mkdir(opts.tempDir, { recursive: true });
-          workDir = await mkdtemp(join(opts.tempDir, 'intake-'));
-          tempDirs.push(workDir);
-        }
-        const outDir = join(workDir, `a${archiveCount++}`);
-        try {
-          if (r.archive === 'zip') {
-            const entries = await extractZip(c.path, outDir, {
-              ...(opts.limits ? { limits: opts.limits } : {}),
-              ...(opts.signal ? { signal: opts.signal } : {}),
-            });
-            for (const e of entries) {
-              const display = `${c.display}/${e.entryName}`;
-              if (e.path) {
-                next.push({ path: e.path, display, depth: c.depth + 1, origin: c.origin });
-                continue;
-              }
-              const message = `${basename(e.entryName)} in the archive ${basename(c.display)} is damaged (its packed bytes do not unpack whole) and was left out; the archive's other files were read.`;
-              problems.push({ severity: 'error', code: 'corrupt-file', message, file: display });
-              // Also said by its series, when what was unpacked of it still names one.
-              if (e.damagedPath) damaged.push({ path: e.damagedPath, display, message });
-            }
-            if (entries.length === 0) skipped.push({ path: c.display, reason: 'an empty zip archive' });
-          } else {
-            const out = join(outDir, basename(c.path).replace(/\.t?gz$/i, '') || 'unpacked');
-            await extractGzip(c.path, out, opts.limits ? { limits: opts.limits } : {});
-            next.push({
-              path: out,
-              display: `${c.display} (unpacked)`,
-              depth: c.depth + 1,
-              origin: c.origin,
-            });
-          }
-        } catch (e) {
-          if (opts.signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
-          const code = (e as NodeJS.ErrnoException).code;
-          if (!(e instanceof ArchiveRefused))
-            opts.logger?.warn('archive not unpacked', { detail: code ?? String(e) });
-          problems.push({
-            severity: 'error',
-            code: 'archive-refused',
-            message:
-              e instanceof ArchiveRefused
-                ? `The archive ${basename(c.display)} was not opened: ${e.message}.`
-                : code === 'ENOSPC'
-                  ? `The archive ${basename(c.display)} could not be unpacked: the disk is full.`
-                  : `The archive ${basename(c.display)} could not be unpacked: it is damaged or not a complete archive.`,
-            file: c.display,
-          });
-        }
+        const unpacked = await archives.unpack(c, r.archive);
+        next.push(...unpacked.next);
+        problems.push(...unpacked.problems);
+        skipped.push(...unpacked.skipped);
+        damaged.push(...unpacked.damaged);
       }
     }
     round = next;
@@ -177,7 +132,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   return {
     result: { series: series.map((s) => s.summary), skipped, problems: sortProblems(problems) },
     series,
-    tempDirs,
+    tempDirs: archives.tempDirs,
   };
 }
 
