@@ -7,6 +7,7 @@ import { AppSettingsStore } from '../settings/app-settings.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ScanService } from '../scans/scan-service.js';
 import { sweepTempFoldersOf } from '../platform/temp-folders.js';
+import { embeddedEngineDir } from '../platform/paths.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
 import { startDefaultEngine } from '../engine/default-engine.js';
 import { JobManager } from '../jobs/job-manager.js';
@@ -83,7 +84,7 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
   const engineProcessor = createSegmentationProcessor({ logger: logger.child('engine') });
   const engine = once(() =>
     // The same engine as the command line's: polls held, workers made ready ahead of a job.
-    startDefaultEngine({ processor: engineProcessor, dataDir: join(dataDir, 'engine'), logger }),
+    startDefaultEngine({ processor: engineProcessor, dataDir: embeddedEngineDir(dataDir), logger }),
   );
   const profiles = new ProfileStore(dataDir, logger.child('profiles'));
   const settings = new AppSettingsStore(dataDir);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
 import { sweepTempFoldersOf, takeSweptTempFolders } from '../platform/temp-folders.js';
+import { pruneEngineJobs, removeEngineJob } from './engine-leftovers.js';
 import {
   keepPrivate,
   pruneLeftovers,
@@ -81,6 +82,7 @@ export class JobFiles {
       ...(await removePackage(this.packagesDir, rec.id)),
       ...(await removePartialDownloads(rec)),
       ...(await removeStagedDrops(this.stagingDir, rec, () => this.store.list(), mayPackageAgain)),
+      ...(await removeEngineJob(this.dataDir, rec)),
     ];
   }
 
@@ -125,6 +127,7 @@ export class JobFiles {
         )),
       );
     removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), PRUNE_DROP_AGE_MS)));
+    removed.push(...(await pruneEngineJobs(this.dataDir, () => this.store.list())));
     if (removed.length > 0) this.logger.info('pruned', { items: removed.length });
     return removed;
   }
