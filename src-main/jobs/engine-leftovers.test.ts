@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
+import type { RunningEngine } from '../engine/local-engine.js';
 import { JobStore as EngineJobStore } from '../engine/server/job-store.js';
 import { silentLogger } from '../logging/logger.js';
 import { embeddedEngineDir } from '../platform/paths.js';
@@ -18,7 +19,7 @@ let dir: string;
 let dataDir: string;
 let scans: ScanService;
 
-const open = (localEngine?: () => Promise<never>): Promise<JobManager> =>
+const open = (localEngine?: () => Promise<RunningEngine>): Promise<JobManager> =>
   JobManager.open({
     dataDir,
     profiles: new ProfileStore(dataDir),
@@ -50,7 +51,7 @@ describe("the embedded engine's job folders", () => {
   it('go with a job removed after it was interrupted mid-processing, and are not resumed', async () => {
     // The app's engine, on the data folder as core.ts starts it, slow enough to be stopped mid-job.
     const { engine } = await startTestEngine({ dataDir: embeddedEngineDir(dataDir), stepMs: 60_000 });
-    const m = await open(() => Promise.resolve(engine) as Promise<never>);
+    const m = await open(() => Promise.resolve(engine));
     const { series } = await scans.intake([join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')]);
     const [job] = await m.submit({
       seriesIds: [series[0]!.id],
