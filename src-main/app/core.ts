@@ -6,6 +6,8 @@ import { ProfileStore } from '../settings/profile-store.js';
 import { AppSettingsStore } from '../settings/app-settings.js';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { ScanService } from '../scans/scan-service.js';
+import { sweepTempFoldersOf } from '../platform/temp-folders.js';
+import { embeddedEngineDir } from '../platform/paths.js';
 import { createSegmentationProcessor } from '../engine/segmentation/index.js';
 import { startDefaultEngine } from '../engine/default-engine.js';
 import { JobManager } from '../jobs/job-manager.js';
@@ -70,10 +72,19 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
   const { dataDir } = platform;
   const logger = opts.logger ?? createLogger({ file: join(dataDir, 'logs', 'scan2mesh.log') });
   const bus = new EventBus();
+  // What a killed process left unpacked goes at once, not when this one first unpacks (web mode
+  // restarted idle, the app opened and closed): a copy of patient data.
+  const sweeping = sweepTempFoldersOf(dataDir).then(
+    (removed) => {
+      if (removed.length > 0)
+        logger.info('removed unpacked scans of ended processes', { count: removed.length });
+    },
+    (e: unknown) => logger.warn('unpacked scans of ended processes not removed', { error: String(e) }),
+  );
   const engineProcessor = createSegmentationProcessor({ logger: logger.child('engine') });
   const engine = once(() =>
     // The same engine as the command line's: polls held, workers made ready ahead of a job.
-    startDefaultEngine({ processor: engineProcessor, dataDir: join(dataDir, 'engine'), logger }),
+    startDefaultEngine({ processor: engineProcessor, dataDir: embeddedEngineDir(dataDir), logger }),
   );
   const profiles = new ProfileStore(dataDir, logger.child('profiles'));
   const settings = new AppSettingsStore(dataDir);
@@ -134,6 +145,7 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
       if (drops.length > 0) await (await jobs.get()).releaseDrops(drops);
     },
     async dispose() {
+      await sweeping;
       await (await jobs.peek()?.catch(() => undefined))?.close();
       await (await engine.peek()?.catch(() => undefined))?.close();
       await scans.dispose();

@@ -16,6 +16,15 @@ export async function runCli(argv: string[]): Promise<number> {
     .exitOverride();
   // Only the command that runs is loaded (catalog.ts): the help needs none of them.
   await registerCommands(program, argv);
+  // Before any command runs (not for a help): what a killed scan2mesh left unpacked goes first, whether
+  // or not this command unpacks anything (README: removed by the next scan2mesh process).
+  program.hook('preAction', async () => {
+    const [{ sweepTempFoldersOf }, { dataDir }] = await Promise.all([
+      import('../platform/temp-folders.js'),
+      import('../platform/paths.js'),
+    ]);
+    await sweepTempFoldersOf(dataDir());
+  });
   try {
     // argv is always shaped as Node's (runtime, script, arguments), also inside the app's Electron binary.
     await program.parseAsync(argv, { from: 'node' });

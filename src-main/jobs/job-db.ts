@@ -135,6 +135,9 @@ export function openJobDatabase(dataDir: string, opts: { readonly?: boolean } = 
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
+      // A removed job's patient name, series description and file paths are overwritten with zeros,
+      // not left readable in the file's free pages (`scan2mesh remove`).
+      db.pragma('secure_delete = ON');
       if (process.platform !== 'win32') chmodSync(file, 0o600);
       migrate(db);
     } else {

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
+import { sweepTempFoldersOf, takeSweptTempFolders } from '../platform/temp-folders.js';
+import { pruneEngineJobs, removeEngineJob } from './engine-leftovers.js';
 import {
   keepPrivate,
   pruneLeftovers,
@@ -54,6 +56,9 @@ export class JobFiles {
       await keepPrivate(this.packagesDir);
       const removed = await sweepPackages(this.packagesDir, () => this.store.list(), this.isRunning);
       removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), START_DROP_AGE_MS)));
+      // Archives a killed process unpacked (copies of patient data), in case this process's start did
+      // not sweep them yet (a core opened by a test, the app).
+      await sweepTempFoldersOf(this.dataDir);
       this.swept = removed;
       if (removed.length > 0) this.logger.info('removed stale packages', { count: removed.length });
     } catch (e) {
@@ -77,6 +82,7 @@ export class JobFiles {
       ...(await removePackage(this.packagesDir, rec.id)),
       ...(await removePartialDownloads(rec)),
       ...(await removeStagedDrops(this.stagingDir, rec, () => this.store.list(), mayPackageAgain)),
+      ...(await removeEngineJob(this.dataDir, rec)),
     ];
   }
 
@@ -100,12 +106,14 @@ export class JobFiles {
   }
 
   /**
-   * Removes what ended jobs left on disk (packages, partial downloads) and packages whose job is gone;
-   * the jobs stay in the list. Says what was removed.
+   * Removes what ended jobs left on disk (packages, partial downloads), packages whose job is gone and
+   * archives unpacked by a process that died; the jobs stay in the list. Says what was removed.
    */
   async prune(): Promise<Leftover[]> {
-    const removed = [
+    await sweepTempFoldersOf(this.dataDir);
+    const removed: Leftover[] = [
       ...this.swept.splice(0),
+      ...takeSweptTempFolders().map((f) => ({ kind: 'unpacked scan' as const, ...f, jobId: '' })),
       ...(await pruneLeftovers(this.packagesDir, () => this.store.list(), this.isRunning)),
     ];
     const jobs = this.store.list();
@@ -119,6 +127,7 @@ export class JobFiles {
         )),
       );
     removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), PRUNE_DROP_AGE_MS)));
+    removed.push(...(await pruneEngineJobs(this.dataDir, () => this.store.list())));
     if (removed.length > 0) this.logger.info('pruned', { items: removed.length });
     return removed;
   }

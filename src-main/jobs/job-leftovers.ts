@@ -14,10 +14,10 @@ import { PRIVATE_DIR_MODE, privateDir } from '../platform/private-files.js';
  */
 
 export interface Leftover {
-  kind: 'package' | 'orphaned package' | 'partial download' | 'staged drop';
+  kind: 'package' | 'orphaned package' | 'partial download' | 'staged drop' | 'unpacked scan' | 'engine job';
   path: string;
   bytes: number;
-  /** The job it belonged to (the folder's name for an orphaned package). */
+  /** The job it belonged to (the folder's name for an orphaned package; empty for an unpacked scan). */
   jobId: string;
 }
 

@@ -245,6 +245,10 @@ export class JobStore {
   remove(id: string): void {
     this.records.wrote(id);
     this.stmts.remove.run(id);
+    // The write-ahead log still holds the row's earlier versions until it is checkpointed and cut:
+    // moved into the file (where secure_delete zeroed them) now. Busy readers may keep a part of the
+    // log for later; it goes at the next checkpoint, and with the log when the last process closes.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /**

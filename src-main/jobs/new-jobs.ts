@@ -22,7 +22,7 @@ export function newJobs(
   scans: Pick<ScanService, 'series' | 'filesOf' | 'inputsOf'>,
   overrides: SubmitOverrides,
 ): NewJob[] {
-  return r.seriesIds.map((seriesId) => {
+  return r.seriesIds.map((seriesId, k) => {
     const summary = scans.series(seriesId);
     const files = scans.filesOf(seriesId);
     if (!summary || files.length === 0)
@@ -39,11 +39,7 @@ export function newJobs(
       // {patient} field (opt-in, in the naming pattern) is the one way to put the name there.
       scanName:
         overrides.scanNames?.[seriesId] ?? scanNameOf(r.deidentify ? '' : summary.patient.name, files),
-      seriesDescription:
-        summary.seriesDescription.trim() ||
-        (summary.seriesNumber !== undefined
-          ? `Series ${summary.seriesNumber}`
-          : summary.modality || 'Series'),
+      seriesDescription: seriesNameOf(summary, r.deidentify, k),
       // What the user gave (a folder, a zip), not unpacked copies that vanish: enough to find the
       // series again under the same id after a restart, if its package has to be made again.
       sourceFiles: scans.inputsOf(seriesId),
@@ -71,6 +67,21 @@ function scanNameOf(patientName: string, files: string[]): string {
   return files.length === 1
     ? basename(first).replace(/\.[^.]*$/, '') || 'scan'
     : basename(dirname(first)) || 'scan';
+}
+
+/**
+ * The series as the list and the {series} field name it. Sent de-identified, by its number (else its
+ * place in the submission): the description is free text that can name the patient ("CT HEAD DOE
+ * JANE"), and de-identification takes it out of the upload, so it stays out of file names too.
+ */
+function seriesNameOf(
+  s: { seriesDescription: string; seriesNumber?: number | undefined; modality: string },
+  deidentify: boolean,
+  k: number,
+): string {
+  const numbered = s.seriesNumber !== undefined ? `Series ${s.seriesNumber}` : undefined;
+  if (deidentify) return numbered ?? `Series ${k + 1}`;
+  return s.seriesDescription.trim() || (numbered ?? (s.modality || 'Series'));
 }
 
 /** "DOE^JANE" as people write it: "DOE JANE". */

@@ -20,6 +20,12 @@ describe('redact, by class', () => {
     ['cannot be read: C:\\Users\\dr\\Patients\\Doe Jane\\x.dcm', 'Jane'],
     ['cannot be read: \\\\server\\share\\Doe Jane\\x.dcm', 'Jane'],
     ['cannot be read: Patients/Doe_Jane/x.dcm', 'Doe_Jane'],
+    // Bare file names (no folder): the local engine names a slice by its package entry (a review).
+    ['The slice slice-00035-DOE_JANE_0070.dcm reads 1500 above its neighbours.', 'DOE_JANE'],
+    ['{"error":"refused DOE_JANE.zip"}', 'DOE_JANE'],
+    ['{"error":"Doe Jane 0070.DCM"}', 'Jane'],
+    ["cannot read 'Doe Jane 1970.nii.gz' whole", 'Jane'],
+    ['made DOE_JANE-skull.stl and DOE_JANE.ply', 'DOE_JANE'],
     [
       'the service answered 400: Invalid token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.SIGPART (expired)',
       'SIGPART',
@@ -33,6 +39,8 @@ describe('redact, by class', () => {
       'https://svc.example/api/v1/jobs/123 answered 500',
     );
     expect(redact('{"authorization":"Basic dXNlcjpwYXNz"}')).toContain('Basic');
+    expect(redact('PUT https://b.example/k/scan.zip?sig=1')).toContain('https://b.example/k/scan.zip?');
+    expect(redact('mesh 3 of 4 (skull) written')).toBe('mesh 3 of 4 (skull) written');
   });
 
   it('logs only the code of an error about the user files', () => {
@@ -41,6 +49,7 @@ describe('redact, by class', () => {
       message: 'A file of the scan is no longer where it was (LKFN01_DOE.dcm).',
     };
     expect(loggableError(e)).not.toContain('LKFN01');
+    expect(loggableError({ ...e, code: 'burned-in-annotation' })).not.toContain('LKFN01');
     expect(loggableError({ code: 'network', message: 'The service could not be reached.' })).toContain(
       'service',
     );

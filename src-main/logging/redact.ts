@@ -41,6 +41,11 @@ const PATTERNS: [RegExp, string][] = [
     /(?<![\w.:/-])(?![\w-]+(?:\.[\w-]+)+\/)[\w.-]+(?:[/\\][\w .-]+?)+\.(?:dcm|dicom|ima|zip|stl|ply|obj|drc)\b/gi,
     '[path]',
   ],
+  // A scan or mesh file named alone, with no folder: the local engine names a slice by its package
+  // entry ("slice-00035-DOE_JANE_0070.dcm"), which keeps the user's file name. Quoted ones whole
+  // (spaces and all), others from the start of their word.
+  [/(['"])[^'"\n/\\]*\.(?:dcm|dicom|ima|zip|gz|stl|ply|obj|drc)\1/gi, '$1[file]$1'],
+  [/(?<![\w./\\-])[\w.-]*[\w-]\.(?:dcm|dicom|ima|zip|gz|stl|ply|obj|drc)\b/gi, '[file]'],
 ];
 
 export function redact(text: string): string {
@@ -49,12 +54,17 @@ export function redact(text: string): string {
   return out;
 }
 
+/** Errors about the user's own files: their messages name those files for the user. */
+const SCAN_ERROR_CODES = new Set(['bad-input', 'burned-in-annotation']);
+
 /**
- * What a log may say of a job's error. An input error (code bad-input) is about the user's own
- * files, and its message names them (which file changed, which one is damaged) for the user, who
- * sees it; a file name may be a patient's name, so the log keeps its code only. Other errors
- * (network, service, disk) keep their message, redacted as every line is.
+ * What a log may say of a job's error. An input error (bad-input, burned-in-annotation) is about the
+ * user's own files, and its message names them (which file changed, which one is damaged) for the
+ * user, who sees it; a file name may be a patient's name, so the log keeps its code only. Other
+ * errors (network, service, disk) keep their message, redacted as every line is (file names too).
  */
 export function loggableError(err: { code: string; message: string }): string {
-  return err.code === 'bad-input' ? '[about the scan files: shown to the user, not logged]' : err.message;
+  return SCAN_ERROR_CODES.has(err.code)
+    ? '[about the scan files: shown to the user, not logged]'
+    : err.message;
 }

@@ -14,6 +14,14 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'scan2mesh');
 }
 
+/**
+ * The folder of the app's and web mode's local engine (its jobs, and their copies of scans) in a data
+ * folder. The command line's engine keeps its jobs in a temporary folder of its own instead.
+ */
+export function embeddedEngineDir(dataDir: string): string {
+  return join(dataDir, 'engine');
+}
+
 export function logsDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(dataDir(env), 'logs');
 }

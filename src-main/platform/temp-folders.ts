@@ -10,7 +10,8 @@ import { processAlive } from './process-alive.js';
  * The app's temporary folders (unpacked archives, the command line's local engine): copies of patient
  * data that must not outlive their process. Each is named for the process that owns it
  * (`<prefix><pid>-<random>`), so that any later process can tell a folder nobody owns any more from one
- * in use: a process sweeps the stale folders of its user when it makes its first one, removes its own
+ * in use: a process sweeps the stale folders of its user when it opens the data folder
+ * (sweepTempFoldersOf) or else when it makes its first one, removes its own
  * when done, and on Ctrl+C or a kill signal removes them before it dies. What a SIGKILL or a power cut
  * leaves is swept by the next process.
  */
@@ -118,12 +119,54 @@ function isStale(path: string, name: string, mtimeMs: number, now: number): bool
   return !processAlive(pid);
 }
 
+/** A stale folder a sweep removed, and how much it held. */
+export interface SweptFolder {
+  path: string;
+  bytes: number;
+}
+
+/** Where the app's temporary folders are: the app's own under the data folder, the system's. */
+export function tempFolderParents(dataDir: string): string[] {
+  return [join(dataDir, 'tmp', 'scans'), tmpdir()];
+}
+
+/**
+ * At the start of a process that opens the data folder (every command, web mode, the app): removes
+ * what a killed process left in every place the app makes temporary folders, whether or not this
+ * process will make one (a crash's copies of patient data must not wait for the next unpacking).
+ * Called again (prune), it sweeps again: a process may have died since.
+ */
+export async function sweepTempFoldersOf(dataDir: string, now = Date.now()): Promise<SweptFolder[]> {
+  const removed: SweptFolder[] = [];
+  for (const parent of tempFolderParents(dataDir)) {
+    swept.add(parent);
+    removed.push(...(await sweepParent(parent, now)));
+  }
+  notReported.push(...removed);
+  return removed;
+}
+
+/** Swept by sweepTempFoldersOf and not yet listed by a prune. */
+const notReported: SweptFolder[] = [];
+
+/**
+ * What this process's sweeps removed since the last call: `prune` lists it, also what the sweep at
+ * the start of the same command removed before prune ran.
+ */
+export function takeSweptTempFolders(): SweptFolder[] {
+  return notReported.splice(0);
+}
+
 /**
  * Removes the app's stale temporary folders in `parent` that belong to this user, and says which. Only
  * real folders are looked at (a link is not followed), and nothing here ever fails the caller: a folder
  * that cannot be removed now is tried again by the next process.
  */
 export async function sweepStaleTempFolders(parent: string = tmpdir(), now = Date.now()): Promise<string[]> {
+  return (await sweepParent(parent, now)).map((f) => f.path);
+}
+
+async function sweepParent(parent: string, now: number): Promise<SweptFolder[]> {
   // Listed and looked at with direct system calls, not through the thread pool: a temporary folder
   // may hold hundreds of folders, and a round trip each made every command start tens of ms later.
   let names: string[];
@@ -133,20 +176,33 @@ export async function sweepStaleTempFolders(parent: string = tmpdir(), now = Dat
     names = [];
   }
   const uid = process.getuid?.();
-  const removed: string[] = [];
+  const removed: SweptFolder[] = [];
   for (const name of names.filter(isOurs)) {
     const path = join(parent, name);
     const s = lstatOrNone(path);
     if (!s?.isDirectory() || (uid !== undefined && s.uid !== uid)) continue;
     if (!isStale(path, name, s.mtimeMs, now)) continue;
     try {
+      const bytes = bytesUnder(path);
       await rm(path, { recursive: true, force: true, maxRetries: 3 });
-      removed.push(path);
+      removed.push({ path, bytes });
     } catch {
       // Busy or not ours to remove after all: the next process tries again.
     }
   }
   return removed;
+}
+
+/** Bytes in the files under a folder, links not followed: what a sweep says it freed. */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  try {
+    for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }))
+      if (e.isFile()) total += lstatOrNone(join(e.parentPath, e.name))?.size ?? 0;
+  } catch {
+    // Unreadable: counted as empty, removed all the same.
+  }
+  return total;
 }
 
 function lstatOrNone(path: string): Stats | undefined {

@@ -236,3 +236,29 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
     for (const m of meshes) expect(mode(join(out, folders[0]!, m))).toBe('600');
   });
 });
+
+describe('scan2mesh submit --deidentify names folders without the series description', () => {
+  it('names the folders of a scan with two series by their numbers', () => {
+    // Two series of one folder, each described with a name (free text de-identification removes).
+    const scan = join(work, 'two-series');
+    const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
+    for (const [k, description] of ['DOE JANE', 'JANE DOE'].entries()) {
+      mkdirSync(join(scan, `s${k}`), { recursive: true });
+      for (const f of readdirSync(cranium)) {
+        const bytes = readFileSync(join(cranium, f));
+        patchElement(bytes, 'x0008103e', Buffer.from(description));
+        patchElement(bytes, 'x00200011', Buffer.from(`${k + 1} `));
+        const uid = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).elements.x0020000e!;
+        bytes.write(String(k), uid.dataOffset + uid.length - 1, 'latin1');
+        writeFileSync(join(scan, `s${k}`, f), bytes);
+      }
+    }
+    const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
+    const data = join(work, 'two-series-data');
+    const out = join(work, 'two-series-out');
+    const r = cli(data, 'submit', scan, '--mesh', mesh, '--out', out, '--deidentify');
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['two-series-1-series-1', 'two-series-2-series-2']);
+    expect(JSON.stringify(queued(data))).not.toMatch(/DOE|JANE/);
+  });
+});

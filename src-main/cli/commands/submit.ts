@@ -90,7 +90,8 @@ export async function runSubmit(
       printRefusal(queue.label, verdict, opts.json, io);
       return EXIT.usage;
     }
-    const units = await findSeries(scans, deps.scans, io);
+    const deidentify = opts.deidentify ?? queue.kind === 'remote';
+    const units = await findSeries(scans, deps.scans, io, deidentify);
     if (units.length === 0) return EXIT.usage;
     // What the engine cannot make of a series' voxel size is said now, not after packing it.
     const coarse = units.flatMap((u) => {
@@ -111,7 +112,6 @@ export async function runSubmit(
     }
     await prepareOutDir(outRoot);
 
-    const deidentify = opts.deidentify ?? queue.kind === 'remote';
     io.err(
       `Submitting ${units.length} job${units.length > 1 ? 's' : ''} to ${queue.label}` +
         `${deidentify ? ', de-identified' : ''}.\n`,
@@ -239,7 +239,12 @@ async function prepareOutDir(dir: string): Promise<void> {
 }
 
 /** Reads every scan first, so that a typo in the last one fails before anything is sent. */
-async function findSeries(scans: string[], service: ScanService, io: SubmitIo): Promise<Unit[]> {
+async function findSeries(
+  scans: string[],
+  service: ScanService,
+  io: SubmitIo,
+  deidentify: boolean,
+): Promise<Unit[]> {
   const units: Unit[] = [];
   const problems: string[] = [];
   // What is sent with warnings, and what of each scan is not sent: said before anything is.
@@ -288,10 +293,7 @@ async function findSeries(scans: string[], service: ScanService, io: SubmitIo): 
     notes.push(...notesOnSent(scan, usable, result));
     const scanName = scanBaseName(scan);
     usable.forEach((s, k) => {
-      let name =
-        usable.length === 1
-          ? scanName
-          : `${scanName}-${k + 1}${s.seriesDescription ? `-${s.seriesDescription}` : ''}`;
+      let name = usable.length === 1 ? scanName : `${scanName}-${k + 1}${seriesPart(s, deidentify)}`;
       name = sanitizeFileNamePart(name) || `scan-${units.length + 1}`;
       let unique = name;
       for (let n = 2; usedNames.has(unique.toLowerCase()); n++) unique = `${name}-${n}`;
@@ -353,6 +355,15 @@ function notesOnSent(scan: string, sent: SeriesSummary[], result: IntakeResult):
 /** 'scan: series "BONE 1MM"', each part on one line whatever the file says (terminal-text.ts). */
 function seriesLabel(scan: string, s: SeriesSummary): string {
   return `${oneLine(scan)}: series "${oneLine(s.seriesDescription || s.id)}"`;
+}
+
+/**
+ * What tells apart the folders of one scan's series. Sent de-identified, the series number: the
+ * description is free text that can name the patient ("CT HEAD DOE JANE").
+ */
+function seriesPart(s: SeriesSummary, deidentify: boolean): string {
+  if (deidentify) return s.seriesNumber !== undefined ? `-series-${s.seriesNumber}` : '';
+  return s.seriesDescription ? `-${s.seriesDescription}` : '';
 }
 
 /** "…/Patient 7/" -> "Patient 7"; "scan.zip" -> "scan"; "vol.dcm.gz" -> "vol". */

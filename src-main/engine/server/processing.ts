@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
+import { loggableError } from '../../logging/redact.js';
 import type { Processor } from '../processor.js';
 import { fetchToFile, putFile } from './client-storage.js';
 import type { EngineJob, JobStore } from './job-store.js';
@@ -183,11 +184,13 @@ export class JobProcessing {
       if (signal.aborted) return;
       // The reason and, where the refusal has one, what to do: the interface's job carries one text.
       const action = e instanceof AppError && e.action ? ` ${e.action}` : '';
-      await this.fail(job, `${e instanceof Error ? e.message : String(e)}${action}`);
+      const code = e instanceof AppError ? e.code : undefined;
+      await this.fail(job, `${e instanceof Error ? e.message : String(e)}${action}`, code);
     }
   }
 
-  private async fail(job: EngineJob, message: string): Promise<void> {
+  /** `code` is the AppError's: a refusal of the scan names its files, so only its code is logged. */
+  private async fail(job: EngineJob, message: string, code?: string): Promise<void> {
     await this.deps.store.dropScanCopies(job).catch((e: unknown) => {
       this.deps.logger.warn('scan copy of a failed job not removed', { jobId: job.id, error: String(e) });
     });
@@ -195,7 +198,12 @@ export class JobProcessing {
     job.error = message;
     job.finishedAt = Date.now();
     await this.deps.store.save(job).catch(() => {});
-    this.deps.logger.warn('engine job failed', { jobId: job.id, error: message });
+    // The client shows the message to the user (job.error); the log must not carry a file name.
+    this.deps.logger.warn('engine job failed', {
+      jobId: job.id,
+      code: code ?? 'none',
+      error: loggableError({ code: code ?? 'none', message }),
+    });
     this.changed(job.id);
     this.deps.onFinished(job);
   }
