@@ -207,6 +207,20 @@ describe('extractIsoSurface', () => {
   });
 });
 
+describe('a surface larger than memory carries', () => {
+  it('is refused in words before its arrays are made, in this thread and on workers', async () => {
+    // A one-voxel lattice (a review's crafted bone): every other voxel inside, the most surface a
+    // volume can have. 21 million such triangles peaked at 4.9 GB.
+    const lattice = analyticVolume([16, 16, 16], (x, y, z) => ((x + y + z) % 2 === 0 ? 1000 : 0));
+    for (const workers of [0, 2])
+      await expect(extractIsoSurfaceVoxels(lattice, 500, { workers, maxTriangles: 1000 })).rejects.toThrow(
+        /^The surface would have [\d.]+ million triangles, more than this computer's memory can smooth and simplify/,
+      );
+    const made = await extractIsoSurfaceVoxels(lattice, 500, { workers: 0, maxTriangles: 1e6 });
+    expect(made.indices.length / 3).toBeGreaterThan(1000);
+  });
+});
+
 describe('voxelToPatient', () => {
   it('refuses a geometry whose slices step within the image plane: every triangle would be flat', () => {
     const mesh = {

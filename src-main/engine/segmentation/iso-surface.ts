@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import type { Volume } from '../../scans/volume.js';
 import { AppError } from '../../../src-shared/errors.js';
 import type { InsideRuns } from './components.js';
@@ -50,6 +51,8 @@ export interface IsoSurfaceOptions {
   workers?: number;
   pool?: SlabPool;
   signal?: AbortSignal;
+  /** Most triangles the surface may have (default: what half this computer's memory carries through). */
+  maxTriangles?: number;
 }
 
 /**
@@ -133,7 +136,7 @@ export async function extractIsoSurfaceVoxels(
     const r = ranges[0] as SlabRange;
     packSlab(grid, r, bits);
     countSlab(grid, r, bits, counts);
-    const { offsets, vertices, triangles } = prefixSums(counts, g);
+    const { offsets, vertices, triangles } = prefixSums(counts, g, false, opts.maxTriangles);
     const out = allocate(vertices, triangles, false);
     fillSlab(grid, r, bits, offsets, out.positions, out.indices);
     return { ...out, layers: layersOf(offsets, g, triangles) };
@@ -150,7 +153,7 @@ export async function extractIsoSurfaceVoxels(
   try {
     await all((range) => ({ kind: 'bits', grid, range, bits }));
     await all((range) => ({ kind: 'count', grid, range, bits, counts }));
-    const { offsets, vertices, triangles } = prefixSums(counts, g, true);
+    const { offsets, vertices, triangles } = prefixSums(counts, g, true, opts.maxTriangles);
     const out = allocate(vertices, triangles, true);
     await all((range) => ({ kind: 'fill', grid, range, bits, offsets, ...out }));
     return { ...out, layers: layersOf(offsets, g, triangles) };
@@ -168,6 +171,7 @@ function prefixSums(
   c: RowTables<Int32Array>,
   g: Grid,
   shared = false,
+  limit = memoryTriangles(),
 ): { offsets: RowTables<Float64Array>; vertices: number; triangles: number } {
   const rows = g.PZ * g.PY;
   const buf = shared ? new SharedArrayBuffer(rows * 32) : new ArrayBuffer(rows * 32);
@@ -192,6 +196,16 @@ function prefixSums(
       t += c.t[base + J] as number;
     }
   }
+  if (t > limit) {
+    throw new AppError(
+      'bad-input',
+      `The surface would have ${(t / 1e6).toFixed(1)} million triangles, more than this computer's memory can smooth and simplify (about ${Math.max(1, Math.round(limit / 1e6))} million here): at this level the scan is noise or a lattice finer than anatomy.`,
+      {
+        action:
+          'Check the scan (a noisy or damaged series), use one of coarser voxels, or use a remote segmentation service.',
+      },
+    );
+  }
   if (v > 0xffffffff || t * 3 > 2 ** 31) {
     throw new AppError(
       'bad-input',
@@ -203,6 +217,14 @@ function prefixSums(
   }
   return { offsets: o, vertices: v, triangles: t };
 }
+
+/**
+ * Memory one extracted triangle costs on its way to the file (extraction, smoothing, simplification),
+ * in bytes: a one-voxel lattice of 21 million triangles peaked at 4.9 GB (a review). A 3 GB volume
+ * could make ten times that, past any machine's memory: the job is refused in words instead.
+ */
+const BYTES_PER_TRIANGLE = 240;
+const memoryTriangles = (): number => Math.floor((totalmem() * 0.5) / BYTES_PER_TRIANGLE);
 
 function layersOf(o: RowTables<Float64Array>, g: Grid, triangles: number): MeshLayers {
   const layers: MeshLayers = {
