@@ -17,6 +17,7 @@ import {
   tooManyFragments,
 } from './header-bounds.js';
 import { HEADER_TAGS, TAG } from './header-tags.js';
+import { checkInflateLeft, DropBudgetSpent, spendElements, spendInflated } from './drop-parse-budget.js';
 import { DEFLATED_LE, EXPLICIT_BE, EXPLICIT_LE, IMPLICIT_LE, transferSyntax } from './transfer-syntax.js';
 
 export const PIXEL_DATA = 'x7fe00010';
@@ -63,6 +64,7 @@ export function parseFailure(e: unknown): DicomParseError {
   const inner =
     typeof e === 'object' && e !== null && 'exception' in e ? (e as { exception: unknown }).exception : e;
   if (inner instanceof ParserBudgetSpent) return new DicomParseError(tooManyElements());
+  if (inner instanceof DropBudgetSpent) return new DicomParseError(inner.message);
   const text =
     inner instanceof Error
       ? `${(inner as NodeJS.ErrnoException).code ?? ''} ${inner.message}`
@@ -82,10 +84,12 @@ export function maxInflated(deflatedBytes: number): number {
   return Math.min(1024 ** 3, Math.max(64 * 1024 ** 2, 20 * deflatedBytes));
 }
 
-function boundedInflater(bytes: Uint8Array, position: number): Buffer {
+export function boundedInflater(bytes: Uint8Array, position: number): Buffer {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const deflated = b.subarray(position);
+  checkInflateLeft();
   const inflated = inflateRawSync(deflated, { maxOutputLength: maxInflated(deflated.length) });
+  spendInflated(inflated.length);
   // What was inflated is explicit VR little endian, and dicom-parser reads all of it.
   boundedForParser(inflated, 0, EXPLICIT_LE, false);
   // dicom-parser reads the returned bytes from offset 0, not from `position`: the preamble too, as
@@ -111,6 +115,7 @@ function boundedForParser(buf: Uint8Array, start: number, tsUid: string, untilPi
   if (c.twice) throw new DicomParseError(elementTwice(c.twice));
   if (c.elements + c.fragments > MAX_HEADER_ELEMENTS)
     throw new DicomParseError(c.fragments > c.elements ? tooManyFragments() : tooManyElements());
+  spendElements(c.elements + c.fragments);
   for (const at of c.wide) buf.set(OB, at);
 }
 

@@ -11,6 +11,8 @@ export interface WorkSource {
   /** Indices of the next files for a worker, or undefined when there is nothing for workers now. */
   take(workers: number): number[] | undefined;
   items: readonly ClassifyItem[];
+  /** What the drop's files read whole may cost together (drop-parse-budget.ts), shared with workers. */
+  budget: Int32Array;
   /** Results for the indices taken. */
   done(indices: number[], results: Classified[]): void;
   /** The workers died or never started: these indices (taken, not done) come back. */
@@ -86,7 +88,11 @@ class HeaderScanPool {
         const w = this.idle.pop()!;
         this.busy.set(w, { source, indices });
         w.ref();
-        w.postMessage({ id: this.nextId++, items: indices.map((i) => source.items[i]!) });
+        w.postMessage({
+          id: this.nextId++,
+          items: indices.map((i) => source.items[i]!),
+          budget: source.budget,
+        });
         given = true;
       }
       if (!given) break;

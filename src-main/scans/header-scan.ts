@@ -1,4 +1,5 @@
 import { AppError } from '../../src-shared/errors.js';
+import { newDropBudget, withDropBudget } from './drop-parse-budget.js';
 import { classifyFile, classifyQuickly, type ClassifyItem, type Classified } from './classify-file.js';
 import { headerScanPool, headerScanPoolStarted, type WorkSource } from './header-scan-pool.js';
 
@@ -32,18 +33,23 @@ const YIELD_EVERY = 16;
  */
 export async function classifyMany(
   items: ClassifyItem[],
-  opts: { signal?: AbortSignal | undefined; workers?: boolean } = {},
+  opts: { signal?: AbortSignal | undefined; workers?: boolean; budget?: Int32Array } = {},
 ): Promise<Classified[]> {
   if (items.length === 0) return [];
-  if (opts.workers === false) return classifyHere(items, opts.signal);
-  return new Drop(items, opts.signal).run();
+  const budget = opts.budget ?? newDropBudget();
+  if (opts.workers === false) return classifyHere(items, budget, opts.signal);
+  return new Drop(items, budget, opts.signal).run();
 }
 
-async function classifyHere(items: ClassifyItem[], signal?: AbortSignal): Promise<Classified[]> {
+async function classifyHere(
+  items: ClassifyItem[],
+  budget: Int32Array,
+  signal?: AbortSignal,
+): Promise<Classified[]> {
   const out: Classified[] = [];
   for (let i = 0; i < items.length; i++) {
     if (signal?.aborted) throw canceled();
-    out.push(classifyFile(items[i]!));
+    out.push(withDropBudget(budget, () => classifyFile(items[i]!)));
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await turn();
   }
   return out;
@@ -68,6 +74,8 @@ class Drop implements WorkSource {
 
   constructor(
     readonly items: ClassifyItem[],
+    /** What its files read whole may cost together, on every thread (drop-parse-budget.ts). */
+    readonly budget: Int32Array,
     private readonly signal: AbortSignal | undefined,
   ) {
     this.out = new Array<Classified>(items.length);
@@ -91,7 +99,10 @@ class Drop implements WorkSource {
         if (this.left === 0) return this.out;
         if (this.orphans.length > 0) {
           const i = this.orphans.shift()!;
-          this.settle(i, classifyFile(this.items[i]!));
+          this.settle(
+            i,
+            withDropBudget(this.budget, () => classifyFile(this.items[i]!)),
+          );
         } else if (this.next < n) {
           const i = this.next++;
           const r = classifyQuickly(this.items[i]!, QUICK_BYTES);

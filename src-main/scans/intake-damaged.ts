@@ -4,7 +4,8 @@ import dicomParser, { type DataSet } from 'dicom-parser';
 import { AppError } from '../../src-shared/errors.js';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { openScanFile } from './scan-file-open.js';
-import { withParserBudget } from './dicom-parse.js';
+import { boundedInflater, withParserBudget } from './dicom-parse.js';
+import { withDropBudget } from './drop-parse-budget.js';
 
 /** Damaged files of a drop said with the series they belong to, when their header still says which. */
 
@@ -34,11 +35,13 @@ const SERIES_UID_BYTES = 64 * 1024;
 export async function damagedFilesBySeries(
   damaged: DamagedFile[],
   signal: AbortSignal | undefined,
+  /** The drop's budget for what its files cost to read whole (drop-parse-budget.ts). */
+  budget: Int32Array | null = null,
 ): Promise<Map<string, DamagedFile[]>> {
   const out = new Map<string, DamagedFile[]>();
   for (const d of damaged.slice(0, MAX_DAMAGED_LOOKED_AT)) {
     if (signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
-    const uid = await seriesUidOfDamaged(d.path);
+    const uid = await seriesUidOfDamaged(d.path, budget);
     if (!uid) continue;
     const list = out.get(uid);
     if (list) list.push(d);
@@ -48,12 +51,18 @@ export async function damagedFilesBySeries(
 }
 
 /** The Series Instance UID in what a parser reads of a file before its damage, when stated whole. */
-async function seriesUidOfDamaged(path: string): Promise<string | undefined> {
+async function seriesUidOfDamaged(path: string, budget: Int32Array | null): Promise<string | undefined> {
   const bytes = await firstBytes(path, SERIES_UID_BYTES);
   if (!bytes) return undefined;
   let ds: DataSet | undefined;
   try {
-    ds = withParserBudget(() => dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }));
+    // A deflated data set inflates within the file's and the drop's bounds, as when it was classified:
+    // dicom-parser's own inflater has none (a review's damaged files each took a second here).
+    ds = withDropBudget(budget, () =>
+      withParserBudget(() =>
+        dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010', inflater: boundedInflater }),
+      ),
+    );
   } catch (e) {
     // dicom-parser throws { exception, dataSet } with the elements it read before the damage.
     ds =

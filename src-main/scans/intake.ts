@@ -2,6 +2,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/scans.js';
 import type { ArchiveLimits } from './archive-extract.js';
 import { DropArchives } from './intake-archives.js';
+import { newDropBudget } from './drop-parse-budget.js';
 import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
@@ -66,12 +67,18 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     ...(opts.logger ? { logger: opts.logger } : {}),
   });
   const maxDepth = opts.maxArchiveDepth ?? 2;
+  // One budget for what the drop's files read whole cost, in every round (archives' files too).
+  const budget = newDropBudget();
 
   let round: Candidate[] = walked.files;
   while (round.length > 0) {
     const next: Candidate[] = [];
     // Header reads only, on worker threads: the main thread stays free for other calls.
-    const classified = await classifyMany(round, { signal: opts.signal, workers: opts.workers ?? true });
+    const classified = await classifyMany(round, {
+      signal: opts.signal,
+      workers: opts.workers ?? true,
+      budget,
+    });
     for (let i = 0; i < round.length; i++) {
       const c = round[i]!;
       const r = classified[i]!;
@@ -104,7 +111,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     round = next;
   }
 
-  const damagedBySeries = await damagedFilesBySeries(damaged, opts.signal);
+  const damagedBySeries = await damagedFilesBySeries(damaged, opts.signal, budget);
   const series = await groupAndSummarize(
     images,
     (p) => displayOf.get(p) ?? p,
