@@ -6,25 +6,12 @@ import { copyFileSync, existsSync, readFileSync, readdirSync, statSync, writeFil
 import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ArchiveRefused, extractGzip, type ArchiveLimits } from './archive-extract.js';
+import { ArchiveRefused, extractGzip } from './archive-extract.js';
 import { intake } from './intake.js';
 import { phantomFiles, tempFolders } from './scans.test-support.js';
-import { writeZip } from './zip.test-support.js';
+import { dicomThenZeros, STRICT, writeZip } from './zip.test-support.js';
 
 const { fresh } = tempFolders('s2m-archive-limits-');
-
-/** Limits that refuse, past 1 MB, anything unpacking to more than 20 times its packed size. */
-const STRICT: ArchiveLimits = { maxBytes: 1e12, maxEntries: 1000, maxRatio: 20, ratioFreeBytes: 1e6 };
-
-/**
- * `size` bytes that start as a real slice does (preamble, DICM, meta header) and go on as zeros:
- * DICOM by its first bytes, a bomb by its size.
- */
-function dicomThenZeros(size: number): Buffer {
-  const out = Buffer.alloc(size);
-  readFileSync(phantomFiles()[0]!).copy(out, 0, 0, 1024);
-  return out;
-}
 
 /** Every file (not folder) under the intake's work folders, with its size. */
 function written(tempDirs: string[]): { name: string; size: number }[] {

@@ -5,22 +5,11 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { ArchiveLimits } from './archive-extract.js';
 import { intake } from './intake.js';
-import { phantomFiles, tempFolders } from './scans.test-support.js';
-import { writeZip } from './zip.test-support.js';
+import { tempFolders } from './scans.test-support.js';
+import { dicomThenZeros, STRICT, writeZip } from './zip.test-support.js';
 
 const { fresh } = tempFolders('s2m-drop-budget-');
-
-/** Past 1 MB, nothing may unpack to more than 20 times its packed size. */
-const STRICT: ArchiveLimits = { maxBytes: 1e12, maxEntries: 1000, maxRatio: 20, ratioFreeBytes: 1e6 };
-
-/** A slice's first bytes (preamble, DICM, meta header), then zeros: DICOM by its start, a bomb by its size. */
-function dicomThenZeros(size: number): Buffer {
-  const out = Buffer.alloc(size);
-  readFileSync(phantomFiles()[0]!).copy(out, 0, 0, 1024);
-  return out;
-}
 
 function bytesUnder(dirs: string[]): number {
   return dirs

@@ -4,6 +4,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
+import { readFileSync } from 'node:fs';
+import type { ArchiveLimits } from './archive-extract.js';
+import { phantomFiles } from './scans.test-support.js';
 
 /** Writes a zip of the given entries (name -> content or path on disk). */
 export async function writeZip(
@@ -81,4 +84,17 @@ export function zipEntries(bytes: Buffer): Promise<{ name: string; data: Buffer;
 /** Every entry of a zip, uncompressed, by name. */
 export async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
   return new Map((await zipEntries(bytes)).map((e) => [e.name, e.data]));
+}
+
+/** Limits that refuse, past 1 MB, anything unpacking to more than 20 times its packed size. */
+export const STRICT: ArchiveLimits = { maxBytes: 1e12, maxEntries: 1000, maxRatio: 20, ratioFreeBytes: 1e6 };
+
+/**
+ * `size` bytes that start as a real slice does (preamble, DICM, meta header) and go on as zeros:
+ * DICOM by its first bytes, a bomb by its size.
+ */
+export function dicomThenZeros(size: number): Buffer {
+  const out = Buffer.alloc(size);
+  readFileSync(phantomFiles()[0]!).copy(out, 0, 0, 1024);
+  return out;
 }
