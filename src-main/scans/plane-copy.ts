@@ -1,7 +1,7 @@
 import { closeSync } from 'node:fs';
 import { openScanFileSync } from './scan-file-open.js';
 import { readRegionInto, type FileRegion } from './file-region.js';
-import { bitsAboveStored, widerThanStored } from './stored-bits.js';
+import { bitsAboveStored, widerThanStored, type StoredValues } from './stored-bits.js';
 
 /**
  * Copying a frame's stored samples into an int16 volume plane: the inner loop of reading a CT scan,
@@ -9,7 +9,7 @@ import { bitsAboveStored, widerThanStored } from './stored-bits.js';
  * it without loading them.
  */
 
-export type StoredValues = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array;
+export type { StoredValues } from './stored-bits.js';
 
 /** One plane of an int16 volume made from one frame's samples in memory: out[at + i] = sample i + shift. */
 export interface PlaneCopy {

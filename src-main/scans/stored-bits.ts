@@ -1,5 +1,7 @@
 import { AppError } from '../../src-shared/errors.js';
-import type { StoredValues } from './plane-copy.js';
+
+/** A frame's stored samples, as a typed array of their width and sign. */
+export type StoredValues = Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array;
 
 /**
  * Samples wider than their Bits Stored. DICOM reads a sample from its Bits Stored low bits (the bits

@@ -106,8 +106,7 @@ export function deriveThresholds(
   }
   const { floorSpike, split } = levels;
   // A floor spike is left out of the splits as padding, but in Hounsfield units one at air's value is
-  // air itself, clipped: an export that sets the air around the head to -1024 left too little air for
-  // any scale, and every class was refused ("no air clearly apart from soft tissue").
+  // air itself, clipped (an export setting the air around the head to -1024 lost every class).
   const asAir = !split.scale && floorSpike && huPossible ? floorAsAir(h) : null;
   const padding = floorSpike && !asAir;
   const { air, bone, scale } = asAir ?? split;
@@ -122,8 +121,8 @@ export function deriveThresholds(
   const teethAbove = teeth !== null && teeth > bone ? teeth : null;
   if (teethAbove === null && !absent.teeth) absent.teeth = NO_TEETH_LEVEL;
   const notHu = modality === 'CT' && !huPossible ? { rescaleType: scan.rescaleType as string } : {};
-  // The padding of a round field of view at a value air takes, found from where it lies. After the
-  // outer faces are read: the inverted-values check was set on faces with such padding on them.
+  // The padding of a round field of view at air's value, found from where it lies, after the outer
+  // faces are read (the inverted-values check was set on faces with such padding on them).
   const round =
     fov === null && scan.dims && scan.spacing ? roundFieldPadding(data, scan.dims, scan.spacing) : null;
   const outside: Pick<Thresholds, 'padding' | 'roundField'> = round
