@@ -12,7 +12,7 @@
 import type { DataSet } from 'dicom-parser';
 import type { ParsedDicom } from './dicom-file.js';
 import { decodeEncapsulatedFrame, PixelDecodeError } from './pixel-decode.js';
-import { bitsAboveStored } from './stored-bits.js';
+import { bitsAboveStored, PADDING_WIDER, WIDER } from './stored-bits.js';
 
 export class PixelsRefused extends Error {}
 
@@ -96,19 +96,29 @@ function overlayBits(ds: DataSet, bitsAllocated: number, bitsStored: number): nu
 
 /**
  * Refused where the samples are wider than their Bits Stored (stored-bits.ts): clearing the bits above
- * would change their values (enamel or metal past 4095 made air), not hide what they carry.
+ * would change their values (enamel or metal past 4095 made air), not hide what they carry. True when
+ * only the declared padding value is wider: it is kept whole, as the app reads it.
  */
-function refuseWide(a: Uint8Array | Uint16Array | Uint32Array, f: PixelFacts): void {
+function refuseWide(a: Uint8Array | Uint16Array | Uint32Array, f: PixelFacts): boolean {
   const signedView =
     a instanceof Uint16Array
       ? new Int16Array(a.buffer, a.byteOffset, a.length)
       : a instanceof Uint32Array
         ? new Int32Array(a.buffer, a.byteOffset, a.length)
         : new Int8Array(a.buffer, a.byteOffset, a.length);
-  if (bitsAboveStored(f.signed ? signedView : a, a.length, f.bitsStored, f.signed, f.padding, f.overlays))
+  const fit = bitsAboveStored(
+    f.signed ? signedView : a,
+    a.length,
+    f.bitsStored,
+    f.signed,
+    f.padding,
+    f.overlays,
+  );
+  if (fit === WIDER)
     throw new PixelsRefused(
       `has image values wider than its Bits Stored (${f.bitsStored} bits): clearing the bits above, as de-identification does, would change them (dense tissue or metal to other values), and keeping them could keep what they hide`,
     );
+  return fit === PADDING_WIDER;
 }
 
 /** A function giving each sample as its stored bits alone make it, for 8, 16 or 32 bits allocated. */
@@ -131,8 +141,9 @@ export function cleanNativePixels(value: Uint8Array, f: PixelFacts, littleEndian
   const out = Buffer.allocUnsafeSlow(length + (length % 2));
   out.set(value.subarray(0, length));
   if (length % 2) out[length] = 0;
-  const fix = canonical(f);
-  if (!fix) return out;
+  const canonicalOf = canonical(f);
+  if (!canonicalOf) return out;
+  let fix = canonicalOf;
   const width = f.bitsAllocated / 8;
   const count = length / width;
   const lowBit = f.highBit - f.bitsStored + 1;
@@ -143,7 +154,7 @@ export function cleanNativePixels(value: Uint8Array, f: PixelFacts, littleEndian
       const swapped = Buffer.from(new Uint8Array(b));
       b = width === 2 ? swapped.swap16() : swapped.swap32();
     }
-    refuseWide(
+    const keepPad = refuseWide(
       width === 1
         ? b
         : width === 2
@@ -151,10 +162,15 @@ export function cleanNativePixels(value: Uint8Array, f: PixelFacts, littleEndian
           : new Uint32Array(b.buffer, b.byteOffset, count),
       f,
     );
+    if (keepPad) {
+      // The padding value as this buffer holds it (unsigned), kept whole; the rest made canonical.
+      const pad = (f.padding![0] >>> 0) & (width === 4 ? 0xffffffff : 2 ** f.bitsAllocated - 1);
+      fix = (x) => (x >>> 0 === pad >>> 0 ? x : canonicalOf(x));
+    }
   }
   if (width === 1) {
     for (let i = 0; i < count; i++) out[i] = fix(out[i]!);
-  } else if (littleEndian === HOST_LITTLE) {
+  } else if (littleEndian === HOST_LITTLE && fix === canonicalOf) {
     const a =
       width === 2
         ? new Uint16Array(out.buffer, out.byteOffset, count)

@@ -3,7 +3,14 @@ import { readRegion, type FileRegion } from './file-region.js';
 import { uncompressedFrameBytes } from './header-fields.js';
 import { storedValueMapper } from './pixel-decode.js';
 import { typed, writeShifted, type PlaneCopy, type StoredValues } from './plane-copy.js';
-import { bitsAboveStored, widerThanStored } from './stored-bits.js';
+import {
+  bitsAboveStored,
+  keepPadding,
+  PADDING_WIDER,
+  STORED_FIT,
+  WIDER,
+  widerThanStored,
+} from './stored-bits.js';
 import type { FrameRef } from './slice-layout.js';
 import { transferSyntax } from './transfer-syntax.js';
 
@@ -85,11 +92,17 @@ export function writeStored(
   const map = storedValueMapper(h.bitsStored, h.bitsAllocated, h.pixelRepresentation === 1);
   const { slope, intercept } = ref.info;
   const identity = h.bitsStored >= h.bitsAllocated;
-  if (
-    !identity &&
-    bitsAboveStored(stored, n, storedBitsOf(h), h.pixelRepresentation === 1, h.pixelPadding, overlayMask(h))
-  )
-    throw widerThanStored(basename(h.path), h.bitsStored);
+  const fit = identity
+    ? STORED_FIT
+    : bitsAboveStored(
+        stored,
+        n,
+        storedBitsOf(h),
+        h.pixelRepresentation === 1,
+        h.pixelPadding,
+        overlayMask(h),
+      );
+  if (fit === WIDER) throw widerThanStored(basename(h.path), h.bitsStored);
   if (asInt16 && slope === 1) {
     // The common CT case (slope 1, integer intercept): integer work per voxel.
     const signed = h.pixelRepresentation === 1;
@@ -108,6 +121,9 @@ export function writeStored(
   } else {
     for (let i = 0; i < n; i++) out[at + i] = (identity ? stored[i]! : map(stored[i]!)) * slope + intercept;
   }
+  // The padding value wider than the stored bits, read whole: the padding the header names.
+  if (fit === PADDING_WIDER && !keepPadding(stored, n, h.pixelPadding![0], out, at, slope, intercept))
+    throw new Int16Overflow();
 }
 
 /**

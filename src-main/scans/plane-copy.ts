@@ -1,7 +1,14 @@
 import { closeSync } from 'node:fs';
 import { openScanFileSync } from './scan-file-open.js';
 import { readRegionInto, type FileRegion } from './file-region.js';
-import { bitsAboveStored, widerThanStored, type StoredValues } from './stored-bits.js';
+import {
+  bitsAboveStored,
+  keepPadding,
+  PADDING_WIDER,
+  WIDER,
+  widerThanStored,
+  type StoredValues,
+} from './stored-bits.js';
 
 /**
  * Copying a frame's stored samples into an int16 volume plane: the inner loop of reading a CT scan,
@@ -82,9 +89,12 @@ export function copyPlanes(planes: readonly PlaneCopy[], out: Int16Array): boole
         raw = regionBytes(fd, p.bytes, read);
       }
       const stored = typed(raw, p.bits, p.signed, reuse);
-      if (bitsAboveStored(stored, p.n, p.storedBits, p.signed, p.padding, p.overlays))
-        throw widerThanStored(p.name, p.storedBits);
+      const fit = bitsAboveStored(stored, p.n, p.storedBits, p.signed, p.padding, p.overlays);
+      if (fit === WIDER) throw widerThanStored(p.name, p.storedBits);
       if (!writeShifted(stored, p.shift, out, p.at, p.n, p.storedBits, p.signed)) return false;
+      // The padding value wider than the stored bits, read whole: the padding the header names.
+      if (fit === PADDING_WIDER && !keepPadding(stored, p.n, p.padding![0], out, p.at, 1, p.shift))
+        return false;
     }
     return true;
   } finally {
