@@ -1,9 +1,10 @@
 // The airway runs on the head's middle plane. Crops of the real head CT without the pharynx or the
-// nasal cavity made an "airway" of the mastoid air cells of one temporal bone (a review).
+// nasal cavity made an "airway" of the mastoid air cells of one temporal bone (a review); a first
+// check refused the airway of a dental field of view, and of a head with an arm beside it (a review).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
 import { segmentTissue } from './tissue.js';
-import { crop, realScans, thresholds } from './value-meaning.test-support.js';
+import { crop, edit, outsideCylinder, realScans, thresholds } from './value-meaning.test-support.js';
 
 let head: Volume;
 beforeAll(async () => {
@@ -23,11 +24,19 @@ describe('where an airway can be', () => {
     );
   });
 
-  it("refuses air where the scan does not show the head's width", () => {
-    // 77 mm around one temporal bone, as an ear CT: the head reaches every side of the scan.
-    const ear = crop(head, [60, 140], [40, 120], [5, 45]);
-    expect(() => segmentTissue(ear, 'airway', thresholds(ear))).toThrow(
-      /does not show the head's full width/,
+  it("takes the air for the airway where the scan does not show the head's width: its middle is not known", () => {
+    // A 150 mm round field of view on the jaws and nose cuts the cheeks: the usual orthodontic scan,
+    // whose airway a first version refused (a review).
+    const jaws = outsideCylinder(crop(head, [0, 256], [0, 256], [0, 74]), 75, -3024);
+    expect(segmentTissue(jaws, 'airway', thresholds(jaws)).components.kept).toBeGreaterThan(0);
+  });
+
+  it('finds the middle from the head alone, not from an arm beside it', () => {
+    // A block of soft tissue beside the head, apart from it, at the airway's height (a raised arm).
+    const [nx, ny] = head.dims;
+    const wide = edit(head, (v, i, j) =>
+      i >= nx - 20 && i < nx - 4 && j > ny / 4 && j < (3 * ny) / 4 ? 40 : v,
     );
+    expect(segmentTissue(wide, 'airway', thresholds(wide)).components.kept).toBeGreaterThan(0);
   });
 });

@@ -47,9 +47,14 @@ function extent(mask: Uint8Array, dims: [number, number, number]): { lo: number[
 }
 
 /**
- * Refuses an airway mask that is not on the head's middle plane, or whose scan does not show the
- * head's width where it lies. `body` holds the voxels denser than air, `pad` the padding outside the
- * field of view (or null).
+ * Refuses an airway mask that lies to the side of the head's middle plane. `body` holds the voxels
+ * denser than air, `pad` the padding outside the field of view (or null). The head is the tissue
+ * joined to the air's walls at the air's height and depth, so an arm beside the head or a table
+ * behind it does not move its middle (a review). Where the scan does not show that tissue's whole
+ * width (it reaches the side of the scan or of its field of view: a dental field of view of 150 mm
+ * cuts the cheeks, a head holder reaches the sides), the middle is not known and nothing is said:
+ * refusing there refused the airway of the usual orthodontic scan (a review), while an ear's
+ * mastoid cells, in a scan of the ear alone, are still taken for the airway.
  */
 export function checkAirwayPlace(
   airway: Uint8Array,
@@ -62,50 +67,86 @@ export function checkAirwayPlace(
   const box = extent(airway, g.dims);
   if (lr === null || !box) return;
   const front = 3 - headFoot - lr;
+  const head = tissueAround(airway, body, g.dims, box, [headFoot, front]);
   const [nx, ny] = g.dims;
   const step = [1, nx, nx * ny];
   const across = g.dims[lr]!;
-  // The head across, at the airway's height and depth (not the table behind the head, which may be
-  // wider than the scan).
-  const visit = (f: (p: number, x: number) => void): void => {
-    for (let h = box.lo[headFoot]!; h <= box.hi[headFoot]!; h++)
-      for (let d = box.lo[front]!; d <= box.hi[front]!; d++) {
-        const row = h * step[headFoot]! + d * step[front]!;
-        for (let x = 0; x < across; x++) {
-          const p = row + x * step[lr]!;
-          if (body[p]) f(p, x);
-        }
-      }
-  };
   let left = across;
   let right = -1;
-  visit((_, x) => {
+  for (const p of head) {
+    const x = coordinate(p, lr, g.dims);
     if (x < left) left = x;
     if (x > right) right = x;
-  });
-  if (right < 0) return;
-  // Its outermost voxels against the scan's side, or the padding beyond a round field of view.
-  let cut = left === 0 || right === across - 1;
+  }
+  if (right < 0 || left === 0 || right === across - 1) return;
+  // Its outermost voxels against the padding beyond a round field of view.
   const s = step[lr]!;
-  if (!cut && pad)
-    visit((p, x) => {
-      if ((x === left && pad[p - s]) || (x === right && pad[p + s])) cut = true;
-    });
-  const action =
-    'Ask for airway on a scan that shows the nasal cavity or the pharynx with the whole width of the head, or use a remote segmentation service.';
-  if (cut)
-    throw new AppError(
-      'bad-input',
-      "The scan does not show the head's full width where its largest enclosed air space lies (the head reaches the side of the scan or of its field of view), so that air cannot be shown to be the airway rather than another air space (mastoid air cells, a sinus); no airway mesh was made.",
-      { action },
-    );
+  if (pad)
+    for (const p of head) {
+      const x = coordinate(p, lr, g.dims);
+      if ((x === left && pad[p - s]) || (x === right && pad[p + s])) return;
+    }
   const middle = (left + right) / 2;
   const off = middle < box.lo[lr]! ? box.lo[lr]! - middle : middle > box.hi[lr]! ? middle - box.hi[lr]! : 0;
   const mm = off * g.spacing[lr]!;
   if (mm > MAX_OFF_MIDDLE_MM)
     throw new AppError(
       'bad-input',
-      `The largest air space enclosed in this scan lies ${Math.round(mm)} mm to the side of the head's middle, where no airway runs (mastoid air cells, or a sinus): the scan does not hold the nasal cavity or the pharynx, so no airway mesh was made.`,
-      { action },
+      `The largest air space enclosed in this scan lies ${Math.round(mm)} mm to the side of the head's middle, where no airway runs: it is another air space (mastoid air cells, or a sinus), so no airway mesh was made.`,
+      {
+        action:
+          'Ask for airway on a scan that shows the nasal cavity or the pharynx, or use a remote segmentation service.',
+      },
     );
+}
+
+/** A voxel's index on one axis. */
+function coordinate(p: number, axis: number, [nx, ny]: [number, number, number]): number {
+  return axis === 0 ? p % nx : axis === 1 ? Math.floor(p / nx) % ny : Math.floor(p / (nx * ny));
+}
+
+/**
+ * The body voxels joined (6-neighbours) to those next to the air, within the air's extent on the
+ * `within` axes (its height and depth): the voxel indices.
+ */
+function tissueAround(
+  airway: Uint8Array,
+  body: Uint8Array,
+  dims: [number, number, number],
+  box: { lo: number[]; hi: number[] },
+  within: number[],
+): number[] {
+  const [nx, ny] = dims;
+  const step = [1, nx, nx * ny];
+  const seen = new Uint8Array(airway.length);
+  const inside = (p: number): boolean =>
+    within.every((a) => {
+      const c = coordinate(p, a, dims);
+      return c >= box.lo[a]! && c <= box.hi[a]!;
+    });
+  const found: number[] = [];
+  const stack: number[] = [];
+  const reach = (q: number, c: number, a: number, d: number): void => {
+    const next = c + d;
+    if (next < 0 || next >= dims[a]!) return;
+    const r = q + d * step[a]!;
+    if (seen[r] || !body[r] || airway[r] || !inside(r)) return;
+    seen[r] = 1;
+    stack.push(r);
+  };
+  const spread = (q: number): void => {
+    for (let a = 0; a < 3; a++) {
+      const c = coordinate(q, a, dims);
+      reach(q, c, a, -1);
+      reach(q, c, a, 1);
+    }
+  };
+  // Seeds: the tissue next to the air.
+  for (let p = 0; p < airway.length; p++) if (airway[p]) spread(p);
+  while (stack.length > 0) {
+    const q = stack.pop()!;
+    found.push(q);
+    spread(q);
+  }
+  return found;
 }
