@@ -167,13 +167,12 @@ function planeCopy(bytes: Uint8Array | FileRegion, ref: FrameRef, at: number): P
     n: h.rows * h.columns,
     name: basename(h.path),
     ...(h.pixelPadding ? { padding: h.pixelPadding } : {}),
-    ...(h.overlayBit !== undefined ? { overlays: overlayMask(h) } : {}),
+    ...(h.overlayBits ? { overlays: h.overlayBits } : {}),
   };
 }
 
-/** The bits of each sample that hold an overlay (none, or the one of Overlay Bit Position). */
-const overlayMask = (h: { overlayBit?: number }): number =>
-  h.overlayBit === undefined ? 0 : 2 ** h.overlayBit;
+/** The bits of each sample that hold overlays (none, or those of their Overlay Bit Positions). */
+const overlayMask = (h: { overlayBits?: number }): number => h.overlayBits ?? 0;
 
 /** Bits Stored as the sample mask uses it: a value outside 1..31 means every bit (storedValueMapper). */
 function storedBitsOf(h: { bitsStored: number }): number {

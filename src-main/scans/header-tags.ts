@@ -60,16 +60,25 @@ const NAMED = {
   // Enhanced multi-frame functional groups: sequences, whose items only dicom-parser reads.
   sharedGroups: 'x52009229',
   perFrameGroups: 'x52009230',
-  // A first overlay kept in the image's unused high bits (retired, still in old scans): those bits are
-  // not values wider than Bits Stored (stored-bits.ts).
-  overlayBitsAllocated: 'x60000100',
-  overlayBitPosition: 'x60000102',
 } as const;
+
+/**
+ * Overlays kept in the image's unused high bits (retired, still in old scans), one per group 6000,
+ * 6002, ... 601E: their Overlay Bits Allocated and Overlay Bit Position. Those bits are not values
+ * wider than Bits Stored (stored-bits.ts). After the named tags, in tag order.
+ */
+const OVERLAY_TAGS = Array.from({ length: 16 }, (_, g) => {
+  const group = (0x6000 + 2 * g).toString(16);
+  return [`x${group}0100`, `x${group}0102`];
+}).flat();
 
 type TagName = keyof typeof NAMED;
 
 /** The tags as dicom-parser names them ('x00280010'), in table order. */
-export const HEADER_TAGS: readonly string[] = Object.values(NAMED);
+export const HEADER_TAGS: readonly string[] = [...Object.values(NAMED), ...OVERLAY_TAGS];
+
+/** Where overlay group g's (0..15) Overlay Bits Allocated is kept; its Bit Position is next. */
+export const overlayTag = (g: number): number => Object.keys(NAMED).length + 2 * g;
 
 /** Each tag's place in the table (TAG.rows is where Rows is kept). */
 export const TAG = Object.fromEntries(Object.keys(NAMED).map((name, i) => [name, i])) as Record<

@@ -97,8 +97,8 @@ export interface DicomHeader {
    * view. One value gives a range of one.
    */
   pixelPadding?: [number, number];
-  /** The bit of each sample above Bits Stored that holds an overlay (retired Overlay Bit Position). */
-  overlayBit?: number;
+  /** The bits of each sample above Bits Stored that hold overlays (retired Overlay Bit Position), as a mask. */
+  overlayBits?: number;
   sliceThickness?: number;
   spacingBetweenSlices?: number;
   /** GridFrameOffsetVector (3004,000C, RT Dose style multi-frame): each frame's offset along the normal, mm. */

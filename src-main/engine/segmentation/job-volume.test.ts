@@ -165,7 +165,7 @@ describe('the job volume, copied and counted on the mesh workers', () => {
       };
       await expect(readJobVolume(wide, heldSlices(sharedSlices(wide)), pool)).rejects.toMatchObject(refusal);
       await expect(readVolume(wide)).rejects.toMatchObject(refusal);
-      // The same bit 15 set where the file says an overlay lies there (retired Overlay Bit Position):
+      // The same bit 15 set where the file says an overlay lies there (retired Overlay Bit Position), here the second overlay's (group 6002):
       // an overlay, masked as DICOM says, not a value.
       const overlay = join(dir, 'overlay');
       mkdirSync(overlay);
@@ -177,8 +177,8 @@ describe('the job volume, copied and counted on the mesh workers', () => {
           out,
           i === 70
             ? withElements(marked, [
-                { tag: 'x60000100', vr: 'US', value: short16(16) },
-                { tag: 'x60000102', vr: 'US', value: short16(15) },
+                { tag: 'x60020100', vr: 'US', value: short16(16) },
+                { tag: 'x60020102', vr: 'US', value: short16(15) },
               ])
             : bytes,
         );
