@@ -20,7 +20,26 @@ describe('a compressed series', () => {
     const series = out.result.series[0]!;
     expect(series.previewable).toBe(false);
     expect(series.problems.map((p) => p.message).join('\n')).toMatch(
-      /The compressed images of this series claim [\d.]+ GiB of pixels in [\d.]+ KiB of files, \d+ times more/,
+      /The compressed images of this series claim [\d.]+ GiB of pixels in [\d.]+ KiB of image data, \d+ times more/,
+    );
+  });
+
+  it('is judged from its compressed files whatever the first file is (a review passed one uncompressed first)', async () => {
+    // Two slices of one MR series: the first (by name) stored plain, the second in JPEG 2000 and
+    // claiming 60000 x 60000 pixels.
+    const dir = fresh('mixed');
+    writeFileSync(
+      join(dir, 'a.dcm'),
+      readFileSync(join(FIXTURES, 'transfer-syntax', 'mr-ts-implicit-le.dcm')),
+    );
+    const j2k = readFileSync(join(FIXTURES, 'transfer-syntax', 'mr-ts-j2k-lossless.dcm'));
+    patchElement(j2k, 'x00280010', short16(60000));
+    patchElement(j2k, 'x00280011', short16(60000));
+    writeFileSync(join(dir, 'b.dcm'), j2k);
+    const out = await intake([dir], { tempDir: fresh('work'), workers: false });
+    expect(out.result.series).toHaveLength(1);
+    expect(out.result.series[0]!.problems.map((p) => p.message).join('\n')).toMatch(
+      /of image data, \d+ times more/,
     );
   });
 

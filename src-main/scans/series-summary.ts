@@ -172,8 +172,6 @@ export function summarizeSeries(
       message: `The images are stored in an encoding scan2mesh does not know (transfer syntax ${ts.uid}). A remote service may read them; this computer cannot show a preview of them or segment them with the local engine.`,
     });
   } else if (ts.compressed) {
-    const far = compressedTooFar(headers);
-    if (far) problems.push(far);
     problems.push({
       severity: 'info',
       code: 'compressed',
@@ -198,6 +196,8 @@ export function summarizeSeries(
     });
   }
 
+  const far = compressedTooFar(headers);
+  if (far) problems.push(far);
   const errors = problems.some((p) => p.severity === 'error');
   const fitness = segmentationFitness(
     fitnessInputOf(
@@ -339,19 +339,25 @@ export function sortProblems(problems: ScanProblem[]): ScanProblem[] {
  */
 const MAX_SERIES_COMPRESSION = 500;
 
-/** The error for a compressed series whose pixels claim far more than its files could hold, or null. */
+/**
+ * The error for a series whose compressed images claim far more pixels than their compressed data
+ * could hold, or null. Counted over the files whose images are compressed, whatever the first file's
+ * encoding, and from their image data alone (from its start to the file's end): a review passed the
+ * first version with an uncompressed first slice, or with a large private element in each file.
+ */
 function compressedTooFar(headers: DicomHeader[]): ScanProblem | null {
   let claimed = 0;
   let stored = 0;
   for (let i = 0; i < headers.length; i++) {
     const h = headers[i]!;
+    if (!h.pixelData?.encapsulated) continue;
     claimed += uncompressedFrameBytes(h) * Math.max(1, h.numberOfFrames);
-    stored += h.fileSize;
+    stored += Math.max(1, h.fileSize - h.pixelData.offset);
   }
   if (claimed <= MAX_SERIES_COMPRESSION * stored) return null;
   return {
     severity: 'error',
     code: 'corrupt-file',
-    message: `The compressed images of this series claim ${formatBytes(claimed)} of pixels in ${formatBytes(stored)} of files, ${Math.round(claimed / stored)} times more; no scan compresses so far (a blank or damaged series, or a crafted one), so it is not read.`,
+    message: `The compressed images of this series claim ${formatBytes(claimed)} of pixels in ${formatBytes(stored)} of image data, ${Math.round(claimed / stored)} times more; no scan compresses so far (a blank or damaged series, or a crafted one), so it is not read.`,
   };
 }
