@@ -156,6 +156,33 @@ describe('unpackInput', () => {
     });
   });
 
+  it('refuses an upload that unpacks to far more than its size could hold, before writing it', async () => {
+    // 96 MiB of zeros deflates to about 100 KB: past the 64 MiB any upload may unpack to, and a
+    // hundred times its size. With the 8 GiB ceiling alone, 7 MB of such entries wrote 7 GiB (a review).
+    const zeros = Buffer.alloc(96 * 1024 ** 2);
+    const zip = join(dir, 'bomb.zip');
+    const z = new yazl.ZipFile();
+    z.addBuffer(zeros, 's000.dcm', { compress: true });
+    z.end();
+    const out = createWriteStream(zip);
+    z.outputStream.pipe(out);
+    await once(out, 'close');
+    const gz = join(dir, 'bomb.dcm.gz');
+    await writeFile(gz, gzipSync(zeros));
+    for (const [path, extension] of [
+      [zip, '.zip'],
+      [gz, '.dcm.gz'],
+    ] as const) {
+      const work = join(dir, `work-bomb${extension}`);
+      await expect(unpackInput({ path, extension }, work)).rejects.toMatchObject({
+        code: 'bad-input',
+        message: expect.stringMatching(
+          /unpacks to more than 64(\.0)? MiB, far more than a scan of its size could/,
+        ),
+      });
+    }
+  });
+
   it('names the unsafe entry names it would refuse', () => {
     expect(unsafeEntryName('a/../../b')).toMatch(/\.\./);
     expect(unsafeEntryName('/etc/passwd')).toMatch(/absolute/);

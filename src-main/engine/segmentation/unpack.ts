@@ -1,4 +1,12 @@
-import { closeSync, createReadStream, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  openSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, posix, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -10,6 +18,8 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-file
 import { readRegionInto, type FileRegion } from '../../scans/file-region.js';
 import { diskSlices, heldSlices, type SliceSource } from '../../scans/slice-source.js';
 import type { CbctExtension } from './plan.js';
+import { DEFAULT_LIMITS } from '../../scans/archive-limits.js';
+import { formatBytes } from '../../../src-shared/format-bytes.js';
 
 /** More than any scan holds; a zip that inflates beyond it is a zip bomb or not a scan. */
 const MAX_UNPACKED_BYTES = 8 * 1024 ** 3;
@@ -35,12 +45,28 @@ const badZip = (message: string, cause?: unknown): AppError =>
     ...(cause === undefined ? {} : { cause }),
   });
 
+/**
+ * What an upload may unpack to: as intake allows a dropped archive (archive-limits.ts), its own size
+ * times the ratio limit, or the ratio-free allowance, and never more than MAX_UNPACKED_BYTES. With the
+ * ceiling alone, a 7 MB zip of zeros wrote 7 GiB into the job's folder before its first entry was
+ * found not to be DICOM (a review).
+ */
+function unpackBudget(uploadBytes: number): number {
+  const { maxRatio, ratioFreeBytes } = DEFAULT_LIMITS;
+  return Math.min(MAX_UNPACKED_BYTES, Math.max(ratioFreeBytes, maxRatio * uploadBytes));
+}
+
+const overBudget = (what: string, limit: { total: number }): AppError =>
+  badZip(
+    `${what} unpacks to more than ${formatBytes(limit.total)}, far more than a scan of its size could (a damaged or hostile archive).`,
+  );
+
 /** A stream stage that fails once more than `limit` bytes have passed. */
-function byteLimit(limit: { left: number }, what: string): Transform {
+function byteLimit(limit: { left: number; total: number }, what: string): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, cb: TransformCallback) {
       limit.left -= chunk.length;
-      if (limit.left < 0) cb(badZip(`${what} unpacks to more than ${MAX_UNPACKED_BYTES / 1024 ** 3} GiB.`));
+      if (limit.left < 0) cb(overBudget(what, limit));
       else cb(null, chunk);
     },
   });
@@ -60,7 +86,8 @@ export async function unpackInput(
 ): Promise<UnpackedInput> {
   const ext = input.extension.toLowerCase() as CbctExtension;
   let path = input.path;
-  const limit = { left: MAX_UNPACKED_BYTES };
+  const total = unpackBudget(statSync(path).size);
+  const limit = { left: total, total };
   if (ext.endsWith('.gz')) {
     const inner = ext.slice(0, -3);
     const out = join(workDir, `input${inner}`);
@@ -132,7 +159,7 @@ interface ZipOnDisk {
 function entryHeld(
   zip: ZipOnDisk,
   entry: yauzl.Entry,
-  limit: { left: number },
+  limit: { left: number; total: number },
   held: Held,
 ): { region: FileRegion } | { bytes: Buffer } | null {
   const name = entry.fileName;
@@ -150,8 +177,7 @@ function entryHeld(
   if (end > zip.size) throw badZip(`The zip file is damaged ("${name}" runs past its end).`);
   const size = entry.uncompressedSize;
   limit.left -= size;
-  if (limit.left < 0)
-    throw badZip(`The zip file unpacks to more than ${MAX_UNPACKED_BYTES / 1024 ** 3} GiB.`);
+  if (limit.left < 0) throw overBudget('The zip file', limit);
   if (entry.compressionMethod === 0) {
     if (size !== entry.compressedSize)
       throw badZip(`The zip file is damaged ("${name}" has two different sizes).`);
@@ -191,7 +217,7 @@ export function unsafeEntryName(name: string): string | null {
 async function unzip(
   path: string,
   dest: string,
-  limit: { left: number },
+  limit: { left: number; total: number },
   held: Held,
   signal?: AbortSignal,
 ): Promise<string[]> {
@@ -206,7 +232,7 @@ async function unzip(
 async function unzipFrom(
   onDisk: ZipOnDisk,
   dest: string,
-  limit: { left: number },
+  limit: { left: number; total: number },
   held: Held,
   signal?: AbortSignal,
 ): Promise<string[]> {
