@@ -2,7 +2,8 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { archiveKind } from './archive-extract.js';
 import { imageWithoutPixels, nonDicomReason, nonImageReason, unreadableWords } from './classify.js';
-import { bufferSource, DicomParseError, parseFailure, type NotDicom } from './dicom-file.js';
+import { bufferSource, DicomParseError, DropOverBudget, parseFailure, type NotDicom } from './dicom-file.js';
+import { DROP_OVER_BUDGET } from './drop-parse-budget.js';
 import { readHeaderPrefix, withFile, type TagHeader } from './header-prefix.js';
 import { fieldsOfRead, readAnyHeader, type AnyHeader } from './header-read.js';
 import type { DicomHeader } from './header-types.js';
@@ -69,6 +70,15 @@ export function classifyRead(c: ClassifyItem, read: () => AnyHeader | NotDicom |
 }
 
 function failed(c: ClassifyItem, e: unknown): Classified {
+  if (e instanceof DropOverBudget)
+    return {
+      kind: 'problem',
+      problem: {
+        severity: 'error',
+        code: DROP_OVER_BUDGET,
+        message: `${basename(c.display)} was not read: ${e.message}.`,
+      },
+    };
   return e instanceof DicomParseError ? damaged(c, e) : unreadable(c, e);
 }
 

@@ -13,7 +13,14 @@ import { fileIdentity, openScanFile } from './scan-file-open.js';
 import { DEFLATED_LE } from './transfer-syntax.js';
 
 export { SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
-export { DicomParseError, maxInflated, parseFailure, PIXEL_DATA, type ParsedDicom } from './dicom-parse.js';
+export {
+  DicomParseError,
+  DropOverBudget,
+  maxInflated,
+  parseFailure,
+  PIXEL_DATA,
+  type ParsedDicom,
+} from './dicom-parse.js';
 
 export interface HeaderRead {
   parsed: ParsedDicom;

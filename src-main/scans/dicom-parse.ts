@@ -36,6 +36,9 @@ export class DicomParseError extends Error {
   }
 }
 
+/** A file left unread because its drop spent its reading budget (drop-parse-budget.ts): not damaged. */
+export class DropOverBudget extends DicomParseError {}
+
 /** dicom-parser's messages, in words a clinician can act on. */
 const PLAIN_WORDS: [RegExp, string][] = [
   [
@@ -64,7 +67,7 @@ export function parseFailure(e: unknown): DicomParseError {
   const inner =
     typeof e === 'object' && e !== null && 'exception' in e ? (e as { exception: unknown }).exception : e;
   if (inner instanceof ParserBudgetSpent) return new DicomParseError(tooManyElements());
-  if (inner instanceof DropBudgetSpent) return new DicomParseError(inner.message);
+  if (inner instanceof DropBudgetSpent) return new DropOverBudget(inner.message);
   const text =
     inner instanceof Error
       ? `${(inner as NodeJS.ErrnoException).code ?? ''} ${inner.message}`

@@ -1,6 +1,10 @@
 // The files of one drop that are read whole (deflated or big-endian) share one budget: many small
 // crafted ones multiplied each file's own bounds (20 files of a million empty items: 40 s, 1.2 GB).
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isUsable } from '../../src-shared/series-usable.js';
+import { intake } from './intake.js';
 import { describe, expect, it } from 'vitest';
 import { classifyFile, type Classified } from './classify-file.js';
 import { newDropBudget, withDropBudget } from './drop-parse-budget.js';
@@ -32,6 +36,29 @@ describe("a drop's budget for files read whole", () => {
     // Each holds 255 elements.
     expect(out[0]).toBe('image');
     for (const r of out.slice(1)) expect(r).toMatch(/^problem: .*hold more than 400 data elements together/);
+  });
+
+  it('past it, says so once for the drop and offers no series, which may lack the files left unread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 's2m-drop-read-'));
+    try {
+      for (let i = 0; i < 4; i++)
+        copyFileSync(join(FIXTURES, 'transfer-syntax', 'deflated-explicit-le.dcm'), join(dir, `f${i}.dcm`));
+      const out = await intake([dir], {
+        tempDir: join(dir, 'work'),
+        workers: false,
+        readBudget: { inflatedKib: 600, elements: 1e6 },
+      });
+      const unread = out.result.problems.filter((p) => p.code === 'drop-over-budget');
+      expect(unread.map((p) => p.message)).toEqual([
+        expect.stringMatching(
+          /^2 files of what you dropped were not read: the deflated files .* Drop fewer series at a time\.$/,
+        ),
+      ]);
+      expect(out.result.series.length).toBeGreaterThan(0);
+      for (const s of out.result.series) expect(isUsable(s)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('costs nothing outside a drop: a scan read whole to be sent is not bounded by one', () => {

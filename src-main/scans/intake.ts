@@ -2,7 +2,7 @@ import { AppError } from '../../src-shared/errors.js';
 import type { IntakeResult, ScanProblem, SkippedFile } from '../../src-shared/scans.js';
 import type { ArchiveLimits } from './archive-extract.js';
 import { DropArchives } from './intake-archives.js';
-import { newDropBudget } from './drop-parse-budget.js';
+import { DROP_OVER_BUDGET, newDropBudget } from './drop-parse-budget.js';
 import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
@@ -26,6 +26,8 @@ interface IntakeOptions {
   workers?: boolean;
   /** Where the technical cause of an unreadable file goes (never into the user's messages). */
   logger?: Logger;
+  /** What the drop's files read whole may cost (drop-parse-budget.ts); its defaults unless given. */
+  readBudget?: { inflatedKib: number; elements: number };
 }
 
 /** One series as the service keeps it: its summary plus what later calls need. */
@@ -68,7 +70,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   });
   const maxDepth = opts.maxArchiveDepth ?? 2;
   // One budget for what the drop's files read whole cost, in every round (archives' files too).
-  const budget = newDropBudget();
+  const budget = newDropBudget(opts.readBudget);
 
   let round: Candidate[] = walked.files;
   while (round.length > 0) {
@@ -118,6 +120,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     (p) => originOf.get(p) ?? p,
     damagedBySeries,
   );
+  leftUnread(problems, series);
   const usable = series.filter((s) => isUsable(s.summary));
   if (usable.length > 1) {
     problems.push({
@@ -141,6 +144,31 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     series,
     tempDirs: archives.tempDirs,
   };
+}
+
+/**
+ * Files left unread because the drop spent its reading budget (drop-parse-budget.ts), said once for
+ * the drop; and no series is offered, since any of them may lack slices among those files (a review:
+ * one series of a large drop lost 28 slices and was shown with a gap, another vanished).
+ */
+function leftUnread(problems: ScanProblem[], series: IntakeSeries[]): void {
+  const unread = problems.filter((p) => p.code === DROP_OVER_BUDGET);
+  if (unread.length === 0) return;
+  const why = unread[0]!.message.replace(/^.*? was not read: /, '').replace(/\.$/, '');
+  const message = `${unread.length} file${unread.length > 1 ? 's' : ''} of what you dropped ${unread.length > 1 ? 'were' : 'was'} not read: ${why}. Drop fewer series at a time.`;
+  problems.splice(0, problems.length, ...problems.filter((p) => p.code !== DROP_OVER_BUDGET));
+  problems.push({ severity: 'error', code: DROP_OVER_BUDGET, message });
+  for (const s of series) {
+    s.summary.problems = sortProblems([
+      ...s.summary.problems,
+      {
+        severity: 'error',
+        code: DROP_OVER_BUDGET,
+        message: `Not every file of what you dropped was read, and this series may lack slices among those left unread, so it is not offered. Drop fewer series at a time.`,
+      },
+    ]);
+    s.summary.previewable = false;
+  }
 }
 
 /**
