@@ -47,7 +47,7 @@ export function pixelFacts(ds: DataSet): PixelFacts {
   };
   const padding = paddingOf(ds, f.signed);
   if (padding) f.padding = padding;
-  const overlays = overlayBits(ds, f.bitsAllocated, f.bitsStored);
+  const overlays = overlayBits(ds, f);
   if (overlays) f.overlays = overlays;
   const lowBit = f.highBit - f.bitsStored + 1;
   if (
@@ -72,7 +72,8 @@ const HOST_LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** The declared padding values (Pixel Padding Value, up to its Range Limit), as stored values. */
 function paddingOf(ds: DataSet, signed: boolean): [number, number] | undefined {
   const value = (tag: string): number | undefined => {
-    if (ds.elements[tag]?.length !== 2) return undefined;
+    // Its first value, as the header reader takes it (header-padding.ts).
+    if ((ds.elements[tag]?.length ?? 0) < 2) return undefined;
     return signed ? ds.int16(tag) : ds.uint16(tag);
   };
   const v = value('x00280120');
@@ -81,14 +82,30 @@ function paddingOf(ds: DataSet, signed: boolean): [number, number] | undefined {
   return [Math.min(v, limit), Math.max(v, limit)];
 }
 
-/** The bits above Bits Stored that the overlay groups (60xx) say hold their planes. */
-function overlayBits(ds: DataSet, bitsAllocated: number, bitsStored: number): number {
+/**
+ * The bits above Bits Stored that the overlay groups (60xx) say hold their planes: a whole overlay
+ * declared there (as header-fields.ts reads it: rows and columns the image's, Overlay Bits Allocated
+ * the image's, each one value, no Overlay Data of its own).
+ */
+function overlayBits(
+  ds: DataSet,
+  f: Pick<PixelFacts, 'rows' | 'columns' | 'bitsAllocated' | 'bitsStored'>,
+): number {
   let mask = 0;
   for (let g = 0x6000; g <= 0x601e; g += 2) {
     const tag = (e: number): string => `x${g.toString(16)}${e.toString(16).padStart(4, '0')}`;
-    const at = ds.elements[tag(0x0102)]?.length === 2 ? ds.uint16(tag(0x0102)) : undefined;
-    const allocated = ds.elements[tag(0x0100)]?.length === 2 ? ds.uint16(tag(0x0100)) : undefined;
-    if (allocated === bitsAllocated && at !== undefined && at >= bitsStored && at < bitsAllocated)
+    const one = (e: number): number | undefined =>
+      ds.elements[tag(e)]?.length === 2 ? ds.uint16(tag(e)) : undefined;
+    const at = one(0x0102);
+    if (
+      at !== undefined &&
+      at >= f.bitsStored &&
+      at < f.bitsAllocated &&
+      one(0x0100) === f.bitsAllocated &&
+      one(0x0010) === f.rows &&
+      one(0x0011) === f.columns &&
+      !ds.elements[tag(0x3000)]
+    )
       mask |= 2 ** at;
   }
   return mask;

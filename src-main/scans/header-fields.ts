@@ -4,7 +4,8 @@ import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { fromModel, keepModel } from './header-model.js';
 import { pixelPaddingOf } from './header-padding.js';
 import { boundedFrameCount, framesDisagree, pixelDataOf } from './header-pixels.js';
-import { HEADER_TAGS, overlayTag, TAG } from './header-tags.js';
+import { HEADER_TAGS, TAG } from './header-tags.js';
+import { overlayBitsOf } from './header-overlays.js';
 import type { DicomHeader, FrameInfo, UnreadableNumber, Vec3 } from './header-types.js';
 import {
   hasValue,
@@ -367,7 +368,7 @@ function fieldsOf(
   if (t.offset[TAG.modalityLut]! >= 0 && t.length[TAG.modalityLut]! > 0) header.modalityLut = true;
   const padding = pixelPaddingOf(t, header.pixelRepresentation === 1);
   if (padding) header.pixelPadding = padding;
-  const overlayBits = overlayBitsOf(t, header.bitsAllocated, header.bitsStored);
+  const overlayBits = overlayBitsOf(t, header);
   if (overlayBits) header.overlayBits = overlayBits;
   return header;
 }
@@ -378,18 +379,4 @@ function groupRescaleType(groups: FunctionalGroups | undefined): string {
     item(groups?.shared, PIXEL_VALUE_TRANSFORMATION) ??
     item(groups?.perFrame[0]?.dataSet, PIXEL_VALUE_TRANSFORMATION);
   return pvt?.string('x00281054')?.trim().toUpperCase() ?? '';
-}
-
-/**
- * The bits above Bits Stored that overlays in the pixel data hold (groups 6000-601E whose Overlay Bits
- * Allocated is the image's and whose Overlay Bit Position lies above its stored bits), as a mask.
- */
-function overlayBitsOf(t: TagTable, bitsAllocated: number, bitsStored: number): number {
-  let mask = 0;
-  for (let g = 0; g < 16; g++) {
-    const at = us(t, overlayTag(g) + 1);
-    if (us(t, overlayTag(g)) === bitsAllocated && at !== undefined && at >= bitsStored && at < bitsAllocated)
-      mask |= 2 ** at;
-  }
-  return mask;
 }

@@ -64,21 +64,28 @@ const NAMED = {
 
 /**
  * Overlays kept in the image's unused high bits (retired, still in old scans), one per group 6000,
- * 6002, ... 601E: their Overlay Bits Allocated and Overlay Bit Position. Those bits are not values
- * wider than Bits Stored (stored-bits.ts). After the named tags, in tag order.
+ * 6002, ... 601E: Overlay Rows and Columns, Overlay Bits Allocated and Bit Position, and Overlay Data
+ * (whose presence puts the overlay outside the image). The bits of a whole declaration are not values
+ * wider than Bits Stored (stored-bits.ts); a review passed enamel through by declaring the bits
+ * alone. After the named tags, in tag order.
  */
-const OVERLAY_TAGS = Array.from({ length: 16 }, (_, g) => {
-  const group = (0x6000 + 2 * g).toString(16);
-  return [`x${group}0100`, `x${group}0102`];
-}).flat();
+const OVERLAY_ELEMENTS = [0x0010, 0x0011, 0x0100, 0x0102, 0x3000];
+const OVERLAY_TAGS = Array.from({ length: 16 }, (_, g) =>
+  OVERLAY_ELEMENTS.map((e) => `x${(0x6000 + 2 * g).toString(16)}${e.toString(16).padStart(4, '0')}`),
+).flat();
 
 type TagName = keyof typeof NAMED;
 
 /** The tags as dicom-parser names them ('x00280010'), in table order. */
 export const HEADER_TAGS: readonly string[] = [...Object.values(NAMED), ...OVERLAY_TAGS];
 
-/** Where overlay group g's (0..15) Overlay Bits Allocated is kept; its Bit Position is next. */
-export const overlayTag = (g: number): number => Object.keys(NAMED).length + 2 * g;
+/** Where overlay group g's (0..15) elements are kept: Rows, Columns, Bits Allocated, Bit Position, Data. */
+export const overlayTags = (
+  g: number,
+): { rows: number; columns: number; bits: number; at: number; data: number } => {
+  const k = Object.keys(NAMED).length + OVERLAY_ELEMENTS.length * g;
+  return { rows: k, columns: k + 1, bits: k + 2, at: k + 3, data: k + 4 };
+};
 
 /** Each tag's place in the table (TAG.rows is where Rows is kept). */
 export const TAG = Object.fromEntries(Object.keys(NAMED).map((name, i) => [name, i])) as Record<

@@ -7,6 +7,7 @@ import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
 import { pixelDataProblems } from './intake-pixel-data.js';
+import { compressedTooFar } from './intake-compression.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
@@ -212,6 +213,8 @@ async function groupAndSummarize(
     const { images: kept, problem: scouts } = withoutLocalizers(all, display);
     if (scouts) extra.push(scouts);
     extra.push(...(await pixelDataProblems(kept, display)));
+    const far = await compressedTooFar(kept);
+    if (far) extra.push(far);
     if (copies > 0) {
       extra.push({
         severity: 'info',

@@ -8,8 +8,6 @@ import { canDecode, readsAsGrey } from './pixel-format.js';
 import { fitnessInputOf } from './fitness-input.js';
 import { modalityWords, segmentationFitness } from './segmentation-fitness.js';
 import { layoutSlices, type SliceLayout } from './slice-layout.js';
-import { uncompressedFrameBytes } from './header-pixels.js';
-import { formatBytes } from '../../src-shared/format-bytes.js';
 import { knownSyntax, transferSyntax } from './transfer-syntax.js';
 
 /** Transfer syntaxes whose images lost detail when compressed. */
@@ -196,8 +194,6 @@ export function summarizeSeries(
     });
   }
 
-  const far = compressedTooFar(headers);
-  if (far) problems.push(far);
   const errors = problems.some((p) => p.severity === 'error');
   const fitness = segmentationFitness(
     fitnessInputOf(
@@ -329,35 +325,4 @@ const RANK = { error: 0, warning: 1, info: 2 } as const;
 
 export function sortProblems(problems: ScanProblem[]): ScanProblem[] {
   return [...problems].sort((a, b) => RANK[a.severity] - RANK[b.severity]);
-}
-
-/**
- * Most times its files' size that a compressed series may hold in pixels. Lossless CT compresses
- * 2-4 times, lossy a few tens of times, and blank end slices far more, but not a whole series: 61
- * files of 257 bytes of valid JPEG 2000 each claimed 4900 x 4900 pixels, were called fit, and took
- * the local engine 45 s and 3.3 GB to read as blank (a review).
- */
-const MAX_SERIES_COMPRESSION = 500;
-
-/**
- * The error for a series whose compressed images claim far more pixels than their compressed data
- * could hold, or null. Counted over the files whose images are compressed, whatever the first file's
- * encoding, and from their image data alone (from its start to the file's end): a review passed the
- * first version with an uncompressed first slice, or with a large private element in each file.
- */
-function compressedTooFar(headers: DicomHeader[]): ScanProblem | null {
-  let claimed = 0;
-  let stored = 0;
-  for (let i = 0; i < headers.length; i++) {
-    const h = headers[i]!;
-    if (!h.pixelData?.encapsulated) continue;
-    claimed += uncompressedFrameBytes(h) * Math.max(1, h.numberOfFrames);
-    stored += Math.max(1, h.fileSize - h.pixelData.offset);
-  }
-  if (claimed <= MAX_SERIES_COMPRESSION * stored) return null;
-  return {
-    severity: 'error',
-    code: 'corrupt-file',
-    message: `The compressed images of this series claim ${formatBytes(claimed)} of pixels in ${formatBytes(stored)} of image data, ${Math.round(claimed / stored)} times more; no scan compresses so far (a blank or damaged series, or a crafted one), so it is not read.`,
-  };
 }

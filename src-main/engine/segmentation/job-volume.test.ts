@@ -177,6 +177,8 @@ describe('the job volume, copied and counted on the mesh workers', () => {
           out,
           i === 70
             ? withElements(marked, [
+                { tag: 'x60020010', vr: 'US', value: short16(512) },
+                { tag: 'x60020011', vr: 'US', value: short16(512) },
                 { tag: 'x60020100', vr: 'US', value: short16(16) },
                 { tag: 'x60020102', vr: 'US', value: short16(15) },
               ])
@@ -185,6 +187,24 @@ describe('the job volume, copied and counted on the mesh workers', () => {
         return out;
       });
       const read = await readJobVolume(withOverlay, heldSlices(sharedSlices(withOverlay)), pool);
+      // The bit position alone, without the overlay it belongs to, is no overlay (a review passed
+      // enamel through by declaring bits 12 to 15 so).
+      const bitsOnly = withOverlay.map((f, i) => {
+        if (i !== 70) return f;
+        const out = join(overlay, 'bits-only.dcm');
+        const marked = withPixels(readFileSync(files[70]!), (v, c, r) =>
+          r < 20 && c < 200 ? v | 0x8000 : v,
+        );
+        writeFileSync(
+          out,
+          withElements(marked, [
+            { tag: 'x60020100', vr: 'US', value: short16(16) },
+            { tag: 'x60020102', vr: 'US', value: short16(15) },
+          ]),
+        );
+        return out;
+      });
+      await expect(readVolume(bitsOnly)).rejects.toMatchObject({ code: 'bad-input' });
       expect(Buffer.from(read.data.buffer).equals(Buffer.from((await readVolume(files)).data.buffer))).toBe(
         true,
       );
