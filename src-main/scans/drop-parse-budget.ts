@@ -70,9 +70,9 @@ export function spendInflated(bytes: number): void {
 export function spendElements(elements: number): void {
   if (current && Atomics.sub(current, ELEMENTS, elements) - elements < 0)
     throw new DropBudgetSpent(
-      `the files of this drop that must be read whole (deflated or big-endian ones) hold more than ${current[ELEMENTS + 2]!.toLocaleString('en-US')} data elements together, far more than any scan's: they are damaged or made to stall a reader`,
+      `the files of this drop that must be read whole (deflated or big-endian ones) hold more than ${current[ELEMENTS + 2]!.toLocaleString('en-US')} data elements together, more than scan2mesh reads in one drop (a study of many series, or damaged or crafted files)`,
     );
 }
 
 const inflateWords = (b: Int32Array): string =>
-  `the deflated files of this drop unpack to more than ${formatBytes(b[INFLATED + 2]! * 1024)} together, far more than a scan could: they are damaged or made to stall a reader`;
+  `the deflated files of this drop unpack to more than ${formatBytes(b[INFLATED + 2]! * 1024)} together, more than scan2mesh reads in one drop (a study of many series, or damaged or crafted files)`;

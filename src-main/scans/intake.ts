@@ -159,16 +159,15 @@ function leftUnread(problems: ScanProblem[], series: IntakeSeries[]): void {
   const message = `${unread.length} file${unread.length > 1 ? 's' : ''} of what you dropped ${unread.length > 1 ? 'were' : 'was'} not read: ${why}. Drop fewer series at a time.`;
   problems.splice(0, problems.length, ...problems.filter((p) => p.code !== DROP_OVER_BUDGET));
   problems.push({ severity: 'error', code: DROP_OVER_BUDGET, message });
+  const notOffered =
+    'Not every file of what you dropped was read, and this series may lack slices among those left unread, so it is not offered. Drop fewer series at a time.';
   for (const s of series) {
     s.summary.problems = sortProblems([
       ...s.summary.problems,
-      {
-        severity: 'error',
-        code: DROP_OVER_BUDGET,
-        message: `Not every file of what you dropped was read, and this series may lack slices among those left unread, so it is not offered. Drop fewer series at a time.`,
-      },
+      { severity: 'error', code: DROP_OVER_BUDGET, message: notOffered },
     ]);
     s.summary.previewable = false;
+    s.summary.fitness = { fit: false, reasons: [notOffered] };
   }
 }
 
