@@ -8,7 +8,7 @@ import { headFootAxis, type VoxelDirections } from './head-foot.js';
  * to the side (a review). The nasal cavity and the pharynx lie on the head's middle plane, found as
  * the middle of the head's width where the air lies; where the scan does not show that width (the
  * head reaches the scan's side or the edge of its round field of view), the middle is not known and
- * the air cannot be shown to be the airway.
+ * nothing is said (checkAirwayPlace).
  */
 
 /** Farthest the air space may lie from the head's middle plane (mm): the pharynx is 2-3 cm wide. */
