@@ -183,6 +183,21 @@ describe('unpackInput', () => {
     }
   });
 
+  it('counts a gzipped zip once: its entries, not also the zip they lie in', async () => {
+    // 40 MiB of zeros stored in a zip, gzipped: 40 KB sent, 64 MiB allowed; counted twice it was 80.
+    const zip = join(dir, 'big-stored.zip');
+    const z = new yazl.ZipFile();
+    z.addBuffer(Buffer.alloc(40 * 1024 ** 2), 's000.dcm', { compress: false });
+    z.end();
+    const out = createWriteStream(zip);
+    z.outputStream.pipe(out);
+    await once(out, 'close');
+    const gz = join(dir, 'big-stored.zip.gz');
+    await writeFile(gz, gzipSync(await readFile(zip)));
+    const unpacked = await unpackInput({ path: gz, extension: '.zip.gz' }, join(dir, 'work-zipgz'));
+    expect(unpacked.files.map((f) => f.split('/').pop())).toEqual(['s000.dcm']);
+  });
+
   it('names the unsafe entry names it would refuse', () => {
     expect(unsafeEntryName('a/../../b')).toMatch(/\.\./);
     expect(unsafeEntryName('/etc/passwd')).toMatch(/absolute/);
