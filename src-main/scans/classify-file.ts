@@ -70,6 +70,7 @@ export function classifyRead(c: ClassifyItem, read: () => AnyHeader | NotDicom |
 }
 
 function failed(c: ClassifyItem, e: unknown): Classified {
+  // Why, in `detail` too: intake says it once for the drop (intake.ts leftUnread).
   if (e instanceof DropOverBudget)
     return {
       kind: 'problem',
@@ -78,6 +79,7 @@ function failed(c: ClassifyItem, e: unknown): Classified {
         code: DROP_OVER_BUDGET,
         message: `${basename(c.display)} was not read: ${e.message}.`,
       },
+      detail: e.message,
     };
   return e instanceof DicomParseError ? damaged(c, e) : unreadable(c, e);
 }

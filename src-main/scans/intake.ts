@@ -72,6 +72,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   const maxDepth = opts.maxArchiveDepth ?? 2;
   // One budget for what the drop's files read whole cost, in every round (archives' files too).
   const budget = newDropBudget(opts.readBudget);
+  const unread: Unread = { count: 0 };
 
   let round: Candidate[] = walked.files;
   while (round.length > 0) {
@@ -92,6 +93,10 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
         if (c.origin !== c.path) originOf.set(c.path, c.origin);
       } else if (r.kind === 'skip') {
         skipped.push({ path: c.display, reason: r.reason });
+      } else if (r.kind === 'problem' && r.problem.code === DROP_OVER_BUDGET) {
+        // Said once for the drop (leftUnread), not file by file.
+        unread.count++;
+        unread.why ??= r.detail;
       } else if (r.kind === 'problem') {
         problems.push({ ...r.problem, file: c.display });
         // Also said by its series, when the file still names it (damagedFilesBySeries).
@@ -121,7 +126,7 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     (p) => originOf.get(p) ?? p,
     damagedBySeries,
   );
-  leftUnread(problems, series);
+  leftUnread(unread, problems, series);
   const usable = series.filter((s) => isUsable(s.summary));
   if (usable.length > 1) {
     problems.push({
@@ -147,18 +152,25 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
   };
 }
 
+/** The files of a drop left unread because it spent its reading budget, and why. */
+interface Unread {
+  count: number;
+  why?: string | undefined;
+}
+
 /**
  * Files left unread because the drop spent its reading budget (drop-parse-budget.ts), said once for
  * the drop; and no series is offered, since any of them may lack slices among those files (a review:
  * one series of a large drop lost 28 slices and was shown with a gap, another vanished).
  */
-function leftUnread(problems: ScanProblem[], series: IntakeSeries[]): void {
-  const unread = problems.filter((p) => p.code === DROP_OVER_BUDGET);
-  if (unread.length === 0) return;
-  const why = unread[0]!.message.replace(/^.*? was not read: /, '').replace(/\.$/, '');
-  const message = `${unread.length} file${unread.length > 1 ? 's' : ''} of what you dropped ${unread.length > 1 ? 'were' : 'was'} not read: ${why}. Drop fewer series at a time.`;
-  problems.splice(0, problems.length, ...problems.filter((p) => p.code !== DROP_OVER_BUDGET));
-  problems.push({ severity: 'error', code: DROP_OVER_BUDGET, message });
+function leftUnread(unread: Unread, problems: ScanProblem[], series: IntakeSeries[]): void {
+  const n = unread.count;
+  if (n === 0) return;
+  problems.push({
+    severity: 'error',
+    code: DROP_OVER_BUDGET,
+    message: `${n} file${n > 1 ? 's' : ''} of what you dropped ${n > 1 ? 'were' : 'was'} not read: ${unread.why ?? 'the drop is larger than scan2mesh reads at once'}. Drop fewer series at a time.`,
+  });
   const notOffered =
     'Not every file of what you dropped was read, and this series may lack slices among those left unread, so it is not offered. Drop fewer series at a time.';
   for (const s of series) {
