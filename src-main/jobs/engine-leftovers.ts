@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
 import { embeddedEngineDir } from '../platform/paths.js';
 import type { Leftover } from './job-leftovers.js';
-import { sizeOf } from './job-leftovers.js';
+import { sizeOf } from '../platform/size-of.js';
 import type { JobRecord } from './job-record.js';
 
 /**

@@ -1,10 +1,11 @@
-import { chmod, mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import { removeFile, stagingPath } from './output-place.js';
 import type { JobRecord } from './job-record.js';
 import { PRIVATE_DIR_MODE, privateDir } from '../platform/private-files.js';
+import { sizeOf } from '../platform/size-of.js';
 
 /**
  * What a job leaves on disk besides its meshes: the package of its scan (a copy of patient data, under
@@ -156,19 +157,4 @@ export async function pruneLeftovers(
   for (const name of names.filter((n) => !known.has(n)))
     removed.push(...(await removePackage(packagesDir, name, 'orphaned package')));
   return removed;
-}
-
-/** Bytes under a path (a file or a folder), or null when it does not exist. */
-export async function sizeOf(path: string): Promise<number | null> {
-  let s;
-  try {
-    s = await stat(path);
-  } catch {
-    return null;
-  }
-  if (!s.isDirectory()) return s.size;
-  let total = 0;
-  for (const name of await readdir(path).catch(() => [] as string[]))
-    total += (await sizeOf(join(path, name))) ?? 0;
-  return total;
 }

@@ -2,7 +2,8 @@ import { readFile, rm, stat, readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { processAlive, processStart } from '../platform/process-alive.js';
 import type { JobRecord } from './job-record.js';
-import { sizeOf, type Leftover } from './job-leftovers.js';
+import { sizeOf } from '../platform/size-of.js';
+import type { Leftover } from './job-leftovers.js';
 
 // Web mode's copies of dropped scans (`<data>/staging/<drop id>/…`, transport/web-stage.ts): copies of
 // patient data, kept while a job may package them again or a page may still submit them.

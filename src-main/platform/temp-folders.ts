@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE } from './private-files.js';
 import { processAlive } from './process-alive.js';
+import { sizeOf } from './size-of.js';
 
 /**
  * The app's temporary folders (unpacked archives, the command line's local engine): copies of patient
@@ -183,7 +184,7 @@ async function sweepParent(parent: string, now: number): Promise<SweptFolder[]> 
     if (!s?.isDirectory() || (uid !== undefined && s.uid !== uid)) continue;
     if (!isStale(path, name, s.mtimeMs, now)) continue;
     try {
-      const bytes = bytesUnder(path);
+      const bytes = (await sizeOf(path)) ?? 0;
       await rm(path, { recursive: true, force: true, maxRetries: 3 });
       removed.push({ path, bytes });
     } catch {
@@ -191,18 +192,6 @@ async function sweepParent(parent: string, now: number): Promise<SweptFolder[]> 
     }
   }
   return removed;
-}
-
-/** Bytes in the files under a folder, links not followed: what a sweep says it freed. */
-function bytesUnder(dir: string): number {
-  let total = 0;
-  try {
-    for (const e of readdirSync(dir, { recursive: true, withFileTypes: true }))
-      if (e.isFile()) total += lstatOrNone(join(e.parentPath, e.name))?.size ?? 0;
-  } catch {
-    // Unreadable: counted as empty, removed all the same.
-  }
-  return total;
 }
 
 function lstatOrNone(path: string): Stats | undefined {

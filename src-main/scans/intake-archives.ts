@@ -7,6 +7,7 @@ import { INFLATED_TOO_FAR, withDefaults, type Limits } from './archive-limits.js
 import type { Candidate } from './file-walk.js';
 import type { DamagedFile } from './intake-damaged.js';
 import type { Logger } from '../logging/logger.js';
+import { sizeOf } from '../platform/size-of.js';
 
 /** What unpacking one archive of a drop gave: files to read next, and what to tell the user. */
 export interface Unpacked {
@@ -77,7 +78,7 @@ export class DropArchives {
         for (const e of entries) {
           const display = `${c.display}/${e.entryName}`;
           if (e.path) {
-            this.unpacked += await sizeOf(e.path);
+            this.unpacked += (await sizeOf(e.path)) ?? 0;
             out.next.push({ path: e.path, display, depth: c.depth + 1, origin: c.origin });
             continue;
           }
@@ -90,7 +91,7 @@ export class DropArchives {
       } else {
         const path = join(outDir, basename(c.path).replace(/\.t?gz$/i, '') || 'unpacked');
         await extractGzip(c.path, path, { limits, drop });
-        this.unpacked += await sizeOf(path);
+        this.unpacked += (await sizeOf(path)) ?? 0;
         out.next.push({ path, display: `${c.display} (unpacked)`, depth: c.depth + 1, origin: c.origin });
       }
     } catch (e) {
@@ -123,9 +124,3 @@ export class DropArchives {
     return this.workDir;
   }
 }
-
-const sizeOf = (path: string): Promise<number> =>
-  stat(path).then(
-    (s) => s.size,
-    () => 0,
-  );
