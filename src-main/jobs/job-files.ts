@@ -56,9 +56,6 @@ export class JobFiles {
       await keepPrivate(this.packagesDir);
       const removed = await sweepPackages(this.packagesDir, () => this.store.list(), this.isRunning);
       removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), START_DROP_AGE_MS)));
-      // Archives a killed process unpacked (copies of patient data), in case this process's start did
-      // not sweep them yet (a core opened by a test, the app).
-      await sweepTempFoldersOf(this.dataDir);
       this.swept = removed;
       if (removed.length > 0) this.logger.info('removed stale packages', { count: removed.length });
     } catch (e) {
@@ -110,7 +107,7 @@ export class JobFiles {
    * archives unpacked by a process that died; the jobs stay in the list. Says what was removed.
    */
   async prune(): Promise<Leftover[]> {
-    await sweepTempFoldersOf(this.dataDir);
+    await sweepTempFoldersOf(this.dataDir, { again: true });
     const removed: Leftover[] = [
       ...this.swept.splice(0),
       ...takeSweptTempFolders().map((f) => ({ kind: 'unpacked scan' as const, ...f, jobId: '' })),

@@ -135,13 +135,17 @@ export function tempFolderParents(dataDir: string): string[] {
  * At the start of a process that opens the data folder (every command, web mode, the app): removes
  * what a killed process left in every place the app makes temporary folders, whether or not this
  * process will make one (a crash's copies of patient data must not wait for the next unpacking).
- * Called again (prune), it sweeps again: a process may have died since.
+ * Once per place and process; `again` (prune) sweeps anew: a process may have died since.
  */
-export async function sweepTempFoldersOf(dataDir: string, now = Date.now()): Promise<SweptFolder[]> {
+export async function sweepTempFoldersOf(
+  dataDir: string,
+  opts: { again?: boolean; now?: number } = {},
+): Promise<SweptFolder[]> {
   const removed: SweptFolder[] = [];
   for (const parent of tempFolderParents(dataDir)) {
+    if (swept.has(parent) && !opts.again) continue;
     swept.add(parent);
-    removed.push(...(await sweepParent(parent, now)));
+    removed.push(...(await sweepParent(parent, opts.now ?? Date.now())));
   }
   notReported.push(...removed);
   return removed;
