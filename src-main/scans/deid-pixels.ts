@@ -13,6 +13,7 @@ import type { DataSet } from 'dicom-parser';
 import type { ParsedDicom } from './dicom-file.js';
 import { decodeEncapsulatedFrame, PixelDecodeError } from './pixel-decode.js';
 import { bitsAboveStored, PADDING_WIDER, WIDER } from './stored-bits.js';
+import { overlayBitsOfDataSet } from './header-overlays.js';
 
 export class PixelsRefused extends Error {}
 
@@ -47,7 +48,7 @@ export function pixelFacts(ds: DataSet): PixelFacts {
   };
   const padding = paddingOf(ds, f.signed);
   if (padding) f.padding = padding;
-  const overlays = overlayBits(ds, f);
+  const overlays = overlayBitsOfDataSet(ds, f);
   if (overlays) f.overlays = overlays;
   const lowBit = f.highBit - f.bitsStored + 1;
   if (
@@ -80,35 +81,6 @@ function paddingOf(ds: DataSet, signed: boolean): [number, number] | undefined {
   if (v === undefined) return undefined;
   const limit = value('x00280121') ?? v;
   return [Math.min(v, limit), Math.max(v, limit)];
-}
-
-/**
- * The bits above Bits Stored that the overlay groups (60xx) say hold their planes: a whole overlay
- * declared there (as header-fields.ts reads it: rows and columns the image's, Overlay Bits Allocated
- * the image's, each one value, no Overlay Data of its own).
- */
-function overlayBits(
-  ds: DataSet,
-  f: Pick<PixelFacts, 'rows' | 'columns' | 'bitsAllocated' | 'bitsStored'>,
-): number {
-  let mask = 0;
-  for (let g = 0x6000; g <= 0x601e; g += 2) {
-    const tag = (e: number): string => `x${g.toString(16)}${e.toString(16).padStart(4, '0')}`;
-    const one = (e: number): number | undefined =>
-      ds.elements[tag(e)]?.length === 2 ? ds.uint16(tag(e)) : undefined;
-    const at = one(0x0102);
-    if (
-      at !== undefined &&
-      at >= f.bitsStored &&
-      at < f.bitsAllocated &&
-      one(0x0100) === f.bitsAllocated &&
-      one(0x0010) === f.rows &&
-      one(0x0011) === f.columns &&
-      !ds.elements[tag(0x3000)]
-    )
-      mask |= 2 ** at;
-  }
-  return mask;
 }
 
 /**
