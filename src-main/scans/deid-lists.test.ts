@@ -20,6 +20,16 @@ import {
 } from './scans.test-support.js';
 
 const { fresh } = tempFolders('s2m-deid-lists-');
+
+/** What pydicom reads in a de-identified file: `expression` of `d`, the data set read back, as JSON. */
+function readBack<T = unknown>(out: Buffer, expression: string): T {
+  const path = join(fresh('out'), 'out.dcm');
+  writeFileSync(path, out);
+  return python<T>(
+    `import sys, json, pydicom\nd = pydicom.dcmread(sys.argv[1])\nprint(json.dumps(${expression}))`,
+    [path],
+  );
+}
 const noPydicom = pydicomMissing();
 
 const PLANT = String.raw`
@@ -118,15 +128,11 @@ ds.save_as(sys.argv[2])
 print(json.dumps(True))`,
       [phantomBySlice()[70]!, planted],
     );
-    const path = join(fresh('valid-out'), 'out.dcm');
-    writeFileSync(path, deidentifyDicom(await readDicomFile(planted), new UidMapper()));
+    const out = deidentifyDicom(await readDicomFile(planted), new UidMapper());
     expect(
-      python(
-        String.raw`
-import sys, json, pydicom
-d = pydicom.dcmread(sys.argv[1])
-print(json.dumps([int(d[0x00280009].value), list(d.PatientOrientation), d.LossyImageCompressionMethod, str(d.SliceThickness)]))`,
-        [path],
+      readBack(
+        out,
+        '[int(d[0x00280009].value), list(d.PatientOrientation), d.LossyImageCompressionMethod, str(d.SliceThickness)]',
       ),
     ).toEqual([0x00181063, ['L', 'P'], 'ISO_10918_1', '1']);
   });
@@ -160,15 +166,10 @@ print(json.dumps(True))`,
     const out = deidentifyDicom(await readDicomFile(planted), new UidMapper());
     for (const marker of ['LKNUMBER', 'LKNESTED', 'LKDI', '19650312', 'DOE^JOHN', 'MRN47118'])
       expect(out.includes(Buffer.from(marker, 'latin1')), marker).toBe(false);
-    const path = join(fresh('numbers-out'), 'out.dcm');
-    writeFileSync(path, out);
     expect(
-      python(
-        String.raw`
-import sys, json, pydicom
-d = pydicom.dcmread(sys.argv[1])
-print(json.dumps([0x00189306 in d, 0x00189313 in d, 0x00189304 in d, 'WindowCenter' in d, 0x3004000c in d, 0x00209111 in d, d.Rows, str(d.RescaleIntercept)]))`,
-        [path],
+      readBack(
+        out,
+        "[0x00189306 in d, 0x00189313 in d, 0x00189304 in d, 'WindowCenter' in d, 0x3004000c in d, 0x00209111 in d, d.Rows, str(d.RescaleIntercept)]",
       ),
     ).toEqual([false, false, false, false, false, false, 512, '-1024']);
   });
@@ -178,15 +179,10 @@ print(json.dumps([0x00189306 in d, 0x00189313 in d, 0x00189304 in d, 'WindowCent
       await readDicomFile(join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm')),
       new UidMapper(),
     );
-    const path = join(fresh('enhanced-out'), 'out.dcm');
-    writeFileSync(path, out);
     expect(
-      python(
-        String.raw`
-import sys, json, pydicom
-d = pydicom.dcmread(sys.argv[1])
-print(json.dumps([[int(v) for v in f.FrameContentSequence[0].DimensionIndexValues] for f in d.PerFrameFunctionalGroupsSequence]))`,
-        [path],
+      readBack(
+        out,
+        '[[int(v) for v in f.FrameContentSequence[0].DimensionIndexValues] for f in d.PerFrameFunctionalGroupsSequence]',
       ),
     ).toEqual([
       [1, 2],

@@ -23,16 +23,15 @@ async function phantomWith(name: string, edit: (bytes: Buffer) => void) {
   return { series: result.series[0]!, slice: basename(phantomBySlice()[70]!) };
 }
 
+/** The UID at `tag` made another, its last digit changed (same length). */
+function anotherUid(bytes: Buffer, tag: string): void {
+  const uid = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).string(tag)!;
+  patchElement(bytes, tag, sameLength(bytes, tag, `${uid.slice(0, -1)}${uid.endsWith('7') ? '8' : '7'}`));
+}
+
 describe('slices of one series that are not one volume', () => {
   it('one in another frame of reference is an error naming it', async () => {
-    const { series, slice } = await phantomWith('frame', (bytes) => {
-      const uid = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).string('x00200052')!;
-      patchElement(
-        bytes,
-        'x00200052',
-        sameLength(bytes, 'x00200052', `${uid.slice(0, -1)}${uid.endsWith('7') ? '8' : '7'}`),
-      );
-    });
+    const { series, slice } = await phantomWith('frame', (bytes) => anotherUid(bytes, 'x00200052'));
     expect(series.fitness.fit).toBe(false);
     expect(series.problems).toContainEqual(
       expect.objectContaining({
@@ -58,14 +57,7 @@ describe('slices of one series that are not one volume', () => {
   });
 
   it('one of another study is an error naming it', async () => {
-    const { series, slice } = await phantomWith('study', (bytes) => {
-      const uid = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).string('x0020000d')!;
-      patchElement(
-        bytes,
-        'x0020000d',
-        sameLength(bytes, 'x0020000d', `${uid.slice(0, -1)}${uid.endsWith('7') ? '8' : '7'}`),
-      );
-    });
+    const { series, slice } = await phantomWith('study', (bytes) => anotherUid(bytes, 'x0020000d'));
     expect(series.fitness.fit).toBe(false);
     expect(series.problems).toContainEqual(
       expect.objectContaining({
