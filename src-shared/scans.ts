@@ -42,6 +42,11 @@ export const SeriesSummarySchema = z.object({
   pixelSpacing: z.tuple([z.number(), z.number()]),
   /** Median distance between neighbouring slices along the stack, from the slice positions (mm). */
   sliceSpacing: z.number(),
+  /**
+   * Distance between the planes of the volume a model is made on (mm): the slices' own spacing when
+   * they are even; on uneven slices the finest spacing a run of them has, the rest interpolated.
+   */
+  gridStep: z.number(),
   /** ImageOrientationPatient of the slices, and the plane it amounts to. */
   orientation: z.object({
     cosines: z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]),

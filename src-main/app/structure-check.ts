@@ -118,7 +118,7 @@ function refusalMessage(verdict: StructureVerdict, connectionName: string): stri
 export function scanRefusalFor(
   meshes: readonly { structures: readonly string[] }[],
   caps: Capabilities,
-  series: Pick<SeriesSummary, 'pixelSpacing' | 'sliceSpacing' | 'previewable' | 'transferSyntax'>,
+  series: Pick<SeriesSummary, 'pixelSpacing' | 'gridStep' | 'previewable' | 'transferSyntax'>,
 ): string | null {
   const engine = engines.get(caps);
   if (!engine?.checkScan) return null;
@@ -127,7 +127,8 @@ export function scanRefusalFor(
     return `The local engine cannot decode these images (${series.transferSyntax.name}). Send the scan to a remote service, or export it again uncompressed.`;
   // pixelSpacing is in DICOM order (between rows, between columns): x is the column spacing.
   const [rows, columns] = series.pixelSpacing;
-  return engine.checkScan(structuresOf(meshes), [columns, rows, series.sliceSpacing]);
+  // The volume's own step: thin slices through the jaws of an unevenly spaced scan make its grid.
+  return engine.checkScan(structuresOf(meshes), [columns, rows, series.gridStep]);
 }
 
 export function refuseUnmakeable(

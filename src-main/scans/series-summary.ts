@@ -216,6 +216,7 @@ export function summarizeSeries(
     slices,
     pixelSpacing: layout.pixelSpacing,
     sliceSpacing: layout.sliceSpacing,
+    gridStep: layout.stack.step,
     orientation: { cosines: layout.orientation, plane: planeName(layout.orientation) },
     origin: layout.frames[0]!.position,
     bitsAllocated: first.bitsAllocated,

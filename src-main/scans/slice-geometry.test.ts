@@ -80,6 +80,42 @@ describe('stackGrid', () => {
   });
 });
 
+describe('the grid of unevenly spaced slices', () => {
+  const along = (z: number[], maxCount?: number): ReturnType<typeof stackGrid> =>
+    stackGrid(
+      z.map((zk) => [0, 0, zk]),
+      [0, 0, 1],
+      1,
+      maxCount,
+    );
+  // 1 mm slices over the first 10 mm, 3 mm apart for 60 mm above: the median gap is 3 mm.
+  const thinLow = [
+    ...Array.from({ length: 10 }, (_, k) => k),
+    ...Array.from({ length: 21 }, (_, k) => 10 + 3 * k),
+  ];
+
+  it('takes the step of a run of thin slices, not the median', () => {
+    const grid = along(thinLow);
+    expect(grid.spacing).toBe(3);
+    expect(grid.resampled).toBe(true);
+    expect(grid.step).toBeCloseTo(1, 9);
+    expect(grid.count).toBe(71);
+  });
+
+  it('keeps the median where the thin step would take too many planes, or is a stray pair', () => {
+    expect(along(thinLow, 70).count).toBe(24); // 70 mm on the 3 mm median
+    // 0.2 mm slices over 2 mm and 5 mm ones over 100 mm: 511 planes for 31 slices, more than 4 each.
+    const thinSliver = [
+      ...Array.from({ length: 10 }, (_, k) => 0.2 * k),
+      ...Array.from({ length: 21 }, (_, k) => 2 + 5 * k),
+    ];
+    expect(along(thinSliver).count).toBe(21); // 102 mm on the 5 mm median
+    // One slice written twice 0.5 mm apart in a 2 mm scan: the grid stays at 2 mm.
+    const stray = Array.from({ length: 30 }, (_, k) => 2 * k + (k > 15 ? 0.5 : 0));
+    expect(along(stray).count).toBe(30); // 58.5 mm on the 2 mm median
+  });
+});
+
 describe('readVolume on a tilted, unevenly spaced stack of real slices', () => {
   it('puts every slice at its own position (shear kept) and its pixels on that plane', async () => {
     const dir = join(tmp, 'tilt');

@@ -12,6 +12,7 @@ import {
 } from './slice-consistency.js';
 import { reportSpacing } from './slice-spacing.js';
 import { MAX_STACK_LEAN_DEG, stackGrid, stackLeanDegrees, type StackGrid } from './stack-grid.js';
+import { MAX_VOLUME_BYTES } from './volume-limits.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
 export interface FrameRef {
@@ -201,10 +202,13 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     });
   }
 
+  // A rebuilt grid stays within the memory a volume may take, as floats (the larger sample).
+  const [planeColumns, planeRows] = commonSize.split('x').map(Number) as [number, number];
   const stack = stackGrid(
     frames.map((f) => f.position),
     normal,
     headerSpacing && headerSpacing > 0 ? headerSpacing : 1,
+    Math.floor(MAX_VOLUME_BYTES / (planeColumns * planeRows * 4)),
   );
   // Slices within a micrometre of the one before: the first of them, and how many.
   const { offsets } = stack;

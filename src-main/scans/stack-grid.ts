@@ -29,7 +29,10 @@ export interface StackGrid {
   offsets: number[];
   /** Median distance between neighbouring slices along the stack (mm). */
   spacing: number;
-  /** The regular grid: `count` planes, `step` mm apart along `dir`, the first at the first slice. */
+  /**
+   * The regular grid: `count` planes, `step` mm apart along `dir`, the first at the first slice. On
+   * unevenly spaced slices the step may be finer than `spacing` (see unevenStep).
+   */
   step: number;
   count: number;
   /** True when the slices are unevenly spaced and the grid planes are interpolated between them. */
@@ -69,13 +72,44 @@ export function maxOffLineMm(pixelSpacing: readonly [number, number] | undefined
   return Math.min(MAX_OFF_LINE_MM, 0.5 * Math.min(pixelSpacing[0], pixelSpacing[1]));
 }
 
+/** Share of a stack's gaps that makes a spacing its finest: a run of slices, not a stray pair. */
+const FINEST_SHARE = 0.1;
+
+/** A rebuilt grid has at most this many times the slices' count of planes (the engine's time). */
+const MAX_PLANES_PER_SLICE = 4;
+
+/**
+ * The step of the even grid unevenly spaced slices are rebuilt on: the finest spacing a tenth of the
+ * gaps have (thin slices through the jaws of a scan coarser above), so that no run of slices loses
+ * its resolution to the rest. The median stands where that grid would pass `maxCount` planes or four
+ * per slice. The median alone rebuilt 1.5 mm slices through the teeth on a 3 mm grid.
+ */
+function unevenStep(
+  sortedGaps: Float64Array,
+  spacing: number,
+  length: number,
+  slices: number,
+  maxCount: number,
+): number {
+  const finest = sortedGaps[Math.floor(FINEST_SHARE * sortedGaps.length)] ?? spacing;
+  if (!(finest < 0.95 * spacing)) return spacing;
+  const count = Math.round(length / finest) + 1;
+  return count <= Math.min(maxCount, MAX_PLANES_PER_SLICE * slices) ? finest : spacing;
+}
+
 /**
  * Lays a regular grid over slices at the given positions (in stack order, sorted along `normal`).
  * Evenly spaced slices (every one within 5% of a step, and at most 0.1 mm, of its place on the
- * grid) are used as they are; otherwise the grid takes the median spacing and its planes are
- * interpolated between the two slices around them, each at its true position.
+ * grid) are used as they are; otherwise the grid takes the finest common spacing (unevenStep) and
+ * its planes are interpolated between the two slices around them, each at its true position.
+ * `maxCount` bounds the planes a rebuilt grid may have (the memory of a volume).
  */
-export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: number): StackGrid {
+export function stackGrid(
+  positions: Vec3[],
+  normal: Vec3,
+  fallbackSpacing: number,
+  maxCount = Infinity,
+): StackGrid {
   const n = positions.length;
   const first = positions[0]!;
   const span = n > 1 ? sub(positions[n - 1]!, first) : ([0, 0, 0] as Vec3);
@@ -154,7 +188,7 @@ export function stackGrid(positions: Vec3[], normal: Vec3, fallbackSpacing: numb
       offLine,
     };
   }
-  const count = Math.max(2, Math.round(length / spacing) + 1);
+  const count = Math.max(2, Math.round(length / unevenStep(positive, spacing, length, n, maxCount)) + 1);
   return {
     dir,
     offsets,

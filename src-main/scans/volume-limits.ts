@@ -1,5 +1,3 @@
-import type { SliceLayout } from './slice-layout.js';
-
 /**
  * Bytes one volume may take, whatever its samples: 3 GB is 1.5 billion voxels as int16 (or 750 million
  * as float32), far beyond any dental CBCT. The bytes are bounded, not the voxels: a scan whose rescale
@@ -9,11 +7,19 @@ import type { SliceLayout } from './slice-layout.js';
  */
 export const MAX_VOLUME_BYTES = 3e9;
 
+/** What the volume's size depends on: a slice layout's planes, their size, and their rescale. */
+interface VolumeShape {
+  rows: number;
+  columns: number;
+  stack: { count: number };
+  frames: readonly { info: { slope: number; intercept: number } }[];
+}
+
 /** Rounded up: a scan just over the limit must not read as needing the limit. */
 const gigabytes = (bytes: number): string => `${Math.ceil(bytes / 1e8) / 10} GB`;
 
 /** Whether every frame's rescale keeps whole numbers: the volume is then int16, else float32. */
-export function int16Fits(layout: Pick<SliceLayout, 'frames'>): boolean {
+export function int16Fits(layout: Pick<VolumeShape, 'frames'>): boolean {
   for (const f of layout.frames) {
     const { slope, intercept } = f.info;
     if (!Number.isInteger(slope) || !Number.isInteger(intercept)) return false;
@@ -22,10 +28,7 @@ export function int16Fits(layout: Pick<SliceLayout, 'frames'>): boolean {
 }
 
 /** Why the volume of this layout is too large to read, in words; undefined when it is not. */
-export function volumeTooLarge(
-  layout: Pick<SliceLayout, 'frames' | 'columns' | 'rows' | 'stack'>,
-  asInt16 = int16Fits(layout),
-): string | undefined {
+export function volumeTooLarge(layout: VolumeShape, asInt16 = int16Fits(layout)): string | undefined {
   const sample = asInt16 ? 2 : 4;
   const bytes = layout.rows * layout.columns * layout.stack.count * sample;
   if (bytes <= MAX_VOLUME_BYTES) return undefined;

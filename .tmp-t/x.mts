@@ -1,0 +1,12 @@
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { readVolume } from '../src-main/scans/volume-reader.js';
+const SERIES = resolve('../shared/fixtures/dicom/ct-human-cranium-teeth');
+const all = (await readdir(SERIES)).sort().map((f) => join(SERIES, f));
+const thin = all.filter((_, k) => k <= 20 || (k - 20) % 2 === 0);
+let t = performance.now();
+await readVolume(thin); console.log('thin', performance.now() - t);
+t = performance.now();
+await readVolume(all); console.log('all', performance.now() - t);
+t = performance.now();
+await readVolume(all); console.log('all', performance.now() - t);
