@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { SliceLayout } from './slice-layout.js';
+import { correlation, sampleStep } from './plane-correlation.js';
 import type { Volume } from './volume.js';
 
 /**
@@ -17,46 +18,10 @@ const UNLIKE = 0.2;
 /** ...in a scan whose neighbouring slices mostly (the median) correlate at least this much. */
 const ALIKE = 0.6;
 
-/** Samples of a plane the correlation reads: the planes' shape is enough (128 x 128 of a 512 x 512 slice). */
-const SAMPLES = 128 * 128;
-
-/** Pearson correlation of two planes, over an even grid of about SAMPLES of their voxels. */
-function correlation(v: Volume, a: number, b: number): number {
-  const [nx, ny] = v.dims;
-  const step = Math.max(1, Math.floor(Math.sqrt((nx * ny) / SAMPLES)));
-  const plane = nx * ny;
-  const d = v.data;
-  let sa = 0;
-  let sb = 0;
-  let saa = 0;
-  let sbb = 0;
-  let sab = 0;
-  let n = 0;
-  for (let j = 0; j < ny; j += step) {
-    const ra = a * plane + j * nx;
-    const rb = b * plane + j * nx;
-    for (let i = 0; i < nx; i += step) {
-      const x = d[ra + i] as number;
-      const y = d[rb + i] as number;
-      sa += x;
-      sb += y;
-      saa += x * x;
-      sbb += y * y;
-      sab += x * y;
-      n++;
-    }
-  }
-  const va = saa / n - (sa / n) ** 2;
-  const vb = sbb / n - (sb / n) ** 2;
-  // A flat plane is like no image: correlation 0 (a neighbour as flat is told apart by its twin).
-  if (!(va > 0 && vb > 0)) return va === vb && sa === sb ? 1 : 0;
-  return (sab / n - (sa / n) * (sb / n)) / Math.sqrt(va * vb);
-}
-
 /** The variance of a plane's values, over the same samples as the correlation. */
 function variance(v: Volume, k: number): number {
   const [nx, ny] = v.dims;
-  const step = Math.max(1, Math.floor(Math.sqrt((nx * ny) / SAMPLES)));
+  const step = sampleStep(v);
   const d = v.data;
   let s = 0;
   let ss = 0;

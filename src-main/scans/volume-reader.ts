@@ -19,6 +19,7 @@ import { fitnessInputOf } from './fitness-input.js';
 import { segmentationFitness } from './segmentation-fitness.js';
 import { checkSliceLevels } from './slice-levels.js';
 import { checkSlicesAlike } from './slice-likeness.js';
+import { checkSlicesInPlace } from './slice-placement.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
 import { planeSources } from './stack-grid.js';
@@ -204,6 +205,7 @@ export async function volumeFromHeaders(
   // A model is made only of slices that decoded to images of the scan (a preview shows what there is).
   if (opts.requireFit) {
     checkSlicesAlike(volume, layout);
+    checkSlicesInPlace(volume, layout);
     checkSliceLevels(volume, layout);
   }
   return volume;

@@ -1,0 +1,117 @@
+// A slice shifted, turned or mirrored against the slices around it: the patient moved during it, or
+// the image was changed after the scan. A model of the scan had a step in its surface there.
+import dicomParser from 'dicom-parser';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, phantomBySlice, tempFolders, withPixels } from './scans.test-support.js';
+import { layoutSlices, type SliceLayout } from './slice-layout.js';
+import { checkSlicesInPlace } from './slice-placement.js';
+import { readSeriesHeaders, readVolume, readVolumeForSegmentation } from './volume-reader.js';
+import type { Volume } from './volume.js';
+
+const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
+const { fresh } = tempFolders('s2m-placement-');
+
+let head: Volume;
+let layout: SliceLayout;
+beforeAll(async () => {
+  const files = readdirSync(CRANIUM)
+    .sort()
+    .map((f) => join(CRANIUM, f));
+  head = await readVolume(files);
+  layout = layoutSlices(await readSeriesHeaders(files)).layout;
+});
+
+/** The real head with planes `ks` changed: each voxel (i, j) takes the value `from(i, j)` gives. */
+function headWith(ks: number[], from: (i: number, j: number) => [number, number]): Volume {
+  const [nx, ny] = head.dims;
+  const data = Int16Array.from(head.data);
+  for (const k of ks)
+    for (let j = 0; j < ny; j++)
+      for (let i = 0; i < nx; i++) {
+        const [si, sj] = from(i, j);
+        const inside = si >= 0 && si < nx && sj >= 0 && sj < ny;
+        data[k * nx * ny + j * nx + i] = inside ? (head.data[k * nx * ny + sj * nx + si] as number) : -1024;
+      }
+  return { ...head, data };
+}
+
+/** A repeatable normal noise source. */
+function gaussian(seed: number): () => number {
+  let s = seed >>> 0;
+  const uniform = (): number => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  return () => Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
+}
+
+describe('a slice out of place among its neighbours', () => {
+  it('is refused, naming its file: shifted 3 pixels (2.9 mm), mirrored left to right or top to bottom', () => {
+    const [nx, ny] = head.dims;
+    const shifted = headWith([54], (i, j) => [i - 3, j]);
+    expect(() => checkSlicesInPlace(shifted, layout)).toThrow(
+      /^The image of slice 55 of 108 \(slice055\.dcm\) is out of place: it correlates 0\.\d\d and 0\.\d\d with the slices beside it, while those correlate 0\.9\d with each other, and 0\.9\d with it once it is shifted 3 pixels left and 0 down \(2\.9 mm\): the patient moved, or the images were changed after the scan/,
+    );
+    const mirrored = headWith([54], (i, j) => [nx - 1 - i, j]);
+    expect(() => checkSlicesInPlace(mirrored, layout)).toThrow(/once it is mirrored left to right/);
+    const upsideDown = headWith([54], (i, j) => [i, ny - 1 - j]);
+    expect(() => checkSlicesInPlace(upsideDown, layout)).toThrow(/once it is mirrored top to bottom/);
+  });
+
+  it('is refused when two or three neighbouring slices moved alike', () => {
+    expect(() =>
+      checkSlicesInPlace(
+        headWith([54, 55], (i, j) => [i, j + 6]),
+        layout,
+      ),
+    ).toThrow(/^The images of slices 55 to 56 of 108 \(slice055\.dcm to slice056\.dcm\) are out of place/);
+    expect(() =>
+      checkSlicesInPlace(
+        headWith([30, 31, 32], (i, j) => [i + 5, j]),
+        layout,
+      ),
+    ).toThrow(/^The images of slices 31 to 33 of 108 /);
+  });
+
+  it('is not a scan as it was made: the real head, with noise, or with metal in one slice', () => {
+    expect(() => checkSlicesInPlace(head, layout)).not.toThrow();
+    const noise = gaussian(5);
+    const noisy = { ...head, data: Int16Array.from(head.data, (x) => Math.round(x + 150 * noise())) };
+    expect(() => checkSlicesInPlace(noisy, layout)).not.toThrow();
+    // Teeth in one slice read as metal of 20,000 (an extended-range CT): 145 voxels far above the rest.
+    const plane = head.dims[0] * head.dims[1];
+    const metal = Int16Array.from(head.data);
+    for (let p = 8 * plane; p < 9 * plane; p++) if (metal[p]! > 1500) metal[p] = 20000;
+    expect(() => checkSlicesInPlace({ ...head, data: metal }, layout)).not.toThrow();
+  });
+
+  it('stops a job on the real phantom with one slice shifted in its file; the preview still reads it', async () => {
+    const files = phantomBySlice();
+    const dir = fresh('shifted');
+    const copies = files.map((src, k) => {
+      const bytes = readFileSync(src);
+      const to = join(dir, basename(src));
+      if (k !== 70) writeFileSync(to, bytes);
+      else {
+        const ds = dicomParser.parseDicom(bytes);
+        const px = ds.elements.x7fe00010!;
+        const columns = ds.uint16('x00280011')!;
+        const stored = (c: number, r: number): number =>
+          bytes.readInt16LE(px.dataOffset + 2 * (r * columns + c));
+        // Four pixels (1.8 mm) to the side; mirrored, it is like neither neighbour (slice-likeness).
+        writeFileSync(
+          to,
+          withPixels(bytes, (v, c, r) => (c >= 4 ? stored(c - 4, r) : v)),
+        );
+      }
+      return to;
+    });
+    await expect(readVolumeForSegmentation(copies)).rejects.toThrow(
+      new RegExp(`^The image of slice 71 of 140 \\(${basename(files[70]!)}\\) is out of place`),
+    );
+    await expect(readVolume(copies)).resolves.toBeDefined();
+    await expect(readVolumeForSegmentation(files)).resolves.toBeDefined();
+  });
+});
