@@ -75,6 +75,15 @@ describe('a slice out of place among its neighbours', () => {
     ).toThrow(/^The images of slices 31 to 33 of 108 /);
   });
 
+  it('is refused when its image is that of a slice elsewhere in the scan, naming both', () => {
+    const plane = head.dims[0] * head.dims[1];
+    const copied = Int16Array.from(head.data);
+    copied.copyWithin(80 * plane, 20 * plane, 21 * plane);
+    expect(() => checkSlicesInPlace({ ...head, data: copied }, layout)).toThrow(
+      /^The image of slice 81 of 108 \(slice081\.dcm\) is out of place: .*, and it correlates 1\.00 with slice 21 \(slice021\.dcm\): it is a copy of that slice's image, or its position is wrong, so no model was made of the scan\.$/,
+    );
+  });
+
   it('is not a scan as it was made: the real head, with noise, or with metal in one slice', () => {
     expect(() => checkSlicesInPlace(head, layout)).not.toThrow();
     const noise = gaussian(5);

@@ -18,7 +18,8 @@ import type { Volume } from './volume.js';
  * there. What tells it is that the slices around it are like each other, across it, more than either
  * is like it. On the real head and phantom (clean, or with noise of 150 HU on every voxel) the slices
  * beside any slice correlate with each other at most 0.006 more than with it; a slice shifted 3 pixels
- * (1.35-2.9 mm) drops 0.1-0.15 below them, mirrored 0.19-0.82.
+ * (1.35-2.9 mm) drops 0.1-0.15 below them, mirrored 0.19-0.82. A copy of a slice from elsewhere in
+ * the scan (a far duplicate) is told the same way, and named with the slice it copies.
  */
 
 /** The longest run of misplaced slices told apart (a run's slices may be misplaced alike). */
@@ -80,6 +81,35 @@ function bestMove(
   return best;
 }
 
+/**
+ * Why the run a..b is out of place among slices that correlate `around` across it, in words, or null
+ * when nothing explains it (noise, blur: it is only unlike them). Explained: a move puts its first
+ * slice back beside the one before it, or its first slice is the image of a slice elsewhere.
+ */
+function misplacement(
+  v: Volume,
+  a: number,
+  b: number,
+  around: number,
+  window: ValueWindow,
+  name: (k: number) => string,
+): string | null {
+  const [it, itIs] = a === b ? ['it', 'it is'] : [`slice ${a + 1}`, 'that is'];
+  const { move, r } = bestMove(v, a - 1, a, window);
+  const moved = move.mirrorX || move.mirrorY || move.dx !== 0 || move.dy !== 0;
+  if (moved && r >= around - MOVED_WITHIN)
+    return `and ${r.toFixed(2)} with ${it} once ${itIs} ${moveWords(move, v.spacing)}: the patient moved, or the images were changed after the scan`;
+  let twin = -1;
+  let best = -Infinity;
+  for (let m = 0; m < v.dims[2]; m++) {
+    if (m >= a - 1 && m <= b + 1) continue;
+    const c = correlation(v, a, m, window);
+    if (c > best) [twin, best] = [m, c];
+  }
+  if (twin < 0 || best < around - MOVED_WITHIN) return null;
+  return `and ${it} correlates ${best.toFixed(2)} with slice ${twin + 1} (${name(twin)}): ${itIs} a copy of that slice's image, or its position is wrong`;
+}
+
 /** A move in words, with its length in millimetres on the image's pixel spacing. */
 function moveWords({ mirrorX, mirrorY, dx, dy }: PlaneMove, spacing: readonly number[]): string {
   const parts: string[] = [];
@@ -114,17 +144,16 @@ export function checkSlicesInPlace(v: Volume, layout: SliceLayout): void {
       if (around < AROUND_ALIKE || around - edge < MIN_DROP) continue;
       if (1 - edge < MIN_UNLIKENESS_RATIO * (1 - around)) continue;
       // Out of place only if some move puts it back: else it is only unlike them (noise, blur).
-      const { move, r } = bestMove(v, a - 1, a, window);
-      const moved = move.mirrorX || move.mirrorY || move.dx !== 0 || move.dy !== 0;
-      if (!moved || r < around - MOVED_WITHIN) continue;
       const name = (k: number): string => sliceName(layout, k);
+      const why = misplacement(v, a, b, around, window, name);
+      if (!why) continue;
       const which =
         a === b
           ? `The image of slice ${a + 1} of ${nz} (${name(a)}) is out of place: it correlates ${next[a - 1]!.toFixed(2)} and ${next[b]!.toFixed(2)} with the slices beside it`
           : `The images of slices ${a + 1} to ${b + 1} of ${nz} (${name(a)} to ${name(b)}) are out of place: they correlate ${next[a - 1]!.toFixed(2)} and ${next[b]!.toFixed(2)} with the slices beside them`;
       throw new AppError(
         'bad-input',
-        `${which}, while those correlate ${around.toFixed(2)} with each other, and ${r.toFixed(2)} with ${a === b ? 'it' : `slice ${a + 1}`} once ${a === b ? 'it is' : 'that is'} ${moveWords(move, v.spacing)}: the patient moved, or the images were changed after the scan, so no model was made of the scan.`,
+        `${which}, while those correlate ${around.toFixed(2)} with each other, ${why}, so no model was made of the scan.`,
         {
           action:
             'Look at the scan around those slices: if the patient moved, the scan has to be made again; otherwise export it again from the scanner or PACS.',
