@@ -17,6 +17,7 @@ import {
 import { freeBytes } from '../platform/free-space.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { SNIFF_BYTES, sniffDicom } from './dicom-sniff.js';
+import { openZipFile, type OpenZip } from './zip-file-reader.js';
 
 export { ArchiveRefused, type ArchiveLimits } from './archive-limits.js';
 
@@ -33,19 +34,6 @@ export function archiveKind(head: Uint8Array): 'zip' | 'gzip' | null {
   }
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
   return null;
-}
-
-async function openZip(path: string): Promise<ZipFile> {
-  // Loaded with the first archive: most drops hold none, and `inspect` should not pay for it.
-  const { default: yauzl } = await import('yauzl');
-  return new Promise((resolve, reject) => {
-    yauzl.open(
-      path,
-      // Left open after the listing (extractZip closes it): the entries checked are the ones unpacked.
-      { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false },
-      (err, zip) => (err || !zip ? reject(err ?? new Error('cannot open')) : resolve(zip)),
-    );
-  });
 }
 
 /** Every entry's metadata, without reading any content; yauzl refuses absolute and `..` names here. */
@@ -182,9 +170,16 @@ export async function extractZip(
   opts: { limits?: ArchiveLimits; signal?: AbortSignal; drop?: DropRoom } = {},
 ): Promise<UnpackedEntry[]> {
   const limits = withDefaults(opts.limits);
-  let zip: ZipFile | undefined;
+  let opened: OpenZip | undefined;
   try {
-    zip = await openZip(zipPath);
+    // Left open after the listing: the entries checked are the ones unpacked.
+    opened = await openZipFile(zipPath, {
+      lazyEntries: true,
+      autoClose: false,
+      validateEntrySizes: true,
+      strictFileNames: false,
+    });
+    const { zip } = opened;
     // The entries listed are the ones unpacked, from the same open file: what was checked is what is written.
     const files = (await listEntries(zip, limits.maxEntries)).filter((e) => !e.fileName.endsWith('/'));
     const declared = files.reduce((s, e) => s + e.uncompressedSize, 0);
@@ -210,7 +205,7 @@ export async function extractZip(
     // A full disk is said as such by the caller; anything else is the archive's fault.
     throw diskFull(e) ? e : describeZipError(e);
   } finally {
-    zip?.close();
+    await opened?.close();
   }
 }
 
