@@ -89,6 +89,8 @@ function classified(c: ClassifyItem, r: AnyHeader | NotDicom): Classified {
     if ('notDicom' in r) {
       const archive = archiveKind(r.head);
       if (archive) return { kind: 'archive', archive };
+      const cut = cutBeforeItsHeader(c.display, r);
+      if (cut) return damaged(c, new DicomParseError(cut));
       return { kind: 'skip', reason: nonDicomReason(c.display, r.head, r.fileSize) };
     }
     const { header, tags: t } = fieldsOfRead(c.path, r);
@@ -100,6 +102,15 @@ function classified(c: ClassifyItem, r: AnyHeader | NotDicom): Classified {
           'it says it is an image but holds no image data: the image was lost from the file, or its header runs on into it',
         ),
       );
+    // Nothing says what it is (no SOP class, in the data set or the meta header), and no image: a
+    // file cut off after its "DICM" mark or its meta header (a review's cut slices were skipped).
+    if (!header.pixelData && !header.sopClassUid && !metaClass)
+      return damaged(
+        c,
+        new DicomParseError(
+          `nothing in its ${header.fileSize} bytes says what it is: it is cut off, or not an image`,
+        ),
+      );
     const reason = nonImageReason(header, t.offset[TAG.directoryRecords]! >= 0, metaClass);
     if (reason) return { kind: 'skip', reason };
     return { kind: 'image', header };
@@ -107,6 +118,20 @@ function classified(c: ClassifyItem, r: AnyHeader | NotDicom): Classified {
     // One bad file must never stop the others: whatever went wrong reading its fields, list it.
     return damaged(c, parseFailure(e));
   }
+}
+
+/**
+ * Why a file no reader takes for DICOM is a DICOM file cut off before its header, or undefined: its
+ * "DICM" mark and nothing after it, or a file named as a DICOM file (.dcm, .dicom, .ima) too short
+ * to hold one, empty or not. Skipped as "not DICOM", a slice cut off so was left out of its series
+ * without a word (a review).
+ */
+function cutBeforeItsHeader(name: string, r: NotDicom): string | undefined {
+  const marked = r.head.length >= 132 && r.head.toString('latin1', 128, 132) === 'DICM';
+  if (marked) return `it ends after its first ${r.fileSize} bytes, before its header`;
+  if (/\.(dcm|dicom|ima)$/i.test(name) && r.fileSize < 132)
+    return r.fileSize === 0 ? 'it is empty' : `it ends after its first ${r.fileSize} bytes`;
+  return undefined;
 }
 
 function damaged(c: ClassifyItem, e: DicomParseError): Classified {

@@ -84,8 +84,9 @@ export class DropArchives {
           }
           const message = `${basename(e.entryName)} in the archive ${basename(c.display)} is damaged (its packed bytes do not unpack whole) and was left out; the archive's other files were read.`;
           out.problems.push({ severity: 'error', code: 'corrupt-file', message, file: display });
-          // Also said by its series, when what was unpacked of it still names one.
-          if (e.damagedPath) out.damaged.push({ path: e.damagedPath, display, message });
+          // Also said by its series, when what was unpacked of it still names one, else by the series
+          // beside it in the archive (intake-damaged.ts).
+          out.damaged.push({ ...(e.damagedPath ? { path: e.damagedPath } : {}), display, message });
         }
         if (entries.length === 0) out.skipped.push({ path: c.display, reason: 'an empty zip archive' });
       } else {

@@ -11,7 +11,8 @@ import { withDropBudget } from './drop-parse-budget.js';
 
 /** A file of the drop too damaged to read as an image, with what its problem says. */
 export interface DamagedFile {
-  path: string;
+  /** Where its bytes are; none for a zip entry of which nothing could be unpacked. */
+  path?: string;
   display: string;
   message: string;
 }
@@ -25,6 +26,17 @@ const MAX_DAMAGED_LOOKED_AT = 256;
 /** How much of a damaged file is read to find its series: a CT header is a few kilobytes. */
 const SERIES_UID_BYTES = 64 * 1024;
 
+/** Damaged files by the series they name, and those that name none. */
+export interface DamagedFiles {
+  bySeries: Map<string, DamagedFile[]>;
+  /**
+   * Files whose series cannot be told (cut off before it, or never unpacked): said by every series
+   * beside them (seriesBeside). A slice cut off in its first bytes was left out of its series in
+   * silence, and a model made without it (a review: the lowest 1.5 mm of a head gone).
+   */
+  unattributed: DamagedFile[];
+}
+
 /**
  * The damaged files whose first bytes still state their Series Instance UID whole, by that UID.
  * A damaged file of a series is a slice the series lacks: the series must say so, not only the drop
@@ -37,17 +49,36 @@ export async function damagedFilesBySeries(
   signal: AbortSignal | undefined,
   /** The drop's budget for what its files cost to read whole (drop-parse-budget.ts). */
   budget: Int32Array | null = null,
-): Promise<Map<string, DamagedFile[]>> {
-  const out = new Map<string, DamagedFile[]>();
+): Promise<DamagedFiles> {
+  const bySeries = new Map<string, DamagedFile[]>();
+  // Past MAX_DAMAGED_LOOKED_AT, not looked at: which series they are of is not known either.
+  const unattributed = damaged.slice(MAX_DAMAGED_LOOKED_AT);
   for (const d of damaged.slice(0, MAX_DAMAGED_LOOKED_AT)) {
     if (signal?.aborted) throw new AppError('canceled', 'Looking at the scan was canceled.');
-    const uid = await seriesUidOfDamaged(d.path, budget);
-    if (!uid) continue;
-    const list = out.get(uid);
+    const uid = d.path === undefined ? undefined : await seriesUidOfDamaged(d.path, budget);
+    if (!uid) {
+      unattributed.push(d);
+      continue;
+    }
+    const list = bySeries.get(uid);
     if (list) list.push(d);
-    else out.set(uid, [d]);
+    else bySeries.set(uid, [d]);
   }
-  return out;
+  return { bySeries, unattributed };
+}
+
+/** The folder a file is shown in: a zip entry's is inside its archive. */
+const shownFolder = (display: string): string =>
+  display.slice(0, Math.max(0, display.lastIndexOf('/'), display.lastIndexOf('\\')));
+
+/**
+ * The damaged files that name no series and lie in a folder that holds a file of this series (as
+ * the user sees them: a zip entry's folder is inside its archive): they may be its slices.
+ */
+export function damagedBeside(unattributed: DamagedFile[], seriesFiles: string[]): DamagedFile[] {
+  if (unattributed.length === 0) return [];
+  const folders = new Set(seriesFiles.map(shownFolder));
+  return unattributed.filter((d) => folders.has(shownFolder(d.display)));
 }
 
 /** The Series Instance UID in what a parser reads of a file before its damage, when stated whole. */
@@ -118,20 +149,31 @@ async function firstBytes(path: string, max: number): Promise<Buffer | undefined
 }
 
 /** The problem a series has for its damaged files: it lacks them, and which they are. */
-export function damagedFilesProblem(files: DamagedFile[]): ScanProblem {
-  const n = files.length;
-  const named = files
+export function damagedFilesProblem(files: DamagedFile[], beside: DamagedFile[] = []): ScanProblem {
+  const all = [...files, ...beside];
+  const n = all.length;
+  const named = all
     .slice(0, 3)
     .map((f) => {
       const why = whyDamaged(f.message);
       return `${basename(f.display)}${why ? ` (${why})` : ''}`;
     })
     .join('; ');
+  const whose =
+    beside.length === 0
+      ? `of this series ${n > 1 ? 'are' : 'is'} damaged`
+      : files.length === 0
+        ? `beside this series' files ${n > 1 ? 'are' : 'is'} damaged, too much to tell which series ${n > 1 ? 'they are' : 'it is'} of`
+        : `of this series or beside its files ${n > 1 ? 'are' : 'is'} damaged`;
+  const action =
+    beside.length === 0
+      ? 'export the series again'
+      : `export the series again, or, if ${n > 1 ? 'they are' : 'it is'} not of it, take ${n > 1 ? 'them' : 'it'} out of the folder and drop it again`;
   return {
     severity: 'error',
     code: 'damaged-files',
-    message: `${n} file${n > 1 ? 's' : ''} of this series ${n > 1 ? 'are' : 'is'} damaged: ${named}${n > 3 ? `; and ${n - 3} more` : ''}. The scan is not complete without ${n > 1 ? 'them' : 'it'}; export the series again.`,
-    file: files[0]!.display,
+    message: `${n} file${n > 1 ? 's' : ''} ${whose}: ${named}${n > 3 ? `; and ${n - 3} more` : ''}. The scan is not complete without ${n > 1 ? 'them' : 'it'}; ${action}.`,
+    file: all[0]!.display,
   };
 }
 

@@ -12,7 +12,13 @@ import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
 import { concatenationProblem, withoutLocalizers, otherVolumesProblem } from './intake-parts.js';
-import { damagedFilesBySeries, damagedFilesProblem, type DamagedFile } from './intake-damaged.js';
+import {
+  damagedBeside,
+  damagedFilesBySeries,
+  damagedFilesProblem,
+  type DamagedFile,
+  type DamagedFiles,
+} from './intake-damaged.js';
 import type { SliceLayout } from './slice-layout.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -119,12 +125,11 @@ export async function intake(paths: string[], opts: IntakeOptions): Promise<Inta
     round = next;
   }
 
-  const damagedBySeries = await damagedFilesBySeries(damaged, opts.signal, budget);
   const series = await groupAndSummarize(
     images,
     (p) => displayOf.get(p) ?? p,
     (p) => originOf.get(p) ?? p,
-    damagedBySeries,
+    await damagedFilesBySeries(damaged, opts.signal, budget),
   );
   leftUnread(unread, problems, series);
   const usable = series.filter((s) => isUsable(s.summary));
@@ -186,13 +191,14 @@ function leftUnread(unread: Unread, problems: ScanProblem[], series: IntakeSerie
 /**
  * Groups images by series; each multi-frame file is a volume of its own. Copies of an image (same
  * SOP Instance UID and the same bytes, e.g. a folder dropped together with its zip) are counted
- * once. Damaged files whose series is known are said with that series.
+ * once. Damaged files whose series is known are said with that series, those whose series is not
+ * with every series beside them.
  */
 async function groupAndSummarize(
   images: DicomHeader[],
   display: (path: string) => string,
   origin: (path: string) => string,
-  damagedBySeries: Map<string, DamagedFile[]>,
+  damagedFiles: DamagedFiles,
 ): Promise<IntakeSeries[]> {
   const groups = new Map<string, DicomHeader[]>();
   // Indexed loops over the images: for...of makes an iterator result per element until the JIT has
@@ -242,8 +248,12 @@ async function groupAndSummarize(
         : undefined;
     if (parts) extra.push(parts);
     // Only a series of single-frame files is keyed by its UID alone (see above).
-    const damaged = damagedBySeries.get(key) ?? [];
-    if (damaged.length > 0) extra.push(damagedFilesProblem(damaged));
+    const damaged = damagedFiles.bySeries.get(key) ?? [];
+    const beside = damagedBeside(
+      damagedFiles.unattributed,
+      kept.map((h) => display(h.path)),
+    );
+    if (damaged.length + beside.length > 0) extra.push(damagedFilesProblem(damaged, beside));
     const { summary, layout } = summarizeSeries(kept, display, extra);
     out.push({ summary, headers: kept, layout, inputs: [...new Set(kept.map((h) => origin(h.path)))] });
   }
