@@ -73,7 +73,11 @@ export type JobView = z.infer<typeof JobViewSchema>;
 export const SubmitJobsRequestSchema = z
   .object({
     seriesIds: z.array(z.string().min(1)).min(1, 'Choose at least one scan.').max(500),
-    meshes: z.array(MeshChoiceSchema).min(1, 'Choose at least one structure.').max(32),
+    // §8.4 shows no limit; this one only keeps a job body sane (the catalogue names some 60 structures).
+    meshes: z
+      .array(MeshChoiceSchema)
+      .min(1, 'Choose at least one structure.')
+      .max(256, 'Choose at most 256 meshes for one job.'),
     deidentify: z.boolean(),
     /** The user accepts sending de-identified series whose pixels may show patient data (burned-in). */
     acceptBurnedIn: z.boolean().optional(),

@@ -189,7 +189,10 @@ describe('submit, status, retry and resume on one queue', () => {
     const refused = await runRetry(id.slice(0, 8), { ...flags }, deps, r.io).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(CliExit);
     expect((refused as CliExit).code).toBe(5);
-    expect((refused as CliExit).message).toMatch(/may already exist on the service.*\n.*--resubmit/s);
+    expect((refused as CliExit).message).toMatch(
+      /may already exist on the service: its creation was sent and not confirmed .*--resubmit/,
+    );
+    expect((refused as CliExit).message).not.toContain('\n');
     expect(engine.stats.jobsCreated).toBe(before + 1);
 
     const again = capture();

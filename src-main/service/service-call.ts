@@ -34,7 +34,7 @@ const ACTION_FOR_STATUS: Record<number, string> = {
   405: "Check the connection's service address and version: this one does not take that call.",
   409: 'The service reports a conflict with the state of the job; look at the job with the service operator before submitting it again.',
   410: 'The service no longer has it; submit the scan again.',
-  413: 'The scan is larger than the service takes; ask the service operator for its limit.',
+  413: 'The service refused what was sent as too large (for a job request: too many meshes or options; for a scan: its size); ask the service operator for its limits.',
   415: 'The service does not take this kind of input; check the input kind and extension.',
   422: 'Check the job settings (input kind, extensions, structures).',
 };

@@ -12,7 +12,8 @@ import { safeUrl } from './url-policy.js';
 const TokenResponseSchema = z.looseObject({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
-  expires_in: z.number().positive(),
+  /** §5.5 and §8.1: a token lives 24 hours. An answer without expires_in is taken at that word. */
+  expires_in: z.number().positive().default(86_400),
 });
 
 /** What identity providers (Auth0 among them) say when they refuse: read only to explain. */

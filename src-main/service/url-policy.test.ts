@@ -4,13 +4,15 @@ import { mayCarryToken } from './url-policy.js';
 const may = (url: string, base: string): boolean => mayCarryToken(new URL(url), new URL(base));
 
 describe('mayCarryToken: where the bearer token may go', () => {
-  it('goes to the service itself, under its own or another loopback name on the same port', () => {
+  it('goes to the service itself, under its own or another loopback name or port', () => {
     expect(
       may('https://eu.virtualpatientengine.com/24.06/notify/1', 'https://eu.virtualpatientengine.com/24.06'),
     ).toBe(true);
     expect(may('http://localhost:8123/v/notify', 'http://127.0.0.1:8123/v')).toBe(true);
     expect(may('http://[::1]:8123/v/notify', 'http://127.0.0.1:8123/v')).toBe(true);
-    expect(may('http://127.0.0.1:8124/v/notify', 'http://127.0.0.1:8123/v')).toBe(false);
+    // This computer's service on another port (a review's own service took notifications so).
+    expect(may('http://127.0.0.2:8124/v/notify', 'http://127.0.0.1:8123/v')).toBe(true);
+    expect(may('https://127.0.0.1:8124/v/notify', 'http://127.0.0.1:8123/v')).toBe(false);
   });
 
   it("goes over https to another host of the service's registrable domain", () => {

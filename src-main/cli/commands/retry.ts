@@ -32,9 +32,10 @@ export async function runRetry(
     if (job.state === 'failed' && job.error?.code === 'job-may-exist' && !opts.resubmit)
       throw new CliExit(
         EXIT.mayExist,
-        `job ${job.id.slice(0, 8)} may already exist on the service: its creation was sent and no answer came back.\n` +
-          `  Check the service for a job created at that time. If there is none, run\n` +
-          `  \`scan2mesh retry ${job.id.slice(0, 8)} --resubmit\` to submit it again (the service may bill twice).`,
+        // One line: the terminal-safe output shows a newline inside a message as U+FFFD.
+        `job ${job.id.slice(0, 8)} may already exist on the service: its creation was sent and not confirmed (the service answered with an error, or did not answer). ` +
+          `Check the service for a job created at that time; if there is none, run ` +
+          `\`scan2mesh retry ${job.id.slice(0, 8)} --resubmit\` to submit it again (the service may bill twice).`,
       );
     const again = queue.manager.retry(job.id, { resubmit: opts.resubmit === true });
     io.progress.write(

@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -195,10 +196,25 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
     expect(queued(data)).toEqual([]);
   });
 
+  it('refuses a series beside a damaged slice that no longer names its series (exit 2)', () => {
+    // Cut inside the UID: which series the file was of is not known; it lies among this series'
+    // files, so it may be one of its slices (sent without it, the gap was filled in).
+    const scan = craniumWithCutSlice('damaged-beside', (b) => seriesUidEnd(b) - 30);
+    const data = join(work, 'damaged-beside-data');
+    const r = cli(data, 'submit', scan, '--mesh', makeable[0]!, '--out', join(work, 'damaged-beside-out'));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      "1 file beside this series' files is damaged, too much to tell which series it is of: slice050.dcm (its header is cut off or has wrong lengths).",
+    );
+    expect(queued(data)).toEqual([]);
+  });
+
   it("prints the series' warnings and every file left out before it submits", () => {
-    // Cut inside the UID: which series the file was of is not known, so the series is sent without
-    // it, its gap filled in; the user is told both before anything is sent.
+    // The cut slice moved to a folder of its own: not beside the series, which is sent without it,
+    // its gap filled in; the user is told both before anything is sent.
     const scan = craniumWithCutSlice('damaged-unnamed', (b) => seriesUidEnd(b) - 30);
+    mkdirSync(join(scan, 'other'));
+    renameSync(join(scan, 'slice050.dcm'), join(scan, 'other', 'slice050.dcm'));
     writeFileSync(join(scan, 'notes.txt'), 'Patient to be rescanned.\n');
     const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
     const r = cli(
@@ -219,7 +235,7 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
     );
     expect(told).toContain(`${scan}: left out of what is sent:\n`);
     expect(told).toContain(
-      `  error: slice050.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths). (${join(scan, 'slice050.dcm')})\n`,
+      `  error: slice050.dcm is a damaged or incomplete DICOM file and was left out (its header is cut off or has wrong lengths). (${join(scan, 'other', 'slice050.dcm')})\n`,
     );
     expect(told).toContain(`  skipped: ${join(scan, 'notes.txt')}: a text file, not DICOM\n`);
     // A patient's mesh, the folders made for it and the data folder are the user's alone, whatever
