@@ -57,4 +57,35 @@ describe('TokenManager', () => {
       destroyAgents(agents);
     }
   });
+
+  it('takes a token answered without expires_in for the 24 hours the interface states, once', async () => {
+    // A review's service answered {access_token, token_type} only: the answer was thrown away and
+    // the token asked for again without end, the job never started.
+    let asked = 0;
+    server = createServer((_req, res) => {
+      asked++;
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ access_token: `t${asked}`, token_type: 'Bearer' }));
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const agents = createAgents();
+    try {
+      const tokens = new TokenManager({
+        tokenUrl: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
+        audience: 'a',
+        clientId: 'c',
+        clientSecret: SECRET,
+        agents,
+        retry: DEFAULT_RETRY,
+        idleTimeoutMs: 5_000,
+        logger: silentLogger,
+      });
+      expect(await tokens.get()).toBe('t1');
+      expect(await tokens.get()).toBe('t1');
+      expect(asked).toBe(1);
+    } finally {
+      destroyAgents(agents);
+    }
+  });
 });
