@@ -151,6 +151,9 @@ ds.save_as(out, write_like_original=False)
 el = lambda tag, value: struct.pack('<HHI', tag >> 16, tag & 0xffff, len(value)) + value
 open(out, 'ab').write(${tail})`,
         );
+      // Zero bytes to the end of the file (a writer's padding, read as (0000,0000)): left out.
+      const zeros = await packaged(after('zeros-after', `bytes(16)`));
+      expect(readBack(zeros)).toMatchObject({ rows: 512, pixels: true });
       // A private group after the pixels (7FE1,xxxx) is no part of the image: left out unread.
       const bytes = await packaged(after('private-after', `el(0x7fe11001, b'DOEJOHN ')`));
       expect(bytes.includes(Buffer.from('DOEJOHN'))).toBe(false);

@@ -238,6 +238,8 @@ function writeDataSet(ds: DataSet, ctx: Context, topLevel: boolean): Written[] {
   const pixelsAt = topLevel ? ds.elements[PIXEL_DATA]?.dataOffset : undefined;
   for (const el of Object.values(ds.elements)) {
     if (pixelsAt !== undefined && el.dataOffset > pixelsAt) {
+      // Zero bytes to the file's end read as (0000,0000): a writer's padding, as intake takes it.
+      if (el.tag === 'x00000000' && ds.byteArray.subarray(el.dataOffset).every((b) => b === 0)) continue;
       if (el.tag < PIXEL_DATA) throw refused(`has ${tagWords(el.tag)} after its pixel data, out of order`);
       continue;
     }

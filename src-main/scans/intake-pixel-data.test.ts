@@ -119,5 +119,18 @@ describe('image data longer than the image', () => {
     // The file as it was: nothing after its image.
     const { result: plain } = await intake([join(CRANIUM, 'slice020.dcm')], { tempDir: fresh('work-4') });
     expect(plain.series[0]!.problems.filter((p) => p.code === 'corrupt-file')).toEqual([]);
+    // Zero bytes after the image to the end of the file are a writer's padding (pydicom reads such a
+    // file; a review's was refused for "the element (0000,0000)"); zeros before an element are not.
+    const zeros = fresh('zero-tail');
+    writeFileSync(join(zeros, 'slice020.dcm'), Buffer.concat([bytes, Buffer.alloc(16)]));
+    const { result: padded } = await intake([zeros], { tempDir: fresh('work-6') });
+    expect(padded.series[0]!.problems.filter((p) => p.code === 'corrupt-file')).toEqual([]);
+    const zerosThenImage = fresh('zeros-then-image');
+    writeFileSync(
+      join(zerosThenImage, 'slice020.dcm'),
+      Buffer.concat([bytes, Buffer.alloc(16), head, Buffer.alloc(image.length, 7)]),
+    );
+    const { result: smuggled } = await intake([zerosThenImage], { tempDir: fresh('work-7') });
+    expect(smuggled.series[0]!.problems.map((p) => p.code)).toContain('corrupt-file');
   });
 });

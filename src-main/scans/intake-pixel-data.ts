@@ -120,6 +120,8 @@ async function elementAfterImage(h: DicomHeader): Promise<string | undefined> {
       const { bytesRead } = await file.read(b, 0, 12, pos);
       if (bytesRead < 8) return undefined;
       const tag = u16(0) * 0x10000 + u16(2);
+      // Zero bytes to the end of the file: padding a writer left, no element (pydicom reads such files).
+      if (tag === 0 && (await zerosToEnd(file, pos, h.fileSize))) return undefined;
       if (tag <= PIXEL_DATA_TAG) return tagWords(tag);
       const vr = b.toString('latin1', 4, 6);
       const long = ts.explicitVr && LONG_VRS.has(vr);
@@ -134,4 +136,15 @@ async function elementAfterImage(h: DicomHeader): Promise<string | undefined> {
   } finally {
     await file?.close().catch(() => undefined);
   }
+}
+
+/** Trailing zeros looked at, at most: more than this is not padding any writer leaves. */
+const MAX_ZERO_TAIL = 1 << 20;
+
+/** Whether the file holds only zero bytes from `from` to its end, within MAX_ZERO_TAIL. */
+async function zerosToEnd(file: FileHandle, from: number, size: number): Promise<boolean> {
+  if (size - from > MAX_ZERO_TAIL) return false;
+  const tail = Buffer.alloc(size - from);
+  const { bytesRead } = await file.read(tail, 0, tail.length, from);
+  return bytesRead === tail.length && tail.every((b) => b === 0);
 }
