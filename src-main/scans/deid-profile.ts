@@ -11,9 +11,9 @@
  *   every attribute the PS3.6 dictionary does not know (deid-dictionary.generated.ts) are removed.
  * - Public attributes the table does not list are kept only when their value cannot carry a name or
  *   free text: the numbers and tags (US SS UL SL UV SV FL FD DS IS AT) a CT is read by (NUMBERS_KEPT),
- *   pixel data, and the code strings (CS) an image is read by, each only as one of its defined terms
- *   (deid-values.ts KEPT_CODE_TAGS: a code string is any 16 characters, enough for a name or a record
- *   number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
+ *   pixel data, and the codes an image is read by (CS, and Rescale Type: defined terms under VR LO),
+ *   each only as one of its defined terms (deid-values.ts KEPT_CODE_TAGS: a code string is any 16
+ *   characters, enough for a name or a record number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
  *   goes: no text is kept, and the character set says where a scan was made. Overlays and curves
  *   (groups 60xx, 50xx) are drawn text and graphics and go whole; the patient group (0010) outside
  *   the table goes too (patient characteristics such as the BMI). A UID the table does not list is

@@ -20,6 +20,7 @@ import { DS_VALUE } from './dicom-decimal.js';
  *   defined terms have spaces (Photometric Interpretation's PALETTE COLOR, character sets) are
  *   checked against their terms instead. Image Type and Frame Type keep their values only as far
  *   as they are defined terms (deidentify keeps the leading ones, so each value keeps its place).
+ * - Kept codes of another text VR (Rescale Type is LO) are checked as CS: their values are terms too.
  * - OB OW OF OD OL OV: kept only for pixel data (deid-profile.ts keeps no lookup table).
  */
 
@@ -214,13 +215,14 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   if (WINDOW_TAGS.has(v.tag) && values.length > MAX_WINDOWS) return undefined;
   if (v.tag === GRID_FRAME_OFFSETS && (v.frames < 2 || values.length !== v.frames)) return undefined;
   const asIs = count === all.length ? v.bytes : Buffer.from(padEven(values.join('\\')), 'latin1');
+  // Rescale Type is LO in PS3.6, yet its values are defined terms: a kept code of any text VR is
+  // checked as one (a switch on CS alone removed it, and a CT in US units was then read as HU).
+  if (vr === 'CS' || KEPT_CODE_TAGS.has(v.tag)) return checkedCodes(v.tag, values);
   switch (vr) {
     case 'DS':
       return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? asIs : undefined;
     case 'IS':
       return values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s))) ? asIs : undefined;
-    case 'CS':
-      return checkedCodes(v.tag, values);
     default:
       return undefined; // text of any other VR is never kept by its tag
   }
