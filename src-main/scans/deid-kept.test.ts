@@ -145,3 +145,43 @@ print(json.dumps(True))`,
     }
   });
 });
+
+describe.skipIf(noPydicom !== null)('kept numbers that could hold any number', () => {
+  it('are left out, bounded or renumbered: digits of an identity reach no upload', async () => {
+    const planted = join(fresh('numbers'), 'planted.dcm');
+    python(
+      String.raw`
+import sys, json, pydicom
+ds = pydicom.dcmread(sys.argv[1])
+ds.SeriesNumber = '99887766'
+ds.WindowCenter = ['99887766', '19010203']; ds.WindowWidth = ['1', '2']
+ds.add_new(0x00209057, 'UL', 99887766)  # In-Stack Position Number
+ds.add_new(0x00280034, 'IS', ['99887766', '19010203'])  # Pixel Aspect Ratio
+ds.save_as(sys.argv[2])
+print(json.dumps(True))`,
+      [SLICE, planted],
+    );
+    const bytes = deidentifyDicom(await readDicomFile(planted), new UidMapper());
+    for (const hidden of ['99887766', '19010203'])
+      expect(bytes.includes(Buffer.from(hidden, 'latin1')), hidden).toBe(false);
+    const le = Buffer.alloc(4);
+    le.writeUInt32LE(99887766);
+    expect(bytes.includes(le)).toBe(false);
+    const out = join(fresh('out'), 'out.dcm');
+    writeFileSync(out, bytes);
+    const back = python<unknown[]>(
+      String.raw`
+import sys, json, pydicom
+d = pydicom.dcmread(sys.argv[1])
+print(json.dumps([str(d.SeriesNumber), 'WindowCenter' in d, 'WindowWidth' in d, 0x00209057 in d,
+  'PixelAspectRatio' in d, d.Rows, [str(v) for v in d.PixelSpacing]]))`,
+      [out],
+    );
+    const spacing = python<string[]>(
+      `import sys, json, pydicom\nprint(json.dumps([str(v) for v in pydicom.dcmread(sys.argv[1]).PixelSpacing]))`,
+      [SLICE],
+    );
+    // Series Number goes out as 1 (the package's one series); the image and its geometry stay.
+    expect(back).toEqual(['1', false, false, false, false, 256, spacing]);
+  });
+});
