@@ -70,17 +70,18 @@ function scanNameOf(patientName: string, files: string[]): string {
 }
 
 /**
- * The series as the list and the {series} field name it. Sent de-identified, by its number (else its
- * place in the submission): the description is free text that can name the patient ("CT HEAD DOE
- * JANE"), and de-identification takes it out of the upload, so it stays out of file names too.
+ * The series as the list and the {series} field name it. Sent de-identified, by its place in the
+ * submission: the description is free text that can name the patient ("CT HEAD DOE JANE"), and the
+ * Series Number any digits (a review named a job "Series 99887766", a record number); the upload
+ * carries neither (deid-values.ts sends the number as 1), so they stay out of file names too.
  */
 function seriesNameOf(
   s: { seriesDescription: string; seriesNumber?: number | undefined; modality: string },
   deidentify: boolean,
   k: number,
 ): string {
+  if (deidentify) return `Series ${k + 1}`;
   const numbered = s.seriesNumber !== undefined ? `Series ${s.seriesNumber}` : undefined;
-  if (deidentify) return numbered ?? `Series ${k + 1}`;
   return s.seriesDescription.trim() || (numbered ?? (s.modality || 'Series'));
 }
 

@@ -11,9 +11,9 @@
  *   every attribute the PS3.6 dictionary does not know (deid-dictionary.generated.ts) are removed.
  * - Public attributes the table does not list are kept only when their value cannot carry a name or
  *   free text: the numbers and tags (US SS UL SL UV SV FL FD DS IS AT) a CT is read by (NUMBERS_KEPT),
- *   pixel data, and the code strings (CS) an image is read by, each only as one of its defined terms
- *   (deid-values.ts KEPT_CODE_TAGS: a code string is any 16 characters, enough for a name or a record
- *   number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
+ *   pixel data, and the codes an image is read by (CS, and Rescale Type: defined terms under VR LO),
+ *   each only as one of its defined terms (deid-values.ts KEPT_CODE_TAGS: a code string is any 16
+ *   characters, enough for a name or a record number). Every kept value is checked against its VR (deid-values.ts). Specific Character Set
  *   goes: no text is kept, and the character set says where a scan was made. Overlays and curves
  *   (groups 60xx, 50xx) are drawn text and graphics and go whole; the patient group (0010) outside
  *   the table goes too (patient characteristics such as the BMI). A UID the table does not list is
@@ -73,19 +73,24 @@ const REMOVED_OUTSIDE_TABLE = new Set([0x00283010, 0x00283110, 0x20500010]);
 
 /**
  * The numbers kept outside the table: those a CT is read by (its pixels' layout, where its slices lie,
- * its value scale and window, how the frames of an Enhanced CT are found). Any other number is room
- * for anything: eight bytes of a double are "LEAKMARK" (a review found a name kept as an exposure
- * value, and one packed into Table of Y Break Points); a segmentation reads none of them.
+ * its value scale, how the frames of an Enhanced CT are found). Any other number is room for
+ * anything: eight bytes of a double are "LEAKMARK" (a review found a name kept as an exposure
+ * value, and one packed into Table of Y Break Points); a segmentation reads none of them. Kept ones
+ * that could hold any number are bounded or replaced (deid-values.ts): In-Stack Position Number
+ * counts at most the frames; Series Number goes out as 1. Left out, as a review found digits of an
+ * identity kept in them: Window Center and Width (how a viewer first shows the image, read by no
+ * segmentation), and Pixel Aspect Ratio (needed only without Pixel Spacing, Type 1 for a CT; the
+ * reader, header-fields.ts, takes the pixels' shape from Pixel Spacing alone).
  */
 const NUMBERS_KEPT: ReadonlySet<number> = new Set([
   0x00180050, // Slice Thickness
   0x00180088, // Spacing Between Slices
-  0x00200011, // Series Number
+  0x00200011, // Series Number (sent as 1)
   0x00200013, // Instance Number
   0x00200032, // Image Position (Patient)
   0x00200037, // Image Orientation (Patient)
   0x00201041, // Slice Location
-  0x00209057, // In-Stack Position Number
+  0x00209057, // In-Stack Position Number (at most the frame count)
   0x00209157, // Dimension Index Values (Type 1C with a Dimension Index Sequence; each at most the frames)
   0x00209165, // Dimension Index Pointer
   0x00209167, // Functional Group Pointer
@@ -96,15 +101,12 @@ const NUMBERS_KEPT: ReadonlySet<number> = new Set([
   0x00280010, // Rows
   0x00280011, // Columns
   0x00280030, // Pixel Spacing
-  0x00280034, // Pixel Aspect Ratio
   0x00280100, // Bits Allocated
   0x00280101, // Bits Stored
   0x00280102, // High Bit
   0x00280103, // Pixel Representation
   0x00280120, // Pixel Padding Value
   0x00280121, // Pixel Padding Range Limit
-  0x00281050, // Window Center
-  0x00281051, // Window Width
   0x00281052, // Rescale Intercept
   0x00281053, // Rescale Slope
   0x3004000c, // Grid Frame Offset Vector (where the frames of an RT-dose-style file lie)

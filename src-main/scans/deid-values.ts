@@ -20,6 +20,7 @@ import { DS_VALUE } from './dicom-decimal.js';
  *   defined terms have spaces (Photometric Interpretation's PALETTE COLOR, character sets) are
  *   checked against their terms instead. Image Type and Frame Type keep their values only as far
  *   as they are defined terms (deidentify keeps the leading ones, so each value keeps its place).
+ * - Kept codes of another text VR (Rescale Type is LO) are checked as CS: their values are terms too.
  * - OB OW OF OD OL OV: kept only for pixel data (deid-profile.ts keeps no lookup table).
  */
 
@@ -165,8 +166,8 @@ export interface KeptValue {
 }
 
 const DIMENSION_INDEX_VALUES = 0x00209157;
-const WINDOW_TAGS = new Set([0x00281050, 0x00281051]);
-const MAX_WINDOWS = 4;
+const IN_STACK_POSITION = 0x00209057;
+const SERIES_NUMBER = 0x00200011;
 const MAX_DIMENSIONS = 4;
 const GRID_FRAME_OFFSETS = 0x3004000c;
 
@@ -198,6 +199,8 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
       (v.bytes.length / size > MAX_DIMENSIONS || !indicesOfFrames(v.bytes, v.littleEndian, v.frames))
     )
       return undefined;
+    // A frame's place in its stack counts at most the frames: a UL of any size held 99887766.
+    if (v.tag === IN_STACK_POSITION && !indicesOfFrames(v.bytes, v.littleEndian, v.frames)) return undefined;
     return vr !== 'AT' || knownTags(v.bytes, v.littleEndian) ? v.bytes : undefined;
   }
   if (BULK_VRS.has(vr)) return v.bytes;
@@ -209,21 +212,31 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   const values = all.slice(0, count);
   // Image Type and Frame Type keep their leading defined terms (checkedCodes), however many follow.
   if (!TYPE_TAGS.has(v.tag) && !fitsVm(values.length, VALUE_VM.get(v.tag))) return undefined;
-  // A window is one to a few pairs: more is a list of numbers of any meaning. Grid offsets are one per
-  // frame of a multi-frame file, and nothing in a file of one (a review kept 700 of them).
-  if (WINDOW_TAGS.has(v.tag) && values.length > MAX_WINDOWS) return undefined;
+  // Grid offsets are one per frame of a multi-frame file, and nothing in a file of one (a review
+  // kept 700 of them).
   if (v.tag === GRID_FRAME_OFFSETS && (v.frames < 2 || values.length !== v.frames)) return undefined;
   const asIs = count === all.length ? v.bytes : Buffer.from(padEven(values.join('\\')), 'latin1');
+  // Rescale Type is LO in PS3.6, yet its values are defined terms: a kept code of any text VR is
+  // checked as one (a switch on CS alone removed it, and a CT in US units was then read as HU).
+  if (vr === 'CS' || KEPT_CODE_TAGS.has(v.tag)) return checkedCodes(v.tag, values);
   switch (vr) {
     case 'DS':
       return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? asIs : undefined;
     case 'IS':
-      return values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s))) ? asIs : undefined;
-    case 'CS':
-      return checkedCodes(v.tag, values);
+      if (!values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s)))) return undefined;
+      return v.tag === SERIES_NUMBER ? renumberedSeries(values) : asIs;
     default:
       return undefined; // text of any other VR is never kept by its tag
   }
+}
+
+/**
+ * Series Number as the upload carries it: 1, the package's one series. A scanner writes 1, 201 or
+ * 20001 alike, so no bound tells a number from eight digits of a record number or birth date (a
+ * review sent 99887766); the receiver groups slices by Series Instance UID, not by this number.
+ */
+function renumberedSeries(values: string[]): Uint8Array {
+  return Buffer.from(values.length === 1 && values[0]!.trim() === '' ? '' : '1 ', 'latin1');
 }
 
 /** Whether every AT value names a public attribute the dictionary knows. */

@@ -358,11 +358,12 @@ function seriesLabel(scan: string, s: SeriesSummary): string {
 }
 
 /**
- * What tells apart the folders of one scan's series. Sent de-identified, the series number: the
- * description is free text that can name the patient ("CT HEAD DOE JANE").
+ * What tells apart the folders of one scan's series, after their place. Sent de-identified, nothing
+ * more: the description is free text that can name the patient ("CT HEAD DOE JANE"), and the Series
+ * Number any digits (a review found "-series-99887766" in an output path).
  */
 function seriesPart(s: SeriesSummary, deidentify: boolean): string {
-  if (deidentify) return s.seriesNumber !== undefined ? `-series-${s.seriesNumber}` : '';
+  if (deidentify) return '';
   return s.seriesDescription ? `-${s.seriesDescription}` : '';
 }
 
