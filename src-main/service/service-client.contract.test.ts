@@ -268,7 +268,9 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
             presignedUploadUrl: {
               cbct: {
                 presignedUploadUrl: `${elsewhere.origin}/bucket/in?sig=1`,
-                notifyFinishUploadUrl: `${elsewhere.origin}/notify`,
+                // Another computer's: this computer's service under any loopback name and port is
+                // the configured service's (url-policy.ts).
+                notifyFinishUploadUrl: 'https://storage.example/notify',
               },
             },
           }),
@@ -280,7 +282,7 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
     // The job was made: its id is said, so that nothing creates a second one unasked.
     expect(err.message).toContain(`The service created job ${JOB}, but its answer cannot be used`);
     expect(err.message).toContain('not a site of the configured service');
-    await expectAppError(c.notify(`${elsewhere.origin}/notify`), 'service');
+    await expectAppError(c.notify('https://storage.example/notify'), 'service');
     expect(elsewhere.seen).toEqual([]);
     c.close();
   });

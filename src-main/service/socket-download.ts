@@ -230,7 +230,7 @@ export function socketGetToFile(
     socket.on(secure ? 'secureConnect' : 'connect', () => {
       const request =
         `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: */*\r\n` +
-        'User-Agent: scan2mesh\r\nConnection: close\r\n\r\n';
+        'Accept-Encoding: identity\r\nUser-Agent: scan2mesh\r\nConnection: close\r\n\r\n';
       socket.write(request, () => {
         sent = true;
       });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
@@ -103,6 +104,40 @@ describe("the poll result's size, whose unit is not stated", () => {
         expectedSize: spider.length,
       });
       expect(logs.filter((l) => l.msg === 'downloaded').at(-1)?.data.sizeConfirmed).toBe(true);
+    } finally {
+      c.close();
+    }
+  });
+});
+
+describe('a download coded by the storage', () => {
+  it('is decoded (gzip, deflate, br) while asking for none, and refused in words when not decodable', async () => {
+    // S3 serves an object with the Content-Encoding it was stored with, whatever the request asks:
+    // a review's gzipped STL was kept as it came and refused six times as "not an STL mesh".
+    const coded: Record<string, Buffer> = {
+      gzip: gzipSync(spider),
+      deflate: deflateSync(spider),
+      br: brotliCompressSync(spider),
+      zstd: spider,
+    };
+    const s = await storage((req, res) => {
+      const coding = req.path.slice(1, req.path.indexOf('.'));
+      const body = coded[coding]!;
+      res.writeHead(200, { 'Content-Length': body.length, 'Content-Encoding': coding }).end(body);
+    });
+    const { c } = client();
+    try {
+      for (const coding of ['gzip', 'deflate', 'br']) {
+        const got = await c.download(`${s.origin}/${coding}.stl?sig=1`, join(dir, coding, 'm.stl'));
+        expect(got.bytes).toBe(spider.length);
+        expect((await readFile(got.path)).equals(spider)).toBe(true);
+      }
+      expect(s.seen.every((r) => r.headers['accept-encoding'] === 'identity')).toBe(true);
+      const refused = await failure(c.download(`${s.origin}/zstd.stl?sig=1`, join(dir, 'zstd', 'm.stl')));
+      expect(refused.message).toBe(
+        'The storage sent the mesh coded as "zstd", which scan2mesh cannot decode.',
+      );
+      expect(await readdir(join(dir, 'zstd'))).toEqual([]);
     } finally {
       c.close();
     }

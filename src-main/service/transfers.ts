@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { FileBatcher } from './batched-file-writer.js';
+import { contentCoding, decodeInPlace } from './content-coding.js';
 import {
   canceledError,
   discard,
@@ -168,7 +169,10 @@ export class Transfers {
         if (got.status < 200 || got.status >= 300)
           return { status: got.status, headers: got.headers, detail: errorDetailOf(got.errorBody ?? '') };
         progress(got.bytes, true);
-        return got.bytes;
+        const coding = contentCoding(got.headers);
+        if (!coding) return got.bytes;
+        await file.close();
+        return await decodeInPlace(tmp, coding, got.bytes);
       }
     } finally {
       await file.close().catch(() => {});
