@@ -107,8 +107,14 @@ describe('archive entries that are not DICOM', () => {
     expect(outcome.result.skipped).toEqual([
       { path: `${zip}/README.TXT`, reason: 'a text file, not DICOM' },
       { path: `${zip}/zeros.dcm`, reason: 'not a DICOM file (its content is not DICOM, whatever its name)' },
-      { path: `${zip}/empty.dcm`, reason: 'an empty file' },
     ]);
+    // An empty file named as a DICOM file is a slice cut off to nothing: damaged, said by the series
+    // beside it (not here: the slices lie in DICOM/).
+    expect(outcome.result.problems.map((p) => [p.file, p.code])).toContainEqual([
+      `${zip}/empty.dcm`,
+      'corrupt-file',
+    ]);
+    expect(outcome.result.series[0]!.problems.map((p) => p.code)).not.toContain('damaged-files');
     // The slices in full, in the archive's folder itself (no folder per entry); of the other files
     // 512 bytes each at most, not their 10 MB.
     const files = written(outcome.tempDirs);
