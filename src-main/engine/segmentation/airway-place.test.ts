@@ -4,7 +4,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
 import { segmentTissue } from './tissue.js';
-import { crop, edit, outsideCylinder, realScans, thresholds } from './value-meaning.test-support.js';
+import {
+  crop,
+  edit,
+  outsideCylinder,
+  realScans,
+  thresholds,
+  turnedInPlane,
+} from './value-meaning.test-support.js';
 
 let head: Volume;
 beforeAll(async () => {
@@ -22,6 +29,19 @@ describe('where an airway can be', () => {
     expect(() => segmentTissue(back, 'airway', thresholds(back))).toThrow(
       /^The largest air space enclosed in this scan lies \d+ mm to the side of the head's middle/,
     );
+  });
+
+  it("refuses air to the side of the head whatever the grid's angle, and keeps the middle's: the side is the patient's", () => {
+    // Measured along the voxel axes, the back half exported on a grid turned 30 or 40 degrees made
+    // an airway of the mastoid cells (a review); on the grid as read it lies 30 mm to the side.
+    const back = crop(head, [0, 256], [0, 150], [0, head.dims[2]]);
+    for (const turned of [turnedInPlane(back, 30), turnedInPlane(back, 40)])
+      expect(() => segmentTissue(turned, 'airway', thresholds(turned))).toThrow(
+        /^The largest air space enclosed in this scan lies [1-9]\d mm to the side of the head's middle/,
+      );
+    // The whole head on such a grid keeps its airway.
+    const whole = turnedInPlane(head, 30);
+    expect(segmentTissue(whole, 'airway', thresholds(whole)).components.kept).toBeGreaterThan(0);
   });
 
   it("takes the air for the airway where the scan does not show the head's width: its middle is not known", () => {

@@ -14,36 +14,77 @@ import { headFootAxis, type VoxelDirections } from './head-foot.js';
 /** Farthest the air space may lie from the head's middle plane (mm): the pharynx is 2-3 cm wide. */
 const MAX_OFF_MIDDLE_MM = 10;
 
+/**
+ * Smallest share of the patient's left-right axis (DICOM x) that must lie in the planes across the
+ * head-foot axis for widths in them to be widths across the head.
+ */
+const MIN_LEFT_RIGHT_IN_PLANE = 0.5;
+
 interface AirwayGrid extends VoxelDirections {
   dims: [number, number, number];
   spacing: [number, number, number];
 }
 
-/** The voxel axis nearest the patient's left-right axis (DICOM x), or null when it is the head-foot one. */
-function leftRightAxis(g: VoxelDirections, headFoot: number): number | null {
-  const x = [g.rowDir?.[0] ?? 1, g.colDir?.[0] ?? 0, g.sliceDir?.[0] ?? 0].map(Math.abs);
-  const axis = x[0]! >= x[1]! && x[0]! >= x[2]! ? 0 : x[1]! >= x[2]! ? 1 : 2;
-  return axis === headFoot ? null : axis;
+/**
+ * The planes across the head-foot axis, and where their voxels lie across the patient: voxel `a`
+ * along in-plane axis u, `b` along v, lies `a * lr[0] + b * lr[1]` mm along the patient's
+ * left-right axis (DICOM x, projected into the plane) and `a * depth[0] + b * depth[1]` mm along the
+ * plane's other direction. Measured along the voxel axes instead, the verdict followed the grid: the
+ * back half of the real head CT exported on a grid turned 30-50° in-plane made an "airway" of one
+ * ear's mastoid cells, refused on the grid as read (a review).
+ */
+interface PlaneAxes {
+  headFoot: 0 | 1 | 2;
+  u: number;
+  v: number;
+  lr: [number, number];
+  depth: [number, number];
 }
 
-/** The lowest and highest voxel index of a mask's voxels on each axis, or null for an empty mask. */
-function extent(mask: Uint8Array, dims: [number, number, number]): { lo: number[]; hi: number[] } | null {
+function planeAxes(g: AirwayGrid): PlaneAxes | null {
+  const headFoot = headFootAxis(g);
+  const dirs = [g.rowDir ?? [1, 0, 0], g.colDir ?? [0, 1, 0], g.sliceDir ?? [0, 0, 1]];
+  const [u, v] = headFoot === 2 ? [0, 1] : headFoot === 1 ? [0, 2] : [1, 2];
+  const xu = dirs[u]![0]!;
+  const xv = dirs[v]![0]!;
+  const norm = Math.hypot(xu, xv);
+  if (!(norm >= MIN_LEFT_RIGHT_IN_PLANE)) return null;
+  const [su, sv] = [g.spacing[u]!, g.spacing[v]!];
+  return {
+    headFoot,
+    u,
+    v,
+    lr: [(su * xu) / norm, (sv * xv) / norm],
+    depth: [(-su * xv) / norm, (sv * xu) / norm],
+  };
+}
+
+/** The air's extent: head-foot planes (indices), left-right and depth (mm); null for an empty mask. */
+interface AirExtent {
+  h: [number, number];
+  lr: [number, number];
+  depth: [number, number];
+}
+
+function airExtent(mask: Uint8Array, dims: [number, number, number], ax: PlaneAxes): AirExtent | null {
   const [nx, ny, nz] = dims;
-  const lo = [nx, ny, nz];
-  const hi = [-1, -1, -1];
+  const e: AirExtent = { h: [Infinity, -Infinity], lr: [Infinity, -Infinity], depth: [Infinity, -Infinity] };
+  const widen = (r: [number, number], x: number): void => {
+    if (x < r[0]) r[0] = x;
+    if (x > r[1]) r[1] = x;
+  };
   let p = 0;
   for (let k = 0; k < nz; k++)
     for (let j = 0; j < ny; j++)
       for (let i = 0; i < nx; i++, p++) {
         if (!mask[p]) continue;
-        if (i < lo[0]!) lo[0] = i;
-        if (i > hi[0]!) hi[0] = i;
-        if (j < lo[1]!) lo[1] = j;
-        if (j > hi[1]!) hi[1] = j;
-        if (k < lo[2]!) lo[2] = k;
-        if (k > hi[2]!) hi[2] = k;
+        const c = [i, j, k];
+        const [a, b] = [c[ax.u]!, c[ax.v]!];
+        widen(e.h, c[ax.headFoot]!);
+        widen(e.lr, a * ax.lr[0] + b * ax.lr[1]);
+        widen(e.depth, a * ax.depth[0] + b * ax.depth[1]);
       }
-  return hi[0]! < 0 ? null : { lo, hi };
+  return e.h[1] < 0 ? null : e;
 }
 
 /**
@@ -54,7 +95,9 @@ function extent(mask: Uint8Array, dims: [number, number, number]): { lo: number[
  * width (it reaches the side of the scan or of its field of view: a dental field of view of 150 mm
  * cuts the cheeks, a head holder reaches the sides), the middle is not known and nothing is said:
  * refusing there refused the airway of the usual orthodontic scan (a review), while an ear's
- * mastoid cells, in a scan of the ear alone, are still taken for the airway.
+ * mastoid cells, in a scan of the ear alone, are still taken for the airway. Widths and offsets are
+ * along the patient's left-right axis, whatever the grid's angle in the plane; front and back are
+ * not used (a fixture's header has the face at the back).
  */
 export function checkAirwayPlace(
   airway: Uint8Array,
@@ -62,17 +105,13 @@ export function checkAirwayPlace(
   pad: Uint8Array | null,
   g: AirwayGrid,
 ): void {
-  const headFoot = headFootAxis(g);
-  const lr = leftRightAxis(g, headFoot);
-  const box = extent(airway, g.dims);
-  if (lr === null || !box) return;
-  const front = 3 - headFoot - lr;
-  const width = headWidth(airway, body, pad, g.dims, box, { headFoot, lr, front });
+  const ax = planeAxes(g);
+  const air = ax && airExtent(airway, g.dims, ax);
+  if (!ax || !air) return;
+  const width = headWidth(airway, body, pad, g, ax, air);
   if (!width) return;
-  const { left, right } = width;
-  const middle = (left + right) / 2;
-  const off = middle < box.lo[lr]! ? box.lo[lr]! - middle : middle > box.hi[lr]! ? middle - box.hi[lr]! : 0;
-  const mm = off * g.spacing[lr]!;
+  const middle = (width[0] + width[1]) / 2;
+  const mm = middle < air.lr[0] ? air.lr[0] - middle : middle > air.lr[1] ? middle - air.lr[1] : 0;
   if (mm > MAX_OFF_MIDDLE_MM)
     throw new AppError(
       'bad-input',
@@ -85,70 +124,86 @@ export function checkAirwayPlace(
 }
 
 /**
- * The head's extent across (lowest and highest index on the `lr` axis) at the airway's height and
+ * The head's extent across (lowest and highest left-right position, mm) at the airway's height and
  * depth: in each plane across the head-foot axis that holds air of the airway, the tissue joined
  * (4-neighbours, within the airway's depth) to the tissue next to that air. Null where it is not seen
- * whole: it reaches the scan's side, or lies against padding there. One plane at a time, in buffers
- * of a plane's size: a flood of the whole volume cost a second on a 512 x 512 x 216 scan.
+ * whole: within a pixel of its extreme on either side it reaches the scan's side, or lies against
+ * padding. One plane at a time, in buffers of a plane's size: a flood of the whole volume cost a
+ * second on a 512 x 512 x 216 scan.
  */
 function headWidth(
   airway: Uint8Array,
   body: Uint8Array,
   pad: Uint8Array | null,
-  dims: [number, number, number],
-  box: { lo: number[]; hi: number[] },
-  axes: { headFoot: number; lr: number; front: number },
-): { left: number; right: number } | null {
-  const { headFoot, lr, front } = axes;
+  g: AirwayGrid,
+  ax: PlaneAxes,
+  air: AirExtent,
+): [number, number] | null {
+  const { dims } = g;
   const step = [1, dims[0], dims[0] * dims[1]];
-  const sx = step[lr]!;
-  const sy = step[front]!;
-  const across = dims[lr]!;
-  const [y0, y1] = [box.lo[front]!, box.hi[front]!];
-  const rows = y1 - y0 + 1;
-  // The plane's window: x across, y over the airway's depth; q = x + (y - y0) * across.
-  const seen = new Uint8Array(across * rows);
-  const stack = new Int32Array(across * rows);
-  let left = across;
-  let right = -1;
-  // The lowest x of a head voxel with padding on its left, the highest with padding on its right.
-  let padLeft = across;
-  let padRight = -1;
-  for (let h = box.lo[headFoot]!; h <= box.hi[headFoot]!; h++) {
-    const base = h * step[headFoot]!;
+  const [su, sv] = [step[ax.u]!, step[ax.v]!];
+  const [nu, nv] = [dims[ax.u]!, dims[ax.v]!];
+  // Half a pixel either side of the air's depth: on a grid along the patient's axes, the rows the
+  // air lies in and no others; on a turned grid, a band the flood can pass along.
+  const half = Math.max(g.spacing[ax.u]!, g.spacing[ax.v]!) / 2;
+  const [d0, d1] = [air.depth[0] - half, air.depth[1] + half];
+  const seen = new Uint8Array(nu * nv);
+  const stack = new Int32Array(nu * nv);
+  const lrOf = (a: number, b: number): number => a * ax.lr[0] + b * ax.lr[1];
+  const inBand = (a: number, b: number): boolean => {
+    const d = a * ax.depth[0] + b * ax.depth[1];
+    return d > d0 && d < d1;
+  };
+  // The head's extent, and the extent of its voxels at the scan's side or against padding.
+  let [left, right] = [Infinity, -Infinity];
+  let [openLeft, openRight] = [Infinity, -Infinity];
+  for (let h = air.h[0]; h <= air.h[1]; h++) {
+    const base = h * step[ax.headFoot]!;
     seen.fill(0);
     let top = 0;
-    const push = (x: number, y: number): void => {
-      const q = x + (y - y0) * across;
-      const p = base + x * sx + y * sy;
-      if (seen[q] || !body[p] || airway[p]) return;
+    const push = (a: number, b: number): void => {
+      if (a < 0 || b < 0 || a >= nu || b >= nv) return;
+      const q = a + b * nu;
+      const p = base + a * su + b * sv;
+      if (seen[q] || !body[p] || airway[p] || !inBand(a, b)) return;
       seen[q] = 1;
       stack[top++] = q;
     };
     // Seeds: the tissue next to this plane's air.
-    for (let y = y0; y <= y1; y++)
-      for (let x = 0; x < across; x++) {
-        if (!airway[base + x * sx + y * sy]) continue;
-        if (x > 0) push(x - 1, y);
-        if (x < across - 1) push(x + 1, y);
-        if (y > y0) push(x, y - 1);
-        if (y < y1) push(x, y + 1);
+    for (let b = 0; b < nv; b++)
+      for (let a = 0; a < nu; a++) {
+        if (!airway[base + a * su + b * sv]) continue;
+        push(a - 1, b);
+        push(a + 1, b);
+        push(a, b - 1);
+        push(a, b + 1);
       }
     while (top > 0) {
       const q = stack[--top]!;
-      const x = q % across;
-      const y = y0 + (q - x) / across;
+      const a = q % nu;
+      const b = (q - a) / nu;
+      const x = lrOf(a, b);
       if (x < left) left = x;
       if (x > right) right = x;
-      const p = base + x * sx + y * sy;
-      if (pad && x > 0 && pad[p - sx] && x < padLeft) padLeft = x;
-      if (pad && x < across - 1 && pad[p + sx] && x > padRight) padRight = x;
-      if (x > 0) push(x - 1, y);
-      if (x < across - 1) push(x + 1, y);
-      if (y > y0) push(x, y - 1);
-      if (y < y1) push(x, y + 1);
+      const p = base + a * su + b * sv;
+      const open =
+        a === 0 ||
+        b === 0 ||
+        a === nu - 1 ||
+        b === nv - 1 ||
+        (pad !== null && (pad[p - su] === 1 || pad[p + su] === 1 || pad[p - sv] === 1 || pad[p + sv] === 1));
+      if (open && x < openLeft) openLeft = x;
+      if (open && x > openRight) openRight = x;
+      push(a - 1, b);
+      push(a + 1, b);
+      push(a, b - 1);
+      push(a, b + 1);
     }
   }
-  if (right < 0 || left === 0 || right === across - 1 || padLeft === left || padRight === right) return null;
-  return { left, right };
+  if (right < left) return null;
+  // Within a pixel's diagonal of the extreme: on a turned grid the voxel at the scan's side need not
+  // be the extreme one.
+  const pixel = Math.hypot(g.spacing[ax.u]!, g.spacing[ax.v]!);
+  if (openLeft <= left + pixel || openRight >= right - pixel) return null;
+  return [left, right];
 }

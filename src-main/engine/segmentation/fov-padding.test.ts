@@ -12,6 +12,7 @@ import {
   outsideCylinder,
   realScans,
   thresholds,
+  turnedInPlane,
 } from './value-meaning.test-support.js';
 
 let head: Volume;
@@ -50,6 +51,30 @@ describe('padding outside a round field of view is neither air nor tissue', () =
       // The bone inside the field of view is still the skull's.
       expect(segmentTissue(fov, 'bone', t).components.kept).toBeGreaterThan(0);
     }
+  });
+
+  it('refuses the wall of a field of view whose edge blends padding and image: exported on a turned grid, or smoothed', () => {
+    // Cut at the padding value's voxels alone, the blended rim was air against tissue, and the wall
+    // of a 150 mm field of view turned 5 degrees or more was made as skin, 46 % of its area (a review).
+    const jaws = crop(head, [0, 256], [0, 256], [0, 74]);
+    const wall =
+      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(3\d %\) than against air \(\d+ %\)/;
+    for (const value of [-1024, -3024])
+      for (const deg of [5, 30]) {
+        const turned = turnedInPlane(outsideCylinder(jaws, 75, value, false), deg, value);
+        expect(() => segmentTissue(turned, 'soft-tissue', thresholds(turned)), `${value} ${deg}`).toThrow(
+          wall,
+        );
+      }
+    // Smoothed three times (3 x 3 in-plane): the edge blends over a few voxels.
+    let smooth = outsideCylinder(jaws, 75, -1024, false);
+    for (let n = 0; n < 3; n++) smooth = boxSmoothed(smooth);
+    expect(() => segmentTissue(smooth, 'soft-tissue', thresholds(smooth))).toThrow(
+      /no soft-tissue mesh was made/,
+    );
+    // Skin inside a larger field of view on a turned grid is still skin.
+    const wide = turnedInPlane(outsideCylinder(head, 100, -1000, false), 30, -1000);
+    expect(segmentTissue(wide, 'soft-tissue', thresholds(wide)).components.kept).toBeGreaterThan(0);
   });
 
   it('finds undeclared padding under a few stray voxels below it, and takes it for neither air nor bone', () => {
@@ -164,3 +189,16 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     expect(Math.abs(bone - bone0)).toBeLessThan(0.02 * bone0);
   });
 });
+
+/** Each slice's pixels averaged with their in-plane neighbours (3 x 3, the slice's edge its own). */
+function boxSmoothed(v: Volume): Volume {
+  const [nx, ny] = v.dims;
+  return edit(v, (_, i, j, k) => {
+    let sum = 0;
+    let count = 0;
+    for (let b = Math.max(0, j - 1); b <= Math.min(ny - 1, j + 1); b++)
+      for (let a = Math.max(0, i - 1); a <= Math.min(nx - 1, i + 1); a++, count++)
+        sum += v.data[a + nx * (b + ny * k)] as number;
+    return Math.round(sum / count);
+  });
+}

@@ -7,6 +7,7 @@
  */
 import { filterComponents } from './components.js';
 import type { GreyScale } from './dentition.js';
+import { addTaperedEdge } from './fov-taper.js';
 import type { Histogram } from './histogram.js';
 import { roundFieldMask, type RoundField } from './round-field.js';
 
@@ -87,8 +88,9 @@ const masks = new WeakMap<
 /**
  * One byte per voxel, 1 where the voxel is padding: a padding value, in a connected region of them
  * that reaches the box's faces (outside the field of view is outside everything) and is no speck;
- * for a round field of view found from where it lies (round-field.ts), only at its rim and beyond.
- * Counted once per volume and padding (the skin and the airway both ask).
+ * for a round field of view found from where it lies (round-field.ts), only at its rim and beyond;
+ * and the voxels of an edge that blends padding and image next to it (fov-taper.ts). Counted once
+ * per volume and padding (the skin and the airway both ask).
  */
 export function paddingMask(
   data: Int16Array | Float32Array,
@@ -113,6 +115,8 @@ export function paddingMask(
   filterComponents(mask, dims, ({ sizes, touchesBorder }) =>
     Uint8Array.from(sizes, (s, c) => (touchesBorder[c] && s >= minVoxels ? 1 : 0)),
   );
+  // From the padding found, across an edge that blends it with the image (a resampled export).
+  addTaperedEdge(data, dims, mask, round ? round.field.value : lo);
   masks.set(data, { range, field: round?.field, mask });
   return mask;
 }

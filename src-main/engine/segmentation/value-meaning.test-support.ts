@@ -102,3 +102,51 @@ export function crop(v: Volume, [i0, i1]: number[], [j0, j1]: number[], [k0, k1]
     v.origin[a]! + i0! * sx * v.rowDir[a]! + j0! * sy * v.colDir[a]! + k0! * sz * v.sliceDir[a]!;
   return { ...v, data, dims, origin: [at(0), at(1), at(2)] };
 }
+
+/**
+ * The scan as software exports it on a grid turned `deg` degrees in the slices' plane (dental
+ * software aligns it to the arch): each slice resampled (bilinear) onto the turned grid, the pixel
+ * the smaller of the two, large enough to hold the whole slice, `fill` where the slice is not; the
+ * anatomy stays where it was in the patient. The reviewer's in-plane variants, built in memory.
+ */
+export function turnedInPlane(v: Volume, deg: number, fill = -1024): Volume {
+  const [nx, ny, nz] = v.dims;
+  const [sx, sy] = v.spacing;
+  const [cos, sin] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
+  const s = Math.min(sx, sy);
+  // The slice's corners (mm along its rows and columns) on the turned axes.
+  const xs = [0, (nx - 1) * sx];
+  const ys = [0, (ny - 1) * sy];
+  const cu = xs.flatMap((x) => ys.map((y) => x * cos + y * sin));
+  const cv = xs.flatMap((x) => ys.map((y) => -x * sin + y * cos));
+  const [u0, v0] = [Math.min(...cu), Math.min(...cv)];
+  const mu = Math.ceil((Math.max(...cu) - u0) / s) + 1;
+  const mv = Math.ceil((Math.max(...cv) - v0) / s) + 1;
+  const data = new Int16Array(mu * mv * nz);
+  for (let k = 0, o = 0; k < nz; k++)
+    for (let b = 0; b < mv; b++)
+      for (let a = 0; a < mu; a++, o++) {
+        const [pu, pv] = [u0 + a * s, v0 + b * s];
+        const fi = (pu * cos - pv * sin) / sx;
+        const fj = (pu * sin + pv * cos) / sy;
+        const [i, j] = [Math.floor(fi), Math.floor(fj)];
+        const at = (ii: number, jj: number): number =>
+          ii < 0 || jj < 0 || ii >= nx || jj >= ny ? fill : (v.data[ii + nx * (jj + ny * k)] as number);
+        const [wi, wj] = [fi - i, fj - j];
+        const top = at(i, j) * (1 - wi) + at(i + 1, j) * wi;
+        const bottom = at(i, j + 1) * (1 - wi) + at(i + 1, j + 1) * wi;
+        data[o] = Math.round(top * (1 - wj) + bottom * wj);
+      }
+  const along = (x: number, y: number): [number, number, number] =>
+    [0, 1, 2].map((c) => x * v.rowDir[c]! + y * v.colDir[c]!) as [number, number, number];
+  const first = along(u0 * cos - v0 * sin, u0 * sin + v0 * cos);
+  return {
+    ...v,
+    data,
+    dims: [mu, mv, nz],
+    spacing: [s, s, v.spacing[2]],
+    origin: [0, 1, 2].map((c) => v.origin[c]! + first[c]!) as [number, number, number],
+    rowDir: along(cos, sin),
+    colDir: along(-sin, cos),
+  };
+}
