@@ -1,0 +1,120 @@
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ScanProblem } from '../../src-shared/scans.js';
+import type { DicomHeader } from './header-fields.js';
+import { j2kStructureProblem, type J2kExpect } from './j2k-codestream.js';
+import { openScanFile } from './scan-file-open.js';
+import { transferSyntax } from './transfer-syntax.js';
+
+// JPEG 2000 frames whose structure does not fit their header decode without an error into wrong
+// images (j2k-codestream.ts). A job refuses them when it decodes; looked at here, before a job, so
+// inspect does not call such a series fit. It costs a few small reads per frame: the main header,
+// then each tile-part's 12-byte SOT segment, read through a window of a few kilobytes.
+
+const JPEG_2000 = new Set(['1.2.840.10008.1.2.4.90', '1.2.840.10008.1.2.4.91']);
+/** Bytes read at once: a main header and the tile-part headers of small tiles in one read. */
+const WINDOW = 8192;
+/** Fragments walked in one file, at most (one per frame and the offset table, with room to spare). */
+const MAX_ITEMS = 100_000;
+/** Files named in the message, at most. */
+const NAMED = 3;
+
+/** One error for the files of a series whose JPEG 2000 frames would decode to wrong images, or null. */
+export async function j2kStructureProblems(
+  headers: DicomHeader[],
+  display: (path: string) => string,
+): Promise<ScanProblem | null> {
+  const bad: { h: DicomHeader; why: string }[] = [];
+  for (const h of headers) {
+    if (!h.pixelData?.encapsulated || !JPEG_2000.has(h.transferSyntaxUid)) continue;
+    const why = await fileProblem(h);
+    if (why) bad.push({ h, why });
+  }
+  if (bad.length === 0) return null;
+  const first = bad[0]!;
+  const names = bad.slice(0, NAMED).map((b) => basename(display(b.h.path)));
+  const more = bad.length > NAMED ? ` and ${bad.length - NAMED} more` : '';
+  const which = bad.length === 1 ? names[0]! : `${bad.length} files (${names.join(', ')}${more})`;
+  return {
+    severity: 'error',
+    code: 'corrupt-file',
+    message: `The JPEG 2000 image data of ${which} is damaged: ${first.why}, so it would decode to a wrong image. Export the scan again from the scanner or PACS.`,
+    file: display(first.h.path),
+  };
+}
+
+/** Why a file's frames cannot be trusted, for the first frame that cannot; undefined otherwise. */
+async function fileProblem(h: DicomHeader): Promise<string | undefined> {
+  const ts = transferSyntax(h.transferSyntaxUid);
+  if (ts.deflated || !ts.littleEndian) return undefined;
+  const expect: J2kExpect = {
+    samplesPerPixel: h.samplesPerPixel,
+    bitsStored: h.bitsStored,
+    bitsAllocated: h.bitsAllocated,
+    signed: h.pixelRepresentation === 1,
+  };
+  let file: FileHandle | undefined;
+  try {
+    file = await openScanFile(h.path);
+    const fragments = await fragmentsOf(file, h);
+    // Only frames of one fragment each are checked here; a job checks every frame as it decodes.
+    if (!fragments || fragments.length !== Math.max(1, h.numberOfFrames)) return undefined;
+    for (let k = 0; k < fragments.length; k++) {
+      const why = await frameProblem(file, fragments[k]!, expect);
+      if (why) return fragments.length > 1 ? `image ${k + 1}: ${why}` : why;
+    }
+    return undefined;
+  } catch {
+    // Files that cannot be read here are judged by the other checks.
+    return undefined;
+  } finally {
+    await file?.close().catch(() => undefined);
+  }
+}
+
+/** The [offset, length] of each fragment after the offset table, or undefined when they cannot be walked. */
+async function fragmentsOf(file: FileHandle, h: DicomHeader): Promise<[number, number][] | undefined> {
+  const b = Buffer.alloc(8);
+  let pos = h.pixelData!.offset;
+  const out: [number, number][] = [];
+  for (let i = 0; i < MAX_ITEMS && pos + 8 <= h.fileSize; i++) {
+    const { bytesRead } = await file.read(b, 0, 8, pos);
+    if (bytesRead < 8 || b.readUInt16LE(0) !== 0xfffe) return undefined;
+    const element = b.readUInt16LE(2);
+    if (element === 0xe0dd) return out;
+    const length = b.readUInt32LE(4);
+    if (element !== 0xe000 || length === 0xffffffff || pos + 8 + length > h.fileSize) return undefined;
+    if (i > 0) out.push([pos + 8, length]);
+    pos += 8 + length;
+  }
+  return undefined;
+}
+
+async function frameProblem(
+  file: FileHandle,
+  [offset, length]: [number, number],
+  expect: J2kExpect,
+): Promise<string | undefined> {
+  let windowAt = -1;
+  let window = Buffer.alloc(0);
+  const read = async (at: number, n: number): Promise<Uint8Array> => {
+    const end = Math.min(at + n, length);
+    if (at < windowAt || end > windowAt + window.length) {
+      const size = Math.min(Math.max(WINDOW, end - at), length - at);
+      window = Buffer.alloc(Math.max(0, size));
+      const { bytesRead } = await file.read(window, 0, window.length, offset + at);
+      window = window.subarray(0, bytesRead);
+      windowAt = at;
+    }
+    return window.subarray(at - windowAt, end - windowAt);
+  };
+  // Padding after the end marker (fragments are of even length) is not part of the tile-parts.
+  const tail = await read(Math.max(0, length - 4), 4);
+  let trimmed = length;
+  for (let i = tail.length - 1; i >= 0 && tail[i] === 0 && trimmed > 2; i--) trimmed--;
+  const check = j2kStructureProblem(trimmed, expect);
+  let step = check.next(new Uint8Array(0));
+  while (!step.done)
+    step = check.next(await read(step.value.at, Math.min(step.value.n, trimmed - step.value.at)));
+  return step.value;
+}
