@@ -2,16 +2,20 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
+import { jpegLsNear } from './codestream-size.js';
 import { j2kStructureProblem, type J2kExpect } from './j2k-codestream.js';
 import { openScanFile } from './scan-file-open.js';
 import { transferSyntax } from './transfer-syntax.js';
 
-// JPEG 2000 frames whose structure does not fit their header decode without an error into wrong
-// images (j2k-codestream.ts). A job refuses them when it decodes; looked at here, before a job, so
+// What the codestreams of compressed frames say that their DICOM header does not. JPEG 2000 frames
+// whose structure does not fit their header decode without an error into wrong images (j2k-codestream.ts). A job refuses them when it decodes; looked at here, before a job, so
 // inspect does not call such a series fit. It costs a few small reads per frame: the main header,
 // then each tile-part's 12-byte SOT segment, read through a window of a few kilobytes.
 
 const JPEG_2000 = new Set(['1.2.840.10008.1.2.4.90', '1.2.840.10008.1.2.4.91']);
+const JPEG_LS_LOSSLESS = '1.2.840.10008.1.2.4.80';
+/** Bytes of a JPEG-LS frame read for its scan header: its markers before the scan take a few dozen. */
+const JPEG_LS_HEAD = 1024;
 /** Bytes read at once: a main header and the tile-part headers of small tiles in one read. */
 const WINDOW = 8192;
 /** Fragments walked in one file, at most (one per frame and the offset table, with room to spare). */
@@ -117,4 +121,50 @@ async function frameProblem(
   while (!step.done)
     step = check.next(await read(step.value.at, Math.min(step.value.n, trimmed - step.value.at)));
   return step.value;
+}
+
+/**
+ * A warning for the files of a series labelled JPEG-LS Lossless whose codestream was compressed
+ * near-lossless (NEAR above 0), or null: such a series was meshed as lossless (a review). Its values
+ * may each be off by up to NEAR, as lossy data is; said as the lossy encodings are (a warning).
+ */
+export async function jpegLsNearProblem(
+  headers: DicomHeader[],
+  display: (path: string) => string,
+): Promise<ScanProblem | null> {
+  const lossy: { h: DicomHeader; near: number }[] = [];
+  for (const h of headers) {
+    if (!h.pixelData?.encapsulated || h.transferSyntaxUid !== JPEG_LS_LOSSLESS) continue;
+    const near = await firstFrameNear(h);
+    if (near !== undefined && near > 0) lossy.push({ h, near });
+  }
+  if (lossy.length === 0) return null;
+  const first = lossy[0]!;
+  const name = basename(display(first.h.path));
+  const which = lossy.length === 1 ? name : `${lossy.length} files (${name} and others)`;
+  return {
+    severity: 'warning',
+    code: 'lossy-compression',
+    message: `The images of ${which} are labelled JPEG-LS Lossless but were compressed near-lossless (NEAR ${first.near}: each value may differ by up to ${first.near} from the scan's), which loses detail; fine structures such as root canals may be less accurate. For an exact model, export the scan again without loss.`,
+    file: display(first.h.path),
+  };
+}
+
+/** NEAR of a file's first frame, read from the start of its first fragment. */
+async function firstFrameNear(h: DicomHeader): Promise<number | undefined> {
+  const ts = transferSyntax(h.transferSyntaxUid);
+  if (ts.deflated || !ts.littleEndian) return undefined;
+  let file: FileHandle | undefined;
+  try {
+    file = await openScanFile(h.path);
+    const [offset, length] = (await fragmentsOf(file, h))?.[0] ?? [0, 0];
+    if (length === 0) return undefined;
+    const b = Buffer.alloc(Math.min(length, JPEG_LS_HEAD));
+    const { bytesRead } = await file.read(b, 0, b.length, offset);
+    return jpegLsNear(b.subarray(0, bytesRead));
+  } catch {
+    return undefined;
+  } finally {
+    await file?.close().catch(() => undefined);
+  }
 }
