@@ -4,8 +4,9 @@ import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
 import { jpegLsNear } from './codestream-size.js';
 import { j2kStructureProblem, type J2kExpect } from './j2k-codestream.js';
+import { rleHeaderProblem } from './rle.js';
 import { openScanFile } from './scan-file-open.js';
-import { transferSyntax } from './transfer-syntax.js';
+import { RLE_LOSSLESS, transferSyntax } from './transfer-syntax.js';
 
 // What the codestreams of compressed frames say that their DICOM header does not. JPEG 2000 frames
 // whose structure does not fit their header decode without an error into wrong images (j2k-codestream.ts). A job refuses them when it decodes; looked at here, before a job, so
@@ -162,6 +163,63 @@ async function firstFrameNear(h: DicomHeader): Promise<number | undefined> {
     const b = Buffer.alloc(Math.min(length, JPEG_LS_HEAD));
     const { bytesRead } = await file.read(b, 0, b.length, offset);
     return jpegLsNear(b.subarray(0, bytesRead));
+  } catch {
+    return undefined;
+  } finally {
+    await file?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One error for the files of a series whose RLE frames cannot be decoded, by their 64-byte headers
+ * (segment count, offsets), or null: inspect called them fit and only a job refused them (a review).
+ */
+export async function rleHeaderProblems(
+  headers: DicomHeader[],
+  display: (path: string) => string,
+): Promise<ScanProblem | null> {
+  const bad: { h: DicomHeader; why: string }[] = [];
+  for (const h of headers) {
+    if (!h.pixelData?.encapsulated || h.transferSyntaxUid !== RLE_LOSSLESS || h.samplesPerPixel !== 1)
+      continue;
+    const why = await rleFileProblem(h);
+    if (why) bad.push({ h, why });
+  }
+  if (bad.length === 0) return null;
+  const names = bad.slice(0, NAMED).map((b) => basename(display(b.h.path)));
+  const more = bad.length > NAMED ? ` and ${bad.length - NAMED} more` : '';
+  const which = bad.length === 1 ? names[0]! : `${bad.length} files (${names.join(', ')}${more})`;
+  return {
+    severity: 'error',
+    code: 'corrupt-file',
+    message: `The RLE image data of ${which} cannot be decoded: ${bad[0]!.why}. The files are damaged; export the scan again from the scanner or PACS.`,
+    file: display(bad[0]!.h.path),
+  };
+}
+
+/** Why a file's RLE frames cannot be decoded, for the first frame that cannot; undefined otherwise. */
+async function rleFileProblem(h: DicomHeader): Promise<string | undefined> {
+  const ts = transferSyntax(h.transferSyntaxUid);
+  if (ts.deflated || !ts.littleEndian) return undefined;
+  let file: FileHandle | undefined;
+  try {
+    file = await openScanFile(h.path);
+    const fragments = await fragmentsOf(file, h);
+    // RLE stores each frame in one fragment (PS3.5 A.4.2); other layouts are left to the job.
+    if (!fragments || fragments.length !== Math.max(1, h.numberOfFrames)) return undefined;
+    const header = Buffer.alloc(64);
+    for (let k = 0; k < fragments.length; k++) {
+      const [offset, length] = fragments[k]!;
+      const { bytesRead } = await file.read(header, 0, Math.min(64, length), offset);
+      const why = rleHeaderProblem(
+        header.subarray(0, bytesRead),
+        length,
+        h.bitsAllocated / 8,
+        h.rows * h.columns,
+      );
+      if (why) return fragments.length > 1 ? `image ${k + 1}: ${why}` : why;
+    }
+    return undefined;
   } catch {
     return undefined;
   } finally {

@@ -8,7 +8,7 @@ import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
 import { pixelDataProblems } from './intake-pixel-data.js';
 import { compressedTooFar } from './intake-compression.js';
-import { j2kStructureProblems, jpegLsNearProblem } from './intake-codestreams.js';
+import { j2kStructureProblems, jpegLsNearProblem, rleHeaderProblems } from './intake-codestreams.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
@@ -231,6 +231,8 @@ async function groupAndSummarize(
     if (j2k) extra.push(j2k);
     const near = await jpegLsNearProblem(kept, display);
     if (near) extra.push(near);
+    const rle = await rleHeaderProblems(kept, display);
+    if (rle) extra.push(rle);
     if (copies > 0) {
       extra.push({
         severity: 'info',
