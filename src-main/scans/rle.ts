@@ -21,7 +21,7 @@ export function rleHeaderProblem(
   const view = new DataView(header.buffer, header.byteOffset, 64);
   const segments = view.getUint32(0, true);
   if (segments !== bytesPerSample)
-    return `its RLE frame has ${segments} segments where ${bytesPerSample} (one per byte of a sample) are expected`;
+    return `its RLE frame has ${segments} segment${segments === 1 ? '' : 's'} where ${bytesPerSample} (one per byte of a sample) are expected`;
   for (let s = 0; s < segments; s++) {
     const start = view.getUint32(4 + s * 4, true);
     const end = s + 1 < segments ? view.getUint32(8 + s * 4, true) : frameLength;
