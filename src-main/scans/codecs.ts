@@ -1,5 +1,6 @@
 import type { WasmImageDecoder } from '@cornerstonejs/codec-charls/decodewasmjs';
 import { codestreamSize, hasEndMarker, type CodestreamSize } from './codestream-size.js';
+import { j2kProblemIn, type J2kExpect } from './j2k-codestream.js';
 
 /**
  * Transfer syntaxes decoded by a WASM codec library: JPEG-LS (CharLS), JPEG 2000 (OpenJPEG), and
@@ -13,6 +14,9 @@ type CodecKind = 'jpeg-ls' | 'jpeg-2000' | 'jpeg-lossy';
 
 /** Why a frame was refused before decoding: its codestream is not what the DICOM header says. */
 export class CodestreamMismatch extends Error {}
+
+/** A codestream whose structure does not fit its header or the DICOM header (j2k-codestream.ts). */
+export class CodestreamStructure extends CodestreamMismatch {}
 
 /** A codestream cut short: it has no end marker (see hasEndMarker). */
 export class CodestreamTruncated extends Error {}
@@ -109,6 +113,7 @@ export function decodeWithWasm(
   encoded: Uint8Array,
   bytesPerSample: number,
   size: { rows: number; columns: number },
+  expect?: J2kExpect,
 ): Uint8Array {
   const kind = wasmCodecFor(uid);
   const factory = kind ? ready.get(kind) : undefined;
@@ -117,6 +122,9 @@ export function decodeWithWasm(
   if (kind === 'jpeg-lossy' && declared.precision !== 8)
     throw new CodestreamUnsupported(`lossy JPEG of ${declared.precision} bits`);
   checkEndMarker(encoded);
+  // OpenJPEG decodes a codestream whose header does not fit its data without a word (j2k-codestream.ts).
+  const structure = kind === 'jpeg-2000' && expect ? j2kProblemIn(encoded, expect) : undefined;
+  if (structure) throw new CodestreamStructure(structure);
   const pixels = size.rows * size.columns;
   const decoder = factory();
   try {

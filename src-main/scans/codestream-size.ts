@@ -94,3 +94,30 @@ export function restartInterval(b: Uint8Array): number {
   }
   return 0;
 }
+
+/**
+ * The NEAR parameter of a JPEG-LS codestream's first scan (its SOS, ITU-T T.87 C.2.3): the most a
+ * decoded value may differ from the original. 0 is lossless; undefined when no JPEG-LS scan is found.
+ */
+export function jpegLsNear(b: Uint8Array): number | undefined {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;
+  let at = 2;
+  let jpegLs = false;
+  while (at + 4 <= b.length) {
+    if (b[at] !== 0xff) return undefined;
+    const marker = b[at + 1]!;
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    if (marker === 0xf7) jpegLs = true;
+    if (marker === 0xda) {
+      const components = b[at + 4] ?? 0;
+      const near = b[at + 5 + 2 * components];
+      return jpegLs ? near : undefined;
+    }
+    if (marker === 0xd9) return undefined;
+    at += 2 + u16(b, at + 2);
+  }
+  return undefined;
+}

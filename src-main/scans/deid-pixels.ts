@@ -208,7 +208,12 @@ export function nativeFromEncapsulated(parsed: ParsedDicom, f: PixelFacts): Buff
   for (let k = 0; k < f.frames; k++) {
     let samples: Uint8Array;
     try {
-      samples = decodeEncapsulatedFrame(parsed, k, f.frames, f, width);
+      samples = decodeEncapsulatedFrame(parsed, k, f.frames, f, width, {
+        samplesPerPixel: f.samples,
+        bitsStored: f.bitsStored,
+        bitsAllocated: f.bitsAllocated,
+        signed: f.signed,
+      });
     } catch (e) {
       if (e instanceof PixelDecodeError)
         throw new PixelsRefused(

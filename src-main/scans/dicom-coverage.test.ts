@@ -190,9 +190,10 @@ describe('DICOM coverage, against pydicom', () => {
         yield 'zeros', frame[:len(frame) // 4] + bytes(end - len(frame) // 4) + frame[end:]`,
     );
     expect(files).toHaveLength(5);
+    // The cut JPEG 2000 frame is refused before OpenJPEG runs: its tile-part overruns its end.
     for (const f of files)
       expect(await refusal(f), f).toMatch(
-        /its compressed pixels cannot be decoded \(the image data is damaged/,
+        /its compressed pixels cannot be decoded \(the image data is damaged|tile-part lengths do not add up to the codestream .*the image data is damaged/,
       );
     // RLE: one run header of the low bytes' segment, past its middle, turned from a literal run into
     // a repeat: the rest of the segment decodes into other runs, past the frame's end (the frame was

@@ -43,9 +43,16 @@ export function framesDisagree(claimed: number, what: string): DicomParseError {
  * claim cannot be true, or when the pixel data clearly holds more images than it says.
  */
 export function boundedFrameCount(t: TagTable, fileSize: number): number {
-  const claimed = Math.max(1, Math.round(num(t, TAG.numberOfFrames) ?? 1));
+  const stated = num(t, TAG.numberOfFrames);
+  const claimed = stated ?? 1;
   // Without an image the count means nothing; do not build per-frame lists for it.
   if (t.pixelOffset < 0) return 1;
+  // A count of images is a whole number from 1 up: "-2" and "0" were read as one image and "2.5" as
+  // three, so which images make the scan was guessed.
+  if (!(Number.isInteger(claimed) && claimed >= 1))
+    throw new DicomParseError(
+      `its header gives Number of Frames (0028,0008) as ${claimed}, which is no count of images: which images make up the scan cannot be known; export the series again`,
+    );
   const said = (n: number): string => n.toLocaleString('en-US');
   const tooMany = (room: number): DicomParseError =>
     new DicomParseError(

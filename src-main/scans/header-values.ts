@@ -180,10 +180,12 @@ function decodeNumbers(t: TagTable, k: number, count: number): number[] | undefi
   return numbersIn(rawText(t, k), count);
 }
 
-/** The first `count` numbers of a DS or IS value's text; undefined when fewer or any is not a number. */
+/** The `count` numbers of a DS or IS value's text; undefined when it holds another count or any is not a number. */
 export function numbersIn(value: string, count: number): number[] | undefined {
   const parts = value.split('\\');
-  if (parts.length < count) return undefined;
+  // Exactly as many values as the attribute holds (its VM): a Pixel Spacing of three values was read
+  // as its first two, while one of one value was refused; which two were meant cannot be known.
+  if (parts.length !== count) return undefined;
   const out: number[] = [];
   for (let i = 0; i < count; i++) {
     const v = decimalValue(parts[i]!);

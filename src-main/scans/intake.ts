@@ -8,6 +8,7 @@ import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
 import { pixelDataProblems } from './intake-pixel-data.js';
 import { compressedTooFar } from './intake-compression.js';
+import { j2kStructureProblems, jpegLsNearProblem, rleHeaderProblems } from './intake-codestreams.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
 import { setCopiesAside, sameUidProblem } from './intake-copies.js';
@@ -232,6 +233,12 @@ async function groupAndSummarize(
     extra.push(...(await pixelDataProblems(kept, display)));
     const far = await compressedTooFar(kept);
     if (far) extra.push(far);
+    const j2k = await j2kStructureProblems(kept, display);
+    if (j2k) extra.push(j2k);
+    const near = await jpegLsNearProblem(kept, display);
+    if (near) extra.push(near);
+    const rle = await rleHeaderProblems(kept, display);
+    if (rle) extra.push(rle);
     if (copies > 0) {
       extra.push({
         severity: 'info',

@@ -6,12 +6,14 @@ import {
   checkDeclaredSize,
   checkEndMarker,
   CodestreamMismatch,
+  CodestreamStructure,
   CodestreamTruncated,
   CodestreamUnsupported,
   decodeWithWasm,
   wasmCodecFor,
 } from './codecs.js';
 import { readsAsGrey } from './pixel-format.js';
+import type { J2kExpect } from './j2k-codestream.js';
 import { typed, type StoredValues } from './plane-copy.js';
 
 export type { StoredValues } from './plane-copy.js';
@@ -73,7 +75,12 @@ export function frameStoredValues(parsed: ParsedDicom, h: DicomHeader, frameInde
     if (!ts.littleEndian && bytesPerSample > 1) bytes = swapBytes(bytes, bytesPerSample);
   } else {
     const encoded = encapsulatedFrame(parsed, frameIndex, h.numberOfFrames);
-    bytes = decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, h);
+    bytes = decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, h, {
+      samplesPerPixel: h.samplesPerPixel,
+      bitsStored: h.bitsStored,
+      bitsAllocated: h.bitsAllocated,
+      signed: h.pixelRepresentation === 1,
+    });
   }
   return typed(bytes, h.bitsAllocated, h.pixelRepresentation === 1);
 }
@@ -90,9 +97,10 @@ export function decodeEncapsulatedFrame(
   frames: number,
   size: { rows: number; columns: number },
   bytesPerSample: number,
+  expect?: J2kExpect,
 ): Uint8Array {
   const encoded = encapsulatedFrame(parsed, frameIndex, frames);
-  return decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, size);
+  return decodeCompressed(parsed.transferSyntaxUid, encoded, bytesPerSample, size, expect);
 }
 
 /** Each frame's first fragment and fragment count, [first0, count0, first1, ...], by pixel data element. */
@@ -205,6 +213,7 @@ function decodeCompressed(
   encoded: Uint8Array,
   bytesPerSample: number,
   size: { rows: number; columns: number },
+  expect: J2kExpect | undefined,
 ): Uint8Array {
   const pixels = size.rows * size.columns;
   try {
@@ -226,7 +235,7 @@ function decodeCompressed(
       checkLosslessRead(decoder, copy);
       return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     }
-    if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, size);
+    if (wasmCodecFor(uid)) return decodeWithWasm(uid, encoded, bytesPerSample, size, expect);
   } catch (e) {
     if (e instanceof PixelDecodeError) throw e;
     if (e instanceof CodestreamTruncated)
@@ -244,9 +253,11 @@ function decodeCompressed(
     }
     throw new PixelDecodeError(
       'corrupt',
-      e instanceof CodestreamMismatch
-        ? 'its compressed image does not have the size its header gives (the image data is damaged)'
-        : 'its compressed pixels cannot be decoded (the image data is damaged or not what its header says)',
+      e instanceof CodestreamStructure
+        ? `${e.message}, so it would decode to a wrong image: the image data is damaged; export the scan again from the scanner or PACS`
+        : e instanceof CodestreamMismatch
+          ? 'its compressed image does not have the size its header gives (the image data is damaged)'
+          : 'its compressed pixels cannot be decoded (the image data is damaged or not what its header says)',
       e instanceof Error ? e.message : String(e),
     );
   }

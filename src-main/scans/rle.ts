@@ -6,28 +6,43 @@
 /** Bytes an RLE segment may decode to past its frame: padding some encoders write (pydicom warns of it). */
 const RLE_PADDING_ALLOWED = 16;
 
-export function decodeRleFrame(src: Uint8Array, bytesPerSample: number, pixels: number): Uint8Array {
-  if (src.length < 64) throw new Error('RLE frame shorter than its 64-byte header');
-  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+/**
+ * Why a frame's 64-byte RLE header cannot be decoded to `pixels` samples of `bytesPerSample` bytes
+ * from a frame of `frameLength` bytes, in words; undefined when it can. Read from the header alone,
+ * so inspect can say it before a job (a review: such frames were called fit, and only a job refused them).
+ */
+export function rleHeaderProblem(
+  header: Uint8Array,
+  frameLength: number,
+  bytesPerSample: number,
+  pixels: number,
+): string | undefined {
+  if (header.length < 64 || frameLength < 64) return 'its RLE frame is shorter than its 64-byte header';
+  const view = new DataView(header.buffer, header.byteOffset, 64);
   const segments = view.getUint32(0, true);
-  if (segments !== bytesPerSample) {
-    throw new Error(`RLE frame has ${segments} segments where ${bytesPerSample} were expected`);
-  }
-  // PackBits expands at most 64-fold (two bytes replicate one into 128): a header that claims more
-  // pixels than the segments can hold is refused before the output is allocated.
+  if (segments !== bytesPerSample)
+    return `its RLE frame has ${segments} segment${segments === 1 ? '' : 's'} where ${bytesPerSample} (one per byte of a sample) are expected`;
   for (let s = 0; s < segments; s++) {
     const start = view.getUint32(4 + s * 4, true);
-    const end = s + 1 < segments ? view.getUint32(8 + s * 4, true) : src.length;
-    if (end > start && pixels > (end - start) * 64) throw new Error('RLE segment too short for the frame');
+    const end = s + 1 < segments ? view.getUint32(8 + s * 4, true) : frameLength;
+    if (start < 64 || start > frameLength || end <= start || end > frameLength)
+      return 'its RLE segment offsets point outside the frame or out of order';
+    // PackBits expands at most 64-fold (two bytes replicate one into 128): a header that claims more
+    // pixels than the segments can hold is refused before the output is allocated.
+    if (pixels > (end - start) * 64) return `its RLE segment ${s + 1} is too short for the image`;
   }
+  return undefined;
+}
+
+export function decodeRleFrame(src: Uint8Array, bytesPerSample: number, pixels: number): Uint8Array {
+  const problem = rleHeaderProblem(src, src.length, bytesPerSample, pixels);
+  if (problem) throw new Error(problem);
   // Output in little-endian sample order: segment 0 (most significant) goes to the last byte.
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   const out = new Uint8Array(pixels * bytesPerSample);
-  for (let s = 0; s < segments; s++) {
+  for (let s = 0; s < bytesPerSample; s++) {
     const start = view.getUint32(4 + s * 4, true);
-    const end = s + 1 < segments ? view.getUint32(8 + s * 4, true) : src.length;
-    if (start < 64 || start > src.length || end < start || end > src.length) {
-      throw new Error('RLE segment offsets point outside the frame');
-    }
+    const end = s + 1 < bytesPerSample ? view.getUint32(8 + s * 4, true) : src.length;
     const plane = bytesPerSample - 1 - s;
     let i = start;
     // Decoded bytes of the segment, written while the frame has room for them, counted to its end.

@@ -58,6 +58,15 @@ export function summarizeSeries(
   }
   const colour = headers.find((h) => h.samplesPerPixel > 1 && !readsAsGrey(h));
   const palette = headers.find((h) => h.samplesPerPixel === 1 && h.photometric === 'PALETTE COLOR');
+  // One sample per pixel is a density only as MONOCHROME1 or MONOCHROME2 (which differ in display
+  // alone; the rescale gives the density either way): "XYZ" was called fit and made into a mesh.
+  const notGrey = headers.find(
+    (h) =>
+      h.samplesPerPixel === 1 &&
+      h.photometric !== 'MONOCHROME1' &&
+      h.photometric !== 'MONOCHROME2' &&
+      h.photometric !== 'PALETTE COLOR',
+  );
   const noSamples = headers.find((h) => !(h.samplesPerPixel >= 1));
   const signedness = headers.find((h) => h.pixelRepresentation !== 0 && h.pixelRepresentation !== 1);
   if (noSamples) {
@@ -74,6 +83,13 @@ export function summarizeSeries(
       message:
         'These images are stored as palette colours (PALETTE COLOR): each pixel names a colour in a table, not a density, so they cannot be segmented.',
       file: display(palette.path),
+    });
+  } else if (notGrey) {
+    problems.push({
+      severity: 'error',
+      code: 'pixel-format',
+      message: `The images say their pixels are ${notGrey.photometric ? `"${notGrey.photometric}"` : 'of no stated kind'} (Photometric Interpretation), not the grey values (MONOCHROME1 or MONOCHROME2) of a scan, so what a pixel means cannot be known and they cannot be segmented: the files are damaged or not a scan. Export the series again from the scanner or PACS.`,
+      file: display(notGrey.path),
     });
   } else if (signedness) {
     problems.push({
