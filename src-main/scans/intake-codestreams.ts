@@ -37,9 +37,7 @@ export async function j2kStructureProblems(
   }
   if (bad.length === 0) return null;
   const first = bad[0]!;
-  const names = bad.slice(0, NAMED).map((b) => basename(display(b.h.path)));
-  const more = bad.length > NAMED ? ` and ${bad.length - NAMED} more` : '';
-  const which = bad.length === 1 ? names[0]! : `${bad.length} files (${names.join(', ')}${more})`;
+  const which = whichFiles(bad, display);
   return {
     severity: 'error',
     code: 'corrupt-file',
@@ -49,32 +47,50 @@ export async function j2kStructureProblems(
 }
 
 /** Why a file's frames cannot be trusted, for the first frame that cannot; undefined otherwise. */
-async function fileProblem(h: DicomHeader): Promise<string | undefined> {
-  const ts = transferSyntax(h.transferSyntaxUid);
-  if (ts.deflated || !ts.littleEndian) return undefined;
+function fileProblem(h: DicomHeader): Promise<string | undefined> {
   const expect: J2kExpect = {
     samplesPerPixel: h.samplesPerPixel,
     bitsStored: h.bitsStored,
     bitsAllocated: h.bitsAllocated,
     signed: h.pixelRepresentation === 1,
   };
+  return firstFrameProblem(h, (file, fragment) => frameProblem(file, fragment, expect));
+}
+
+/**
+ * The first problem `check` finds in a file's frames, as "image k: ..." in a multi-frame file;
+ * undefined when there is none, or when the frames are not one fragment each (a job checks every
+ * frame as it decodes; RLE stores each frame in one fragment, PS3.5 A.4.2), or the file cannot be
+ * read here (the other checks judge it).
+ */
+async function firstFrameProblem(
+  h: DicomHeader,
+  check: (file: FileHandle, fragment: [number, number]) => Promise<string | undefined>,
+): Promise<string | undefined> {
+  const ts = transferSyntax(h.transferSyntaxUid);
+  if (ts.deflated || !ts.littleEndian) return undefined;
   let file: FileHandle | undefined;
   try {
     file = await openScanFile(h.path);
     const fragments = await fragmentsOf(file, h);
-    // Only frames of one fragment each are checked here; a job checks every frame as it decodes.
     if (!fragments || fragments.length !== Math.max(1, h.numberOfFrames)) return undefined;
     for (let k = 0; k < fragments.length; k++) {
-      const why = await frameProblem(file, fragments[k]!, expect);
+      const why = await check(file, fragments[k]!);
       if (why) return fragments.length > 1 ? `image ${k + 1}: ${why}` : why;
     }
     return undefined;
   } catch {
-    // Files that cannot be read here are judged by the other checks.
     return undefined;
   } finally {
     await file?.close().catch(() => undefined);
   }
+}
+
+/** The files named in a series' message: one by name, more by count and the first few names. */
+function whichFiles(bad: { h: DicomHeader }[], display: (path: string) => string): string {
+  const names = bad.slice(0, NAMED).map((b) => basename(display(b.h.path)));
+  const more = bad.length > NAMED ? ` and ${bad.length - NAMED} more` : '';
+  return bad.length === 1 ? names[0]! : `${bad.length} files (${names.join(', ')}${more})`;
 }
 
 /** The [offset, length] of each fragment after the offset table, or undefined when they cannot be walked. */
@@ -186,9 +202,7 @@ export async function rleHeaderProblems(
     if (why) bad.push({ h, why });
   }
   if (bad.length === 0) return null;
-  const names = bad.slice(0, NAMED).map((b) => basename(display(b.h.path)));
-  const more = bad.length > NAMED ? ` and ${bad.length - NAMED} more` : '';
-  const which = bad.length === 1 ? names[0]! : `${bad.length} files (${names.join(', ')}${more})`;
+  const which = whichFiles(bad, display);
   return {
     severity: 'error',
     code: 'corrupt-file',
@@ -198,31 +212,10 @@ export async function rleHeaderProblems(
 }
 
 /** Why a file's RLE frames cannot be decoded, for the first frame that cannot; undefined otherwise. */
-async function rleFileProblem(h: DicomHeader): Promise<string | undefined> {
-  const ts = transferSyntax(h.transferSyntaxUid);
-  if (ts.deflated || !ts.littleEndian) return undefined;
-  let file: FileHandle | undefined;
-  try {
-    file = await openScanFile(h.path);
-    const fragments = await fragmentsOf(file, h);
-    // RLE stores each frame in one fragment (PS3.5 A.4.2); other layouts are left to the job.
-    if (!fragments || fragments.length !== Math.max(1, h.numberOfFrames)) return undefined;
-    const header = Buffer.alloc(64);
-    for (let k = 0; k < fragments.length; k++) {
-      const [offset, length] = fragments[k]!;
-      const { bytesRead } = await file.read(header, 0, Math.min(64, length), offset);
-      const why = rleHeaderProblem(
-        header.subarray(0, bytesRead),
-        length,
-        h.bitsAllocated / 8,
-        h.rows * h.columns,
-      );
-      if (why) return fragments.length > 1 ? `image ${k + 1}: ${why}` : why;
-    }
-    return undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await file?.close().catch(() => undefined);
-  }
+function rleFileProblem(h: DicomHeader): Promise<string | undefined> {
+  const header = Buffer.alloc(64);
+  return firstFrameProblem(h, async (file, [offset, length]) => {
+    const { bytesRead } = await file.read(header, 0, Math.min(64, length), offset);
+    return rleHeaderProblem(header.subarray(0, bytesRead), length, h.bitsAllocated / 8, h.rows * h.columns);
+  });
 }

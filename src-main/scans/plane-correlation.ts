@@ -18,38 +18,7 @@ const WHOLE: ValueWindow = [-Infinity, Infinity];
  * clamped to `window` first.
  */
 export function correlation(v: Volume, a: number, b: number, window: ValueWindow = WHOLE): number {
-  const [nx, ny] = v.dims;
-  const step = sampleStep(v);
-  const plane = nx * ny;
-  const d = v.data;
-  const [lo, hi] = window;
-  let sa = 0;
-  let sb = 0;
-  let saa = 0;
-  let sbb = 0;
-  let sab = 0;
-  let n = 0;
-  for (let j = 0; j < ny; j += step) {
-    const ra = a * plane + j * nx;
-    const rb = b * plane + j * nx;
-    for (let i = 0; i < nx; i += step) {
-      const x0 = d[ra + i] as number;
-      const y0 = d[rb + i] as number;
-      const x = x0 < lo ? lo : x0 > hi ? hi : x0;
-      const y = y0 < lo ? lo : y0 > hi ? hi : y0;
-      sa += x;
-      sb += y;
-      saa += x * x;
-      sbb += y * y;
-      sab += x * y;
-      n++;
-    }
-  }
-  const va = saa / n - (sa / n) ** 2;
-  const vb = sbb / n - (sb / n) ** 2;
-  // A flat plane is like no image: correlation 0 (a neighbour as flat is told apart by its twin).
-  if (!(va > 0 && vb > 0)) return va === vb && sa === sb ? 1 : 0;
-  return (sab / n - (sa / n) * (sb / n)) / Math.sqrt(va * vb);
+  return movedCorrelation(v, a, b, window, UNMOVED, sampleStep(v));
 }
 
 /**
@@ -79,6 +48,8 @@ export interface PlaneMove {
   dx: number;
   dy: number;
 }
+
+const UNMOVED: PlaneMove = { mirrorX: false, mirrorY: false, dx: 0, dy: 0 };
 
 /**
  * Pearson correlation of plane `a` with plane `b` moved by `move` (b's voxel at (i, j) shown at its
@@ -128,6 +99,7 @@ export function movedCorrelation(
   if (n < all / 4) return 0;
   const va = saa / n - (sa / n) ** 2;
   const vb = sbb / n - (sb / n) ** 2;
-  if (!(va > 0 && vb > 0)) return 0;
+  // A flat plane is like no image: correlation 0 (a neighbour as flat is told apart by its twin).
+  if (!(va > 0 && vb > 0)) return va === vb && sa === sb ? 1 : 0;
   return (sab / n - (sa / n) * (sb / n)) / Math.sqrt(va * vb);
 }

@@ -33,20 +33,25 @@ async function quotingProvider(): Promise<URL> {
   return new URL(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/oauth/token`);
 }
 
+/** A token manager of a test client signing in at `tokenUrl`. */
+function tokensFrom(tokenUrl: URL, agents: ReturnType<typeof createAgents>): TokenManager {
+  return new TokenManager({
+    tokenUrl,
+    audience: 'a',
+    clientId: 'c',
+    clientSecret: SECRET,
+    agents,
+    retry: DEFAULT_RETRY,
+    idleTimeoutMs: 5_000,
+    logger: silentLogger,
+  });
+}
+
 describe('TokenManager', () => {
   it('says why the identity provider refused, without the secret it may quote back', async () => {
     const agents = createAgents();
     try {
-      const tokens = new TokenManager({
-        tokenUrl: await quotingProvider(),
-        audience: 'a',
-        clientId: 'c',
-        clientSecret: SECRET,
-        agents,
-        retry: DEFAULT_RETRY,
-        idleTimeoutMs: 5_000,
-        logger: silentLogger,
-      });
+      const tokens = tokensFrom(await quotingProvider(), agents);
       const err = await rejection(tokens.get());
       expect(err.code).toBe('auth-failed');
       expect(err.message).toBe(
@@ -71,16 +76,10 @@ describe('TokenManager', () => {
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const agents = createAgents();
     try {
-      const tokens = new TokenManager({
-        tokenUrl: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
-        audience: 'a',
-        clientId: 'c',
-        clientSecret: SECRET,
+      const tokens = tokensFrom(
+        new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
         agents,
-        retry: DEFAULT_RETRY,
-        idleTimeoutMs: 5_000,
-        logger: silentLogger,
-      });
+      );
       expect(await tokens.get()).toBe('t1');
       expect(await tokens.get()).toBe('t1');
       expect(asked).toBe(1);
