@@ -129,7 +129,8 @@ function classified(c: ClassifyItem, r: AnyHeader | NotDicom): Classified {
 function cutBeforeItsHeader(name: string, r: NotDicom): string | undefined {
   const marked = r.head.length >= 132 && r.head.toString('latin1', 128, 132) === 'DICM';
   if (marked) return `it ends after its first ${r.fileSize} bytes, before its header`;
-  if (/\.(dcm|dicom|ima)$/i.test(name) && r.fileSize < 132)
+  // Hidden files (a lock file, macOS's "._" sidecars) are no slices, whatever their names end in.
+  if (/\.(dcm|dicom|ima)$/i.test(name) && !basename(name).startsWith('.') && r.fileSize < 132)
     return r.fileSize === 0 ? 'it is empty' : `it ends after its first ${r.fileSize} bytes`;
   return undefined;
 }

@@ -212,7 +212,6 @@ export function nativeFromEncapsulated(parsed: ParsedDicom, f: PixelFacts): Buff
         samplesPerPixel: f.samples,
         bitsStored: f.bitsStored,
         bitsAllocated: f.bitsAllocated,
-        signed: f.signed,
       });
     } catch (e) {
       if (e instanceof PixelDecodeError)

@@ -52,7 +52,6 @@ function fileProblem(h: DicomHeader): Promise<string | undefined> {
     samplesPerPixel: h.samplesPerPixel,
     bitsStored: h.bitsStored,
     bitsAllocated: h.bitsAllocated,
-    signed: h.pixelRepresentation === 1,
   };
   return firstFrameProblem(h, (file, fragment) => frameProblem(file, fragment, expect));
 }

@@ -53,6 +53,9 @@ describe('a file cut off before it says its series', () => {
     const dir = headWith('slice001.dcm', (b) => b);
     writeFileSync(join(dir, 'notes.txt'), 'exported 2026-11-30');
     copyFileSync(join(FIXTURES, 'bad', 'rtplan-no-pixeldata.dcm'), join(dir, 'plan.dcm'));
+    // Hidden files named like slices: a lock file, a macOS "._" sidecar (a review).
+    writeFileSync(join(dir, '.lock.dcm'), '');
+    writeFileSync(join(dir, '._slice001.dcm'), Buffer.alloc(82, 1));
     const [s] = (await run([dir])).series;
     expect(s!.fitness).toEqual({ fit: true, reasons: [] });
   });

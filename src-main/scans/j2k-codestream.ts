@@ -1,11 +1,11 @@
 /**
  * Checks of a JPEG 2000 codestream's structure against the DICOM header, made before OpenJPEG runs.
  * OpenJPEG decodes a codestream whose main header was tampered with and says nothing: SIZ declaring
- * 4 tiles where 1 is stored gave 63,316 of 65,536 pixels wrong, and a precision, signedness or
- * subsampling that differs from the data's gave a wrong image too, all made into a mesh (a review).
- * What can be told without a reference is checked here: that every tile SIZ implies is present,
- * that the tile-parts' lengths (Psot) add up to the codestream, and that each component's precision,
- * signedness and subsampling are what the DICOM header says (ITU-T T.800 A.5.1, A.4.2).
+ * 4 tiles where 1 is stored gave 63,316 of 65,536 pixels wrong, and a precision or subsampling
+ * that differs from the data's gave a wrong image too, all made into a mesh (a review). What can be
+ * told without a reference is checked here: that every tile SIZ implies is present, that the
+ * tile-parts' lengths (Psot) add up to the codestream, and that each component's precision and
+ * subsampling are what the DICOM header says (ITU-T T.800 A.5.1, A.4.2).
  *
  * The checks are written as a generator that asks for bytes at positions (`need`), so the same
  * rules run over a frame in memory (before decoding) and over a file read in small pieces (inspect).
@@ -22,7 +22,6 @@ export interface J2kExpect {
   samplesPerPixel: number;
   bitsStored: number;
   bitsAllocated: number;
-  signed: boolean;
 }
 
 export type J2kCheck = Generator<J2kNeed, string | undefined, Uint8Array>;
@@ -89,13 +88,13 @@ function sizProblem(b: Uint8Array, segment: number, expect: J2kExpect): string |
   for (let c = 0; c < components; c++) {
     const ssiz = b[36 + 3 * c]!;
     const precision = (ssiz & 0x7f) + 1;
-    const signed = (ssiz & 0x80) !== 0;
     // Bits Stored may be fewer than the codestream's precision (a real 12-bit MR is coded in 16),
     // never more, and the precision must fit Bits Allocated.
     if (precision < expect.bitsStored || precision > expect.bitsAllocated)
       return `its codestream holds ${precision}-bit samples where the header says ${expect.bitsStored} bits stored in ${expect.bitsAllocated}`;
-    if (signed !== expect.signed)
-      return `its codestream holds ${signed ? 'signed' : 'unsigned'} samples where the header says ${expect.signed ? 'signed' : 'unsigned'}`;
+    // Its sign bit (0x80) is not held to Pixel Representation: encoders that ignore the sign exist,
+    // and the decoded bits are read as the header says, as pydicom corrects them (a review's real
+    // head coded unsigned under a signed header decoded exactly, and was refused).
     if (b[37 + 3 * c] !== 1 || b[38 + 3 * c] !== 1)
       return 'its codestream subsamples the image, which no grey-scale scan does';
   }

@@ -79,7 +79,6 @@ export function frameStoredValues(parsed: ParsedDicom, h: DicomHeader, frameInde
       samplesPerPixel: h.samplesPerPixel,
       bitsStored: h.bitsStored,
       bitsAllocated: h.bitsAllocated,
-      signed: h.pixelRepresentation === 1,
     });
   }
   return typed(bytes, h.bitsAllocated, h.pixelRepresentation === 1);
