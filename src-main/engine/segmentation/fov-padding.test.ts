@@ -75,7 +75,8 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     // Skin inside a larger field of view on a turned grid is still skin.
     const wide = turnedInPlane(outsideCylinder(head, 100, -1000, false), 30, -1000);
     expect(segmentTissue(wide, 'soft-tissue', thresholds(wide)).components.kept).toBeGreaterThan(0);
-  });
+    // Seven segmentations of real volumes: about 30 s on a quiet machine, more with both cores busy.
+  }, 180_000);
 
   it('finds undeclared padding under a few stray voxels below it, and takes it for neither air nor bone', () => {
     // 18 voxels at -3500 (one in 100,000) hid the floor: the padding was taken for air and air for
