@@ -5,8 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src-shared/errors.js';
-import { isUsable } from '../../src-shared/series-usable.js';
-import { intake } from './intake.js';
+import { inspectedOne } from './intake-one.test-support.js';
 import { FIXTURES, tempFolders } from './scans.test-support.js';
 import { readVolume } from './volume-reader.js';
 
@@ -30,14 +29,7 @@ async function readError(file: string): Promise<string> {
   return (err as AppError).message;
 }
 
-async function inspected(file: string): Promise<{ usable: boolean; errors: string[] }> {
-  const { result } = await intake([file], { tempDir: fresh('work') });
-  const s = result.series[0]!;
-  return {
-    usable: isUsable(s),
-    errors: s.problems.filter((p) => p.severity === 'error').map((p) => p.message),
-  };
-}
+const inspected = (file: string): ReturnType<typeof inspectedOne> => inspectedOne(file, fresh('work'));
 
 describe('a JPEG 2000 frame whose structure does not fit', () => {
   it('is refused when SIZ declares 4 tiles and the codestream holds 1, by inspect and by a job', async () => {

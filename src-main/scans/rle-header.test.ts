@@ -4,8 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isUsable } from '../../src-shared/series-usable.js';
-import { intake } from './intake.js';
+import { inspectedOne } from './intake-one.test-support.js';
 import { FIXTURES, tempFolders } from './scans.test-support.js';
 import { readVolume } from './volume-reader.js';
 
@@ -24,14 +23,7 @@ function mrWith(name: string, edit: (header: Buffer) => void): string {
   return out;
 }
 
-async function inspected(file: string): Promise<{ usable: boolean; errors: string[] }> {
-  const { result } = await intake([file], { tempDir: fresh('work') });
-  const s = result.series[0]!;
-  return {
-    usable: isUsable(s),
-    errors: s.problems.filter((p) => p.severity === 'error').map((p) => p.message),
-  };
-}
+const inspected = (file: string): ReturnType<typeof inspectedOne> => inspectedOne(file, fresh('work'));
 
 describe('an RLE frame whose header cannot be decoded', () => {
   const cases: [string, (h: Buffer) => void, string][] = [
