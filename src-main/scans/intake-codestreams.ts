@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
 import { jpegLsNear } from './codestream-size.js';
+import { fragmentItems } from './fragment-items.js';
 import { j2kStructureProblem, type J2kExpect } from './j2k-codestream.js';
 import { rleHeaderProblem } from './rle.js';
 import { openScanFile } from './scan-file-open.js';
@@ -19,8 +20,6 @@ const JPEG_LS_LOSSLESS = '1.2.840.10008.1.2.4.80';
 const JPEG_LS_HEAD = 1024;
 /** Bytes read at once: a main header and the tile-part headers of small tiles in one read. */
 const WINDOW = 8192;
-/** Fragments walked in one file, at most (one per frame and the offset table, with room to spare). */
-const MAX_ITEMS = 100_000;
 /** Files named in the message, at most. */
 const NAMED = 3;
 
@@ -94,20 +93,7 @@ function whichFiles(bad: { h: DicomHeader }[], display: (path: string) => string
 
 /** The [offset, length] of each fragment after the offset table, or undefined when they cannot be walked. */
 async function fragmentsOf(file: FileHandle, h: DicomHeader): Promise<[number, number][] | undefined> {
-  const b = Buffer.alloc(8);
-  let pos = h.pixelData!.offset;
-  const out: [number, number][] = [];
-  for (let i = 0; i < MAX_ITEMS && pos + 8 <= h.fileSize; i++) {
-    const { bytesRead } = await file.read(b, 0, 8, pos);
-    if (bytesRead < 8 || b.readUInt16LE(0) !== 0xfffe) return undefined;
-    const element = b.readUInt16LE(2);
-    if (element === 0xe0dd) return out;
-    const length = b.readUInt32LE(4);
-    if (element !== 0xe000 || length === 0xffffffff || pos + 8 + length > h.fileSize) return undefined;
-    if (i > 0) out.push([pos + 8, length]);
-    pos += 8 + length;
-  }
-  return undefined;
+  return (await fragmentItems(file, h))?.slice(1);
 }
 
 async function frameProblem(

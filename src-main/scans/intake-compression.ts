@@ -2,6 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
+import { fragmentItems } from './fragment-items.js';
 import { openScanFile } from './scan-file-open.js';
 import { transferSyntax } from './transfer-syntax.js';
 
@@ -41,9 +42,6 @@ export async function compressedTooFar(headers: DicomHeader[]): Promise<ScanProb
   };
 }
 
-/** Fragments looked at in one file, at most: one per frame and its offset table, with room to spare. */
-const MAX_ITEMS = 100_000;
-
 /**
  * The bytes of a file's image data fragments: the items of its encapsulated Pixel Data, up to their
  * sequence delimiter, read by their headers alone. Where they cannot be walked, the bytes from the
@@ -57,19 +55,8 @@ async function fragmentBytes(h: DicomHeader): Promise<number> {
   let file: FileHandle | undefined;
   try {
     file = await openScanFile(h.path);
-    const b = Buffer.alloc(8);
-    let pos = px.offset;
-    let sum = 0;
-    for (let i = 0; i < MAX_ITEMS && pos + 8 <= h.fileSize; i++) {
-      const { bytesRead } = await file.read(b, 0, 8, pos);
-      if (bytesRead < 8 || b.readUInt16LE(0) !== 0xfffe) return rest;
-      const element = b.readUInt16LE(2);
-      if (element === 0xe0dd) return sum;
-      const length = b.readUInt32LE(4);
-      if (element !== 0xe000 || length === 0xffffffff) return rest;
-      sum += length;
-      pos += 8 + length;
-    }
+    const items = await fragmentItems(file, h);
+    if (items) return items.reduce((sum, [, length]) => sum + length, 0);
     return rest;
   } catch {
     return rest;
