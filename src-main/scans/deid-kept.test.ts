@@ -109,12 +109,14 @@ describe.skipIf(noPydicom !== null)('every attribute the profile keeps', () => {
       const planted = join(fresh(syntax), 'planted.dcm');
       const before = python<Record<string, string>>(PLANT, [SLICE, planted, syntax, JSON.stringify(kept)]);
       const out = join(fresh('out'), 'out.dcm');
-      writeFileSync(out, deidentifyDicom(await readDicomFile(planted), new UidMapper()));
+      writeFileSync(out, deidentifyDicom(await readDicomFile(planted), new UidMapper(), 3));
       const after = python<{ kept: Record<string, string>; nested: string | null }>(READ, [
         out,
         JSON.stringify(kept),
       ]);
-      expect(after.kept).toEqual(before);
+      // Instance Number alone is rewritten: as the file's place in the package.
+      expect(before['00200013']).toBeDefined();
+      expect(after.kept).toEqual({ ...before, '00200013': '3' });
       expect(after.nested).toBe('US');
     });
   }
@@ -154,6 +156,7 @@ describe.skipIf(noPydicom !== null)('kept numbers that could hold any number', (
 import sys, json, pydicom
 ds = pydicom.dcmread(sys.argv[1])
 ds.SeriesNumber = '99887766'
+ds.InstanceNumber = '99887766'
 ds.WindowCenter = ['99887766', '19010203']; ds.WindowWidth = ['1', '2']
 ds.add_new(0x00209057, 'UL', 99887766)  # In-Stack Position Number
 ds.add_new(0x00280034, 'IS', ['99887766', '19010203'])  # Pixel Aspect Ratio
@@ -161,7 +164,7 @@ ds.save_as(sys.argv[2])
 print(json.dumps(True))`,
       [SLICE, planted],
     );
-    const bytes = deidentifyDicom(await readDicomFile(planted), new UidMapper());
+    const bytes = deidentifyDicom(await readDicomFile(planted), new UidMapper(), 7);
     for (const hidden of ['99887766', '19010203'])
       expect(bytes.includes(Buffer.from(hidden, 'latin1')), hidden).toBe(false);
     const le = Buffer.alloc(4);
@@ -173,7 +176,7 @@ print(json.dumps(True))`,
       String.raw`
 import sys, json, pydicom
 d = pydicom.dcmread(sys.argv[1])
-print(json.dumps([str(d.SeriesNumber), 'WindowCenter' in d, 'WindowWidth' in d, 0x00209057 in d,
+print(json.dumps([str(d.SeriesNumber), str(d.InstanceNumber), 'WindowCenter' in d, 'WindowWidth' in d, 0x00209057 in d,
   'PixelAspectRatio' in d, d.Rows, [str(v) for v in d.PixelSpacing]]))`,
       [out],
     );
@@ -181,7 +184,8 @@ print(json.dumps([str(d.SeriesNumber), 'WindowCenter' in d, 'WindowWidth' in d, 
       `import sys, json, pydicom\nprint(json.dumps([str(v) for v in pydicom.dcmread(sys.argv[1]).PixelSpacing]))`,
       [SLICE],
     );
-    // Series Number goes out as 1 (the package's one series); the image and its geometry stay.
-    expect(back).toEqual(['1', false, false, false, false, 256, spacing]);
+    // Series Number goes out as 1 (the package's one series), Instance Number as the file's place in
+    // the package; the image and its geometry stay.
+    expect(back).toEqual(['1', '7', false, false, false, false, 256, spacing]);
   });
 });

@@ -122,6 +122,7 @@ describe.skipIf(noPydicom !== null)(
         pixelsEqual: boolean;
         studies: number;
         series: number;
+        instances: string[];
       }>(
         String.raw`
 import sys, json, glob, pydicom
@@ -147,7 +148,8 @@ same = all((d.pixel_array == origs[round(float(d.ImagePositionPatient[2]), 3)].p
 print(json.dumps({'files': len(outs), 'leftovers': leftovers, 'privateTags': private,
   'removed': [d.PatientIdentityRemoved for d in outs], 'methodLengths': [len(d.DeidentificationMethod) for d in outs],
   'methodCodes': [d.DeidentificationMethodCodeSequence[0].CodeValue for d in outs], 'pixelsEqual': bool(same),
-  'studies': len({d.StudyInstanceUID for d in outs}), 'series': len({d.SeriesInstanceUID for d in outs})}))
+  'studies': len({d.StudyInstanceUID for d in outs}), 'series': len({d.SeriesInstanceUID for d in outs}),
+  'instances': [str(d.InstanceNumber) for d in outs]}))
 `,
         [unzipped, writeJson('planted.json', plants[0]!.planted), ...slices],
       );
@@ -161,6 +163,8 @@ print(json.dumps({'files': len(outs), 'leftovers': leftovers, 'privateTags': pri
         pixelsEqual: true,
         studies: 1,
         series: 1,
+        // Instance Number is each file's place in the package, whatever number was planted in it.
+        instances: ['1', '2'],
       });
       expect(DEIDENTIFICATION_METHOD.length).toBeLessThanOrEqual(64);
     }, 180_000); // several pydicom runs over ~700 attributes each: slow on a loaded machine

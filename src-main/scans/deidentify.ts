@@ -14,6 +14,8 @@ import { dictionaryVr } from './deid-tables.js';
 import { tagWords } from './tag-words.js';
 import { checkedValue } from './deid-values.js';
 import { DEFLATED_LE, EXPLICIT_LE, transferSyntax } from './transfer-syntax.js';
+
+const INSTANCE_NUMBER = 'x00200013';
 import { Encoder, metaHeader, padded, ValueTooLong } from './deid-encoder.js';
 
 /**
@@ -109,6 +111,8 @@ interface Context {
   parsed: ParsedDicom;
   photometric: string;
   pixels: PixelFacts | undefined;
+  /** The file's place along its series in the package, from 1: what its Instance Number becomes. */
+  place: number;
 }
 
 const article = (word: string): string => (/^[AEIOU]/i.test(word) ? 'an' : 'a');
@@ -135,8 +139,9 @@ interface Written {
  * compressed frames decoded and written as plain pixels). A file that cannot be cleaned is refused
  * (AppError). The output has a preamble and a fresh meta header; its transfer syntax is the
  * input's, except that deflated and compressed input is written as explicit VR little endian.
+ * Instance Number is written as `place`, the file's place in the package (from 1).
  */
-export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
+export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper, place = 1): Buffer {
   const ds = parsed.dataSet;
   const inputTs = transferSyntax(parsed.transferSyntaxUid);
   // Compressed pixels are written again as plain pixels (deid-pixels.ts), and the data set around
@@ -159,6 +164,7 @@ export function deidentifyDicom(parsed: ParsedDicom, uids: UidMapper): Buffer {
     parsed,
     photometric: (ds.string('x00280004') ?? '').trim(),
     pixels,
+    place,
   };
   // The values of these are not what the file stores: sent without their tables (which de-identification
   // does not keep, deid-profile.ts), they would be misread. Refused before packing too.
@@ -301,6 +307,14 @@ function writeElement(ds: DataSet, el: Element, ctx: Context, topLevel: boolean)
   }
   if (isSequence) return writeSequence(el, ctx);
   if (tag === PIXEL_DATA) return topLevel ? writePixels(ds, el, ctx) : undefined; // only at the top
+  // An Instance Number of any value fits its VR: a review kept 99887766 (a record number) in it.
+  // Sent as the file's place along the series, which is what a receiver may order by; nested, it
+  // refers to another file and is left out.
+  if (tag === INSTANCE_NUMBER) {
+    if (!topLevel) return undefined;
+    const value = padded(String(ctx.place), 'IS');
+    return [enc.header(tag, 'IS', value.length), value];
+  }
   // Nothing else may have an undefined length and not be a sequence.
   if (el.hadUndefinedLength || !dictVr) return undefined;
   const value = checkedValue({

@@ -78,6 +78,8 @@ export async function packageSeries(
     opts.onProgress?.(Math.min(done, total), total);
   };
   const uids = new UidMapper();
+  // Each file's place along the stack (files come in that order): its Instance Number once sent.
+  const placeOf = new Map(files.map((f, k) => [f, k + 1]));
   const deidentified = async (file: PackageFile): Promise<Buffer> => {
     const parsed = await readDicomFile(file.path, file.id);
     // Compressed frames are decoded to be written again (deid-pixels.ts): their codec loaded first.
@@ -94,7 +96,7 @@ export async function packageSeries(
         },
       );
     }
-    const out = deidentifyDicom(parsed, uids);
+    const out = deidentifyDicom(parsed, uids, placeOf.get(file) ?? 1);
     progress(parsed.buffer.length);
     return out;
   };
