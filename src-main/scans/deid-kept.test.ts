@@ -157,6 +157,8 @@ import sys, json, pydicom
 ds = pydicom.dcmread(sys.argv[1])
 ds.SeriesNumber = '99887766'
 ds.InstanceNumber = '99887766'
+ds.SliceLocation = '99887766.19010203'
+ds.SliceThickness = '99887766'; ds.SpacingBetweenSlices = '19010203'
 ds.WindowCenter = ['99887766', '19010203']; ds.WindowWidth = ['1', '2']
 ds.add_new(0x00209057, 'UL', 99887766)  # In-Stack Position Number
 ds.add_new(0x00280034, 'IS', ['99887766', '19010203'])  # Pixel Aspect Ratio
@@ -176,7 +178,8 @@ print(json.dumps(True))`,
       String.raw`
 import sys, json, pydicom
 d = pydicom.dcmread(sys.argv[1])
-print(json.dumps([str(d.SeriesNumber), str(d.InstanceNumber), 'WindowCenter' in d, 'WindowWidth' in d, 0x00209057 in d,
+print(json.dumps([str(d.SeriesNumber), str(d.InstanceNumber), 'SliceLocation' in d, str(d.SliceThickness),
+  str(d.SpacingBetweenSlices), 'WindowCenter' in d, 'WindowWidth' in d, 0x00209057 in d,
   'PixelAspectRatio' in d, d.Rows, [str(v) for v in d.PixelSpacing]]))`,
       [out],
     );
@@ -185,7 +188,8 @@ print(json.dumps([str(d.SeriesNumber), str(d.InstanceNumber), 'WindowCenter' in 
       [SLICE],
     );
     // Series Number goes out as 1 (the package's one series), Instance Number as the file's place in
-    // the package; the image and its geometry stay.
-    expect(back).toEqual(['1', '7', false, false, false, false, 256, spacing]);
+    // the package; no Slice Location; thickness and spacing past 100 mm present but empty (pydicom
+    // reads None); the image and its geometry stay.
+    expect(back).toEqual(['1', '7', false, 'None', 'None', false, false, false, false, 256, spacing]);
   });
 });

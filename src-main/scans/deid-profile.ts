@@ -80,7 +80,9 @@ const REMOVED_OUTSIDE_TABLE = new Set([0x00283010, 0x00283110, 0x20500010]);
  * counts at most the frames; Series Number goes out as 1. Left out, as a review found digits of an
  * identity kept in them: Window Center and Width (how a viewer first shows the image, read by no
  * segmentation), and Pixel Aspect Ratio (needed only without Pixel Spacing, Type 1 for a CT; the
- * reader, header-fields.ts, takes the pixels' shape from Pixel Spacing alone).
+ * reader, header-fields.ts, takes the pixels' shape from Pixel Spacing alone), and Slice Location
+ * (a vendor's number along the stack that nothing reads: Image Position says where a slice lies).
+ * Instance Number is written as the file's place in the package (deidentify.ts).
  */
 const NUMBERS_KEPT: ReadonlySet<number> = new Set([
   0x00180050, // Slice Thickness
@@ -89,7 +91,6 @@ const NUMBERS_KEPT: ReadonlySet<number> = new Set([
   0x00200013, // Instance Number
   0x00200032, // Image Position (Patient)
   0x00200037, // Image Orientation (Patient)
-  0x00201041, // Slice Location
   0x00209057, // In-Stack Position Number (at most the frame count)
   0x00209157, // Dimension Index Values (Type 1C with a Dimension Index Sequence; each at most the frames)
   0x00209165, // Dimension Index Pointer

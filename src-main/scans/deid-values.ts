@@ -168,6 +168,9 @@ export interface KeptValue {
 const DIMENSION_INDEX_VALUES = 0x00209157;
 const IN_STACK_POSITION = 0x00209057;
 const SERIES_NUMBER = 0x00200011;
+/** Slice Thickness and Spacing Between Slices, and the most either can be in a CT (mm). */
+const SLICE_MILLIMETRES = new Set([0x00180050, 0x00180088]);
+const MAX_SLICE_MM = 100;
 const MAX_DIMENSIONS = 4;
 const GRID_FRAME_OFFSETS = 0x3004000c;
 
@@ -221,7 +224,12 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   if (vr === 'CS' || KEPT_CODE_TAGS.has(v.tag)) return checkedCodes(v.tag, values);
   switch (vr) {
     case 'DS':
-      return values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s))) ? asIs : undefined;
+      if (!values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s)))) return undefined;
+      // A slice's thickness and spacing are millimetres, not eight digits of a record number: past
+      // what any scanner writes they are sent empty (both are Type 2 or 3).
+      if (SLICE_MILLIMETRES.has(v.tag) && values.some((s) => !(Math.abs(Number(s)) <= MAX_SLICE_MM)))
+        return new Uint8Array(0);
+      return asIs;
     case 'IS':
       if (!values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s)))) return undefined;
       return v.tag === SERIES_NUMBER ? renumberedSeries(values) : asIs;
