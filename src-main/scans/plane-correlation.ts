@@ -41,15 +41,19 @@ export function commonValues(v: Volume, share: number): ValueWindow {
   return [at(share), at(1 - share)];
 }
 
-/** A plane moved within itself: mirrored (across its middle column or row), then shifted (pixels). */
+/**
+ * A plane moved within itself: mirrored (across its middle column or row), turned about its middle
+ * (degrees, clockwise as the image is shown: rows run down), then shifted (pixels).
+ */
 export interface PlaneMove {
   mirrorX: boolean;
   mirrorY: boolean;
+  turn: number;
   dx: number;
   dy: number;
 }
 
-const UNMOVED: PlaneMove = { mirrorX: false, mirrorY: false, dx: 0, dy: 0 };
+const UNMOVED: PlaneMove = { mirrorX: false, mirrorY: false, turn: 0, dx: 0, dy: 0 };
 
 /**
  * Pearson correlation of plane `a` with plane `b` moved by `move` (b's voxel at (i, j) shown at its
@@ -75,15 +79,23 @@ export function movedCorrelation(
   let sab = 0;
   let n = 0;
   let all = 0;
+  // The turn undone about the plane's middle (nearest voxel).
+  const cos = Math.cos((move.turn * Math.PI) / 180);
+  const sin = Math.sin((move.turn * Math.PI) / 180);
+  const cx = (nx - 1) / 2;
+  const cy = (ny - 1) / 2;
+  const turned = move.turn !== 0;
   for (let j = 0; j < ny; j += step) {
-    // The voxel of b seen at (i, j) of a: undo the shift, then the mirror.
-    const jy = j - move.dy;
-    const jb = move.mirrorY ? ny - 1 - jy : jy;
+    // The voxel of b seen at (i, j) of a: undo the shift, the turn, then the mirror.
+    const ry = j - move.dy - cy;
     for (let i = 0; i < nx; i += step) {
       all++;
-      const ix = i - move.dx;
-      const ib = move.mirrorX ? nx - 1 - ix : ix;
+      const rx = i - move.dx - cx;
+      const ix = turned ? Math.round(cos * rx + sin * ry + cx) : rx + cx;
+      const jy = turned ? Math.round(cos * ry - sin * rx + cy) : ry + cy;
       if (jy < 0 || jy >= ny || ix < 0 || ix >= nx) continue;
+      const ib = move.mirrorX ? nx - 1 - ix : ix;
+      const jb = move.mirrorY ? ny - 1 - jy : jy;
       const x0 = d[a * plane + j * nx + i] as number;
       const y0 = d[b * plane + jb * nx + ib] as number;
       const x = x0 < lo ? lo : x0 > hi ? hi : x0;

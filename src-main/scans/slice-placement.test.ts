@@ -60,6 +60,26 @@ describe('a slice out of place among its neighbours', () => {
     expect(() => checkSlicesInPlace(upsideDown, layout)).toThrow(/once it is mirrored top to bottom/);
   });
 
+  it('is refused when it is turned in its plane (the head turned during it), with the turn that puts it back', () => {
+    const [nx, ny] = head.dims;
+    const turnedBy = (deg: number): Volume => {
+      const [c, s] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
+      const [cx, cy] = [(nx - 1) / 2, (ny - 1) / 2];
+      // The image turned by deg (clockwise as shown) about a point off its middle: (i, j) shows the
+      // voxel the turn brought there.
+      return headWith([54], (i, j) => {
+        const [x, y] = [i - cx - 10, j - cy + 6];
+        return [Math.round(c * x + s * y + cx + 10), Math.round(-s * x + c * y + cy - 6)];
+      });
+    };
+    expect(() => checkSlicesInPlace(turnedBy(15), layout)).toThrow(
+      /^The image of slice 55 of 108 \(slice055\.dcm\) is out of place: .* once it is turned 1[3-7]° anticlockwise about its middle(, then shifted \d+ pixels \w+ and \d+ \w+ \([\d.]+ mm\))?: the patient moved/,
+    );
+    expect(() => checkSlicesInPlace(turnedBy(-10), layout)).toThrow(
+      /once it is turned ([89]|1[012])° clockwise/,
+    );
+  });
+
   it('is refused when two or three neighbouring slices moved alike', () => {
     expect(() =>
       checkSlicesInPlace(

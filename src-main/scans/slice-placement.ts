@@ -51,6 +51,14 @@ const TWIN_ALIKE = 0.99;
 /** Moved as found, the slice correlates with its neighbour at least this close to `around`. */
 const MOVED_WITHIN = MIN_DROP / 2;
 
+/**
+ * Turns tried (degrees either way), unmirrored: a patient's head turns in the scanner's plane by a
+ * few degrees to a few tens; a slice turned 15° correlates as little as one shifted 3 pixels.
+ */
+const TURNS = [0, 4, -4, 8, -8, 12, -12, 16, -16, 20, -20, 25, -25];
+/** Turns tried either side of the best coarse one, to the degree. */
+const TURN_REFINE = [0, -1, 1, -2, 2];
+
 /** The move of plane `moving` that makes it most like plane `fixed`, and their correlation then. */
 function bestMove(
   v: Volume,
@@ -61,25 +69,28 @@ function bestMove(
   const [nx, ny] = v.dims;
   const range = Math.max(4, Math.round(MAX_SHIFT_SHARE * Math.max(nx, ny)));
   const stride = Math.max(1, Math.round(range / 8));
-  // A coarse search on a sparser grid, then the best found refined pixel by pixel.
+  // A coarse search on a sparser grid, then the best found refined pixel by pixel and degree by degree.
   const fine = sampleStep(v);
-  let best = { move: { mirrorX: false, mirrorY: false, dx: 0, dy: 0 }, r: -Infinity };
-  for (const mirrorX of [false, true])
-    for (const mirrorY of [false, true])
-      for (let dy = -range; dy <= range; dy += stride)
-        for (let dx = -range; dx <= range; dx += stride) {
-          const move = { mirrorX, mirrorY, dx, dy };
-          const r = movedCorrelation(v, fixed, moving, window, move, 2 * fine);
-          if (r > best.r) best = { move, r };
-        }
-  const { mirrorX, mirrorY, dx: cx, dy: cy } = best.move;
+  let best = { move: { mirrorX: false, mirrorY: false, turn: 0, dx: 0, dy: 0 }, r: -Infinity };
+  const coarse = (mirrorX: boolean, mirrorY: boolean, turn: number): void => {
+    for (let dy = -range; dy <= range; dy += stride)
+      for (let dx = -range; dx <= range; dx += stride) {
+        const move = { mirrorX, mirrorY, turn, dx, dy };
+        const r = movedCorrelation(v, fixed, moving, window, move, 2 * fine);
+        if (r > best.r) best = { move, r };
+      }
+  };
+  for (const mirrorX of [false, true]) for (const mirrorY of [false, true]) coarse(mirrorX, mirrorY, 0);
+  for (const turn of TURNS.slice(1)) coarse(false, false, turn);
+  const { mirrorX, mirrorY, turn: ct, dx: cx, dy: cy } = best.move;
   best = { move: best.move, r: -Infinity };
-  for (let dy = cy - stride; dy <= cy + stride; dy++)
-    for (let dx = cx - stride; dx <= cx + stride; dx++) {
-      const move = { mirrorX, mirrorY, dx, dy };
-      const r = movedCorrelation(v, fixed, moving, window, move, fine);
-      if (r > best.r) best = { move, r };
-    }
+  for (const t of ct === 0 && (mirrorX || mirrorY) ? [0] : TURN_REFINE)
+    for (let dy = cy - stride; dy <= cy + stride; dy++)
+      for (let dx = cx - stride; dx <= cx + stride; dx++) {
+        const move = { mirrorX, mirrorY, turn: ct + t, dx, dy };
+        const r = movedCorrelation(v, fixed, moving, window, move, fine);
+        if (r > best.r) best = { move, r };
+      }
   return best;
 }
 
@@ -98,7 +109,7 @@ function misplacement(
 ): string | null {
   const [it, itIs] = a === b ? ['it', 'it is'] : [`slice ${a + 1}`, 'that is'];
   const { move, r } = bestMove(v, a - 1, a, window);
-  const moved = move.mirrorX || move.mirrorY || move.dx !== 0 || move.dy !== 0;
+  const moved = move.mirrorX || move.mirrorY || move.turn !== 0 || move.dx !== 0 || move.dy !== 0;
   if (moved && r >= around - MOVED_WITHIN)
     return `and ${r.toFixed(2)} with ${it} once ${itIs} ${moveWords(move, v.spacing)}: the patient moved, or the images were changed after the scan`;
   let twin = -1;
@@ -115,11 +126,13 @@ function misplacement(
 }
 
 /** A move in words, with its length in millimetres on the image's pixel spacing. */
-function moveWords({ mirrorX, mirrorY, dx, dy }: PlaneMove, spacing: readonly number[]): string {
+function moveWords({ mirrorX, mirrorY, turn, dx, dy }: PlaneMove, spacing: readonly number[]): string {
   const parts: string[] = [];
   if (mirrorX && mirrorY) parts.push('turned upside down');
   else if (mirrorX) parts.push('mirrored left to right');
   else if (mirrorY) parts.push('mirrored top to bottom');
+  if (turn !== 0)
+    parts.push(`turned ${Math.abs(turn)}° ${turn > 0 ? 'clockwise' : 'anticlockwise'} about its middle`);
   if (dx !== 0 || dy !== 0) {
     const mm = Math.hypot(dx * spacing[0]!, dy * spacing[1]!);
     parts.push(
