@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
 import { openScanFile } from './scan-file-open.js';
+import { sameImage } from './same-image.js';
 import { isLossy } from './series-summary.js';
 
 /** Copies of an image in one drop, told apart from different images under one SOP Instance UID. */
@@ -64,10 +65,9 @@ const COMPARE_CHUNK = 1024 * 1024;
  * start of the other's. False when either cannot be read: not shown to be a copy.
  */
 async function sameContent(a: DicomHeader, b: DicomHeader): Promise<boolean> {
-  // One image in another transfer syntax (converted by an archive or a viewer): it keeps its UID,
-  // as the standard allows for a conversion that loses nothing, so its bytes differ and it is the
-  // same image all the same.
-  if (a.transferSyntaxUid !== b.transferSyntaxUid) return true;
+  // One image in another transfer syntax (converted by an archive or a viewer): its bytes differ,
+  // its image must not (same-image.ts).
+  if (a.transferSyntaxUid !== b.transferSyntaxUid) return sameImage(a, b);
   const [short, long] = a.fileSize <= b.fileSize ? [a, b] : [b, a];
   if (short.fileSize !== long.fileSize && (short.pixelData?.missingBytes ?? 0) === 0) return false;
   let fa: FileHandle | undefined;
