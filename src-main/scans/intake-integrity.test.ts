@@ -183,6 +183,35 @@ print(json.dumps(True))`,
   },
 );
 
+describe.skipIf(noPydicom !== null)(
+  `a second image next to a slice${noPydicom ? ` (skipped: ${noPydicom})` : ''}`,
+  () => {
+    it("is refused as lying at that slice's place when it is 0.01 or 0.05 mm from it, not taken for uneven spacing", async () => {
+      for (const mm of [0.01, 0.05]) {
+        const dir = craniumCopy(`near-${mm}`);
+        python(
+          String.raw`
+import sys, json, pydicom
+from pydicom.uid import generate_uid
+ds = pydicom.dcmread(sys.argv[1])
+ds.SOPInstanceUID = generate_uid()
+ds.ImagePositionPatient = [float(v) + (float(sys.argv[3]) if i == 2 else 0) for i, v in enumerate(ds.ImagePositionPatient)]
+a = ds.pixel_array.copy(); a[60:120, 60:120] = 1500; ds.PixelData = a.tobytes()
+ds.save_as(sys.argv[2])
+print(json.dumps(True))`,
+          [join(dir, 'slice050.dcm'), join(dir, 'intruder.dcm'), String(mm)],
+        );
+        const s = (await run([dir])).series[0]!;
+        const p = s.problems.find((x) => x.code === 'duplicate-positions');
+        expect(p?.message, String(mm)).toMatch(
+          /^1 slice lies at the same place as another one or within 0\.08 mm of it \(at .* mm\)\. The series may hold two scans or repeated images\.$/,
+        );
+        expect(isUsable(s)).toBe(false);
+      }
+    });
+  },
+);
+
 describe('slices of more than one patient in one series', () => {
   it('are an error naming what differs, not the other identities', async () => {
     const dir = craniumCopy('patients');

@@ -53,6 +53,8 @@ export interface SliceLayout {
 const DEFAULT_ORIENTATION: SliceLayout['orientation'] = [1, 0, 0, 0, 1, 0];
 
 const fmt = (v: number, digits = 1): string => v.toFixed(digits);
+/** Slices nearer than this share of the stack's spacing lie at one place (two scans, repeated images). */
+const NEAR_SHARE = 0.05;
 
 /**
  * Orders the frames of one series along their slice normal and checks that they form a volume.
@@ -210,12 +212,15 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     headerSpacing && headerSpacing > 0 ? headerSpacing : 1,
     Math.floor(MAX_VOLUME_BYTES / (planeColumns * planeRows * 4)),
   );
-  // Slices within a micrometre of the one before: the first of them, and how many.
+  // Slices within a micrometre of the one before, or a twentieth of the slices' spacing: the first of
+  // them, and how many. No scanner places one slice 0.01 mm from another; two scans interleaved do
+  // (a review: such a slice, another image, was called uneven spacing and left out of the grid).
   const { offsets } = stack;
+  const near = Math.max(1e-3, NEAR_SHARE * stack.spacing);
   let duplicates = 0;
   let k = -1;
   for (let i = 1; i < offsets.length; i++) {
-    if (offsets[i]! - offsets[i - 1]! <= 1e-3) {
+    if (offsets[i]! - offsets[i - 1]! <= near) {
       duplicates++;
       if (k < 0) k = i;
     }
@@ -224,7 +229,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     problems.push({
       severity: 'error',
       code: 'duplicate-positions',
-      message: `${duplicates} slice${duplicates > 1 ? 's lie' : ' lies'} at the same place as another one (at ${fmt(frames[k]!.along)} mm). The series may hold two scans or repeated images.`,
+      message: `${duplicates} slice${duplicates > 1 ? 's lie' : ' lies'} at the same place as another one${near > 1e-3 ? ` or within ${fmt(near, 2)} mm of it` : ''} (at ${fmt(frames[k]!.along)} mm). The series may hold two scans or repeated images.`,
       file: frames[k]!.header.path,
     });
   }
