@@ -1,10 +1,17 @@
 // A slice shifted, turned or mirrored against the slices around it: the patient moved during it, or
 // the image was changed after the scan. A model of the scan had a step in its surface there.
 import dicomParser from 'dicom-parser';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, phantomBySlice, tempFolders, withPixels } from './scans.test-support.js';
+import {
+  FIXTURES,
+  phantomBySlice,
+  pydicomMissing,
+  python,
+  tempFolders,
+  withPixels,
+} from './scans.test-support.js';
 import { layoutSlices, type SliceLayout } from './slice-layout.js';
 import { checkSlicesInPlace } from './slice-placement.js';
 import { readSeriesHeaders, readVolume, readVolumeForSegmentation } from './volume-reader.js';
@@ -104,6 +111,17 @@ describe('a slice out of place among its neighbours', () => {
     );
   });
 
+  it('is refused at either end of the stack, read against the two slices past it', () => {
+    const bottom = headWith([0], (i, j) => [i - 8, j]);
+    expect(() => checkSlicesInPlace(bottom, layout)).toThrow(
+      /^The image of slice 1 of 108 \(slice001\.dcm\) is out of place: it correlates 0\.\d\d with the slice beside it, while the next two correlate 0\.9\d with each other, and 0\.9\d with it once it is shifted 8 pixels left and 0 down \(7\.7 mm\)/,
+    );
+    const top = headWith([106, 107], (i, j) => [i, j - 6]);
+    expect(() => checkSlicesInPlace(top, layout)).toThrow(
+      /^The images of slices 107 to 108 of 108 .* out of place/,
+    );
+  });
+
   it('is not a scan as it was made: the real head, with noise, or with metal in one slice', () => {
     expect(() => checkSlicesInPlace(head, layout)).not.toThrow();
     const noise = gaussian(5);
@@ -128,6 +146,38 @@ describe('a slice out of place among its neighbours', () => {
         }
     expect(() => checkSlicesInPlace({ ...head, data: streaked }, layout)).not.toThrow();
   });
+
+  it.skipIf(pydicomMissing() !== null)(
+    'stops a job when another image lies between slices or past an end, on a grid rebuilt for it',
+    async () => {
+      // A review: one slice shifted 8 pixels, 0.75 mm below the first, or 0.5 mm past slice 50. The
+      // stack was rebuilt on an uneven grid, "uneven spacing" was all that was said, and the model was
+      // made with the intruder in it or without a word about it.
+      for (const [from, mm] of [
+        [1, -0.75],
+        [50, 0.5],
+      ] as const) {
+        const dir = fresh(`intruder-${from}`);
+        for (const f of readdirSync(CRANIUM)) copyFileSync(join(CRANIUM, f), join(dir, f));
+        python(
+          String.raw`
+import sys, json, numpy as np, pydicom
+from pydicom.uid import generate_uid
+ds = pydicom.dcmread(sys.argv[1])
+ds.SOPInstanceUID = generate_uid()
+ds.ImagePositionPatient = [float(v) + (float(sys.argv[3]) if i == 2 else 0) for i, v in enumerate(ds.ImagePositionPatient)]
+ds.PixelData = np.roll(ds.pixel_array, 8, axis=1).tobytes()
+ds.save_as(sys.argv[2])
+print(json.dumps(True))`,
+          [join(dir, `slice${String(from).padStart(3, '0')}.dcm`), join(dir, 'intruder.dcm'), String(mm)],
+        );
+        const files = readdirSync(dir).map((f) => join(dir, f));
+        await expect(readVolumeForSegmentation(files), String(from)).rejects.toThrow(
+          /\(intruder\.dcm\) is out of place: .* shifted 8 pixels left/,
+        );
+      }
+    },
+  );
 
   it('stops a job on the real phantom with one slice shifted in its file; the preview still reads it', async () => {
     const files = phantomBySlice();

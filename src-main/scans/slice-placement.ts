@@ -95,20 +95,21 @@ function bestMove(
 }
 
 /**
- * Why the run a..b is out of place among slices that correlate `around` across it, in words, or null
- * when nothing explains it (noise, blur: it is only unlike them). Explained: a move puts its first
- * slice back beside the one before it, or its first slice is the image of a slice elsewhere.
+ * Why the run a..b is out of place among slices that correlate `around` across it (or, at an end of
+ * the stack, beyond it), in words, or null when nothing explains it (noise, blur: it is only unlike
+ * them). Explained: a move puts the run's slice `moving` back beside its neighbour `fixed` outside the
+ * run, or that slice is the image of a slice elsewhere.
  */
 function misplacement(
   v: Volume,
-  a: number,
-  b: number,
+  [a, b]: [number, number],
+  [fixed, moving]: [number, number],
   around: number,
   window: ValueWindow,
   name: (k: number) => string,
 ): string | null {
-  const [it, itIs] = a === b ? ['it', 'it is'] : [`slice ${a + 1}`, 'that is'];
-  const { move, r } = bestMove(v, a - 1, a, window);
+  const [it, itIs] = a === b ? ['it', 'it is'] : [`slice ${moving + 1}`, 'that is'];
+  const { move, r } = bestMove(v, fixed, moving, window);
   const moved = move.mirrorX || move.mirrorY || move.turn !== 0 || move.dx !== 0 || move.dy !== 0;
   if (moved && r >= around - MOVED_WITHIN)
     return `and ${r.toFixed(2)} with ${it} once ${itIs} ${moveWords(move, v.spacing)}: the patient moved, or the images were changed after the scan`;
@@ -116,7 +117,7 @@ function misplacement(
   let best = -Infinity;
   for (let m = 0; m < v.dims[2]; m++) {
     if (m >= a - 1 && m <= b + 1) continue;
-    const c = correlation(v, a, m, window);
+    const c = correlation(v, moving, m, window);
     if (c > best) [twin, best] = [m, c];
   }
   // A copy is the same image, not one alike: slices streaked by metal at two heights correlated
@@ -144,7 +145,8 @@ function moveWords({ mirrorX, mirrorY, turn, dx, dy }: PlaneMove, spacing: reado
 
 /**
  * Refuses, in words naming its files, a volume with a run of up to MAX_RUN slices out of place among
- * the slices around it. Only on a volume whose planes are the slices themselves (evenly spaced).
+ * the slices around it, or at either end of the stack among the slices beyond it. Only on a volume
+ * whose planes are the slices themselves (volume-reader.ts reads the slices of a rebuilt grid apart).
  */
 export function checkSlicesInPlace(v: Volume, layout: SliceLayout): void {
   const nz = v.dims[2];
@@ -152,30 +154,41 @@ export function checkSlicesInPlace(v: Volume, layout: SliceLayout): void {
   const window = commonValues(v, EXTREME_SHARE);
   const next = new Float64Array(nz - 1);
   for (let k = 0; k + 1 < nz; k++) next[k] = correlation(v, k, k + 1, window);
-  for (let a = 1; a < nz - 1; a++) {
-    for (let b = a; b < a + MAX_RUN && b + 1 < nz; b++) {
-      const edge = Math.max(next[a - 1]!, next[b]!);
-      // The slices around cannot correlate MIN_DROP more than 1: nothing to read across.
-      if (edge > 1 - MIN_DROP) continue;
-      const around = correlation(v, a - 1, b + 1, window);
-      if (around < AROUND_ALIKE || around - edge < MIN_DROP) continue;
-      if (1 - edge < MIN_UNLIKENESS_RATIO * (1 - around)) continue;
-      // Out of place only if some move puts it back: else it is only unlike them (noise, blur).
-      const name = (k: number): string => sliceName(layout, k);
-      const why = misplacement(v, a, b, around, window, name);
-      if (!why) continue;
-      const which =
-        a === b
-          ? `The image of slice ${a + 1} of ${nz} (${name(a)}) is out of place: it correlates ${next[a - 1]!.toFixed(2)} and ${next[b]!.toFixed(2)} with the slices beside it`
-          : `The images of slices ${a + 1} to ${b + 1} of ${nz} (${name(a)} to ${name(b)}) are out of place: they correlate ${next[a - 1]!.toFixed(2)} and ${next[b]!.toFixed(2)} with the slices beside them`;
-      throw new AppError(
-        'bad-input',
-        `${which}, while those correlate ${around.toFixed(2)} with each other, ${why}, so no model was made of the scan.`,
-        {
-          action:
-            'Look at the scan around those slices: if the patient moved, the scan has to be made again; otherwise export it again from the scanner or PACS.',
-        },
-      );
-    }
-  }
+  const name = (k: number): string => sliceName(layout, k);
+  /**
+   * The run a..b, whose edges correlate `edges` with the slices beside it, against `around`: how
+   * the slices it lies among correlate with each other. Throws when it is out of place.
+   */
+  const check = (a: number, b: number, edges: number[], around: number, match: [number, number]): void => {
+    const edge = Math.max(...edges);
+    // The slices around cannot correlate MIN_DROP more than 1: nothing to read across.
+    if (edge > 1 - MIN_DROP) return;
+    if (around < AROUND_ALIKE || around - edge < MIN_DROP) return;
+    if (1 - edge < MIN_UNLIKENESS_RATIO * (1 - around)) return;
+    // Out of place only if some move puts it back: else it is only unlike them (noise, blur).
+    const why = misplacement(v, [a, b], match, around, window, name);
+    if (!why) return;
+    const said = edges.map((r) => r.toFixed(2)).join(' and ');
+    const beside = edges.length === 2 ? 'the slices beside' : 'the slice beside';
+    const those =
+      edges.length === 2
+        ? `while those correlate ${around.toFixed(2)} with each other`
+        : `while the next two correlate ${around.toFixed(2)} with each other`;
+    const which =
+      a === b
+        ? `The image of slice ${a + 1} of ${nz} (${name(a)}) is out of place: it correlates ${said} with ${beside} it`
+        : `The images of slices ${a + 1} to ${b + 1} of ${nz} (${name(a)} to ${name(b)}) are out of place: they correlate ${said} with ${beside} them`;
+    throw new AppError('bad-input', `${which}, ${those}, ${why}, so no model was made of the scan.`, {
+      action:
+        'Look at the scan around those slices: if the patient moved, the scan has to be made again; otherwise export it again from the scanner or PACS.',
+    });
+  };
+  for (let a = 1; a < nz - 1; a++)
+    for (let b = a; b < a + MAX_RUN && b + 1 < nz; b++)
+      check(a, b, [next[a - 1]!, next[b]!], correlation(v, a - 1, b + 1, window), [a - 1, a]);
+  // A run at either end has slices on one side only: it is read against the two slices past it, as
+  // alike as slices beside each other are (a review put another image 0.5 mm below a stack's first).
+  for (let b = 0; b < MAX_RUN && b + 2 < nz; b++) check(0, b, [next[b]!], next[b + 1]!, [b + 1, b]);
+  for (let a = nz - 1; a > nz - 1 - MAX_RUN && a >= 2; a--)
+    check(a, nz - 1, [next[a - 1]!], next[a - 2]!, [a - 1, a]);
 }

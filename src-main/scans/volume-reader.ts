@@ -204,11 +204,37 @@ export async function volumeFromHeaders(
   }
   // A model is made only of slices that decoded to images of the scan (a preview shows what there is).
   if (opts.requireFit) {
-    checkSlicesAlike(volume, layout);
-    checkSlicesInPlace(volume, layout);
+    const slices = await slicesAsRead(volume, layout, opts, signal);
+    if (slices) {
+      checkSlicesAlike(slices.volume, slices.layout);
+      checkSlicesInPlace(slices.volume, slices.layout);
+    }
     checkSliceLevels(volume, layout);
   }
   return volume;
+}
+
+/**
+ * The slices side by side, one plane each, for the checks that compare neighbours: the volume itself
+ * when its planes are its slices, else (a grid rebuilt on uneven spacing, whose planes blend two
+ * slices) the slices read again on their own. A review put another image 0.5 mm past the end of a
+ * stack: only "uneven spacing" was said, and the model was made with it. Undefined when the slices
+ * alone would take more memory than a volume may.
+ */
+async function slicesAsRead(
+  volume: Volume,
+  layout: SliceLayout,
+  opts: VolumeReadOptions,
+  signal?: AbortSignal,
+): Promise<{ volume: Volume; layout: SliceLayout } | undefined> {
+  if (!layout.stack.resampled) return { volume, layout };
+  const asSlices: SliceLayout = {
+    ...layout,
+    stack: { ...layout.stack, resampled: false, count: layout.frames.length, step: layout.sliceSpacing },
+  };
+  const asInt16 = volume.data instanceof Int16Array;
+  if (volumeTooLarge(asSlices, asInt16)) return undefined;
+  return { volume: await decodeVolume(asSlices, asInt16, { source: opts.source }, signal), layout: asSlices };
 }
 
 /** Refuses, before anything is allocated or decoded, a volume of more than MAX_VOLUME_BYTES. */
