@@ -212,6 +212,25 @@ print(json.dumps(True))`,
   },
 );
 
+describe('slices without a Series Instance UID', () => {
+  it('are each listed alone, saying the UID is missing rather than only that one slice is too few', async () => {
+    const dir = craniumCopy('no-series-uid');
+    for (const f of readdirSync(dir)) {
+      const bytes = readFileSync(join(dir, f));
+      patchElement(bytes, 'x0020000e', sameLength(bytes, 'x0020000e', ''));
+      writeFileSync(join(dir, f), bytes);
+    }
+    const { series } = await run([dir]);
+    expect(series).toHaveLength(108);
+    for (const s of series) {
+      expect(s.problems.find((p) => p.code === 'no-series-uid')?.message).toMatch(
+        /^This file has no Series Instance UID \(0020,000E\), which tells which slices make one scan/,
+      );
+      expect(isUsable(s)).toBe(false);
+    }
+  });
+});
+
 describe('slices of more than one patient in one series', () => {
   it('are an error naming what differs, not the other identities', async () => {
     const dir = craniumCopy('patients');

@@ -47,6 +47,16 @@ export function summarizeSeries(
   const ts = transferSyntax(first.transferSyntaxUid);
   const slices = layout.frames.length;
 
+  // Slices are put together by their Series Instance UID: without one, a file is a scan of its own
+  // (a review: 140 slices without it were listed as 140 single images, each "too few slices").
+  if (!first.seriesUid && first.numberOfFrames <= 1) {
+    problems.push({
+      severity: 'error',
+      code: 'no-series-uid',
+      message:
+        'This file has no Series Instance UID (0020,000E), which tells which slices make one scan, so it is listed alone and cannot be put together with the other slices of its scan. Export the series again from the scanner or PACS.',
+    });
+  }
   if (first.modality !== 'CT') {
     const words = modalityWords(first.modality);
     problems.push({
