@@ -253,6 +253,20 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
   });
 });
 
+describe('scan2mesh submit with one scan named twice', () => {
+  it('sends its series once, saying so (a review: two jobs, and skull.stl beside "skull (2).stl")', () => {
+    const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
+    const data = join(work, 'twice-data');
+    const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
+    const r = cli(data, 'submit', cranium, `${cranium}/`, '--mesh', mesh, '--out', join(work, 'twice-out'));
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(
+      `left out: the same series (its UID and slice count) is already sent from ${cranium}\n`,
+    );
+    expect(queued(data)).toHaveLength(1);
+  });
+});
+
 describe('scan2mesh submit --deidentify names folders without the series description', () => {
   it('names the folders of a scan with two series by their places, not their numbers', () => {
     // Two series of one folder, each described with a name (free text de-identification removes).

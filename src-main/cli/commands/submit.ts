@@ -252,6 +252,8 @@ async function findSeries(
   // Whether a scan held series, none of which a model can be made of (rather than no DICOM at all).
   let unfitOnly = true;
   const usedNames = new Set<string>();
+  const sentFrom = new Map<string, string>();
+  const sameSeries = (s: SeriesSummary): string => `${s.seriesUid}\n${s.slices}`;
   for (const scan of scans) {
     let result: IntakeResult;
     let series: SeriesSummary[];
@@ -267,9 +269,17 @@ async function findSeries(
       unfitOnly = false;
       continue;
     }
-    // A series is sent only when its files are sound and a model can honestly be made of it.
-    const usable = series.filter(isUsable);
-    for (const s of series.filter((x) => !usable.includes(x))) {
+    // A series is sent only when its files are sound and a model can honestly be made of it, and
+    // once: a folder named twice (`scan scan/`) made two jobs of one series.
+    const again = series.filter((s) => s.seriesUid && sentFrom.has(sameSeries(s)));
+    for (const s of again)
+      io.err(
+        `${seriesLabel(scan, s)} left out: the same series (its UID and slice count) is already sent from ${oneLine(sentFrom.get(sameSeries(s))!)}\n`,
+      );
+    const usable = series.filter((s) => isUsable(s) && !again.includes(s));
+    for (const s of usable)
+      if (s.seriesUid && !sentFrom.has(sameSeries(s))) sentFrom.set(sameSeries(s), scan);
+    for (const s of series.filter((x) => !usable.includes(x) && !again.includes(x))) {
       const problem = s.problems.find((p) => p.severity === 'error');
       const error = problem?.message;
       const reasons = unfitReasons(s, error ? [error] : []);
@@ -283,6 +293,7 @@ async function findSeries(
       ];
       io.err(`${seriesLabel(scan, s)} left out: ${why.join('\n') || 'not usable'}\n`);
     }
+    if (usable.length === 0 && again.length > 0) continue; // said above: sent from the other scan
     if (usable.length === 0) {
       if (series.length === 0) unfitOnly = false;
       problems.push(
