@@ -1,7 +1,7 @@
 // Archives in a drop: a zip inside a zip, a zip with no DICOM in it, and zips refused as a whole
 // (entries that would land outside their folder, absurd declared sizes, entries holding more than
 // they declare); and a drop that is canceled.
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -32,6 +32,18 @@ describe('intake of archives, and cancellation', () => {
     await writeZip(outer, [{ name: 'export/inner.zip', file: inner }]);
     const r = await run([outer]);
     expect(r.series[0]!.fileCount).toBe(3);
+    // Every folder unpacked is the user's alone, whatever the umask (a review found 0755 under a
+    // private parent).
+    if (process.platform !== 'win32') {
+      const work = fresh('modes');
+      await intake([outer], { tempDir: work });
+      const folders = readdirSync(work, { recursive: true, withFileTypes: true }).filter((e) =>
+        e.isDirectory(),
+      );
+      expect(folders.length).toBeGreaterThan(0);
+      for (const f of folders)
+        expect((statSync(join(f.parentPath, f.name)).mode & 0o777).toString(8), f.name).toBe('700');
+    }
     const deepest = join(dir, 'deepest.zip');
     await writeZip(deepest, [{ name: 'outer.zip', file: outer }]);
     const deep = await run([deepest]);

@@ -1,8 +1,9 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startDefaultEngine } from '../../engine/default-engine.js';
 import { dataDir } from '../../platform/paths.js';
+import { privateDir } from '../../platform/private-files.js';
 import { cliLogger } from '../cli-logger.js';
 
 export const ENGINE_SECRET_ENV = 'SCAN2MESH_ENGINE_SECRET';
@@ -18,7 +19,8 @@ export async function engineSecret(
   const fromEnv = env[ENGINE_SECRET_ENV];
   if (fromEnv) return { secret: fromEnv, source: 'environment' };
   const secret = randomBytes(32).toString('base64url');
-  await mkdir(dir, { recursive: true });
+  // The data folder: private whoever makes it first (a review found it 0755 when `engine` did).
+  await privateDir(dir);
   const file = join(dir, 'engine-client-secret');
   await writeFile(file, `${secret}\n`, { mode: 0o600 });
   // writeFile keeps the mode of a file that exists already.

@@ -163,13 +163,16 @@ describe('a saved connection named with --profile', () => {
 describe('scan2mesh engine', () => {
   it('keeps its secret in a file only the user can read, or takes it from the environment', async () => {
     await withTempDir(async (dir) => {
-      const made = await engineSecret({}, dir);
+      // The data folder made by `engine`, run first, is private too (a review found it 0755).
+      const data = join(dir, 'data');
+      const made = await engineSecret({}, data);
+      if (process.platform !== 'win32') expect((await stat(data)).mode & 0o777).toBe(0o700);
       expect(made.source).toBe('file');
-      expect(made.file).toBe(join(dir, 'engine-client-secret'));
+      expect(made.file).toBe(join(data, 'engine-client-secret'));
       expect((await readFile(made.file as string, 'utf8')).trim()).toBe(made.secret);
       expect(made.secret.length).toBeGreaterThanOrEqual(40);
       if (process.platform !== 'win32') expect((await stat(made.file as string)).mode & 0o777).toBe(0o600);
-      const given = await engineSecret({ [ENGINE_SECRET_ENV]: 'from-env' }, dir);
+      const given = await engineSecret({ [ENGINE_SECRET_ENV]: 'from-env' }, data);
       expect(given).toEqual({ secret: 'from-env', source: 'environment' });
     });
   });
