@@ -9,6 +9,7 @@ import {
   type SlabPool,
 } from './iso-surface.js';
 import { runsOnWorkers } from './job-volume.js';
+import { checkBonePieces } from './region-checks.js';
 import { isMeshFormat, type MeshFormat } from './mesh-formats.js';
 import { meshSettings, tissueOf, type MeshSettings } from './plan.js';
 import { simplifyMesh, type SimplifiedMesh } from './simplify.js';
@@ -104,6 +105,7 @@ export async function segmentRegion(
       action: `Check that the scan shows what ${label} asks for, or leave it out.`,
     });
   }
+  if (t === 'bone') checkBonePieces(region.components);
   return region;
 }
 

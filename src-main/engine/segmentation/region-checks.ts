@@ -184,3 +184,26 @@ export function refuseTiltedPlanes(volume: VoxelDirections, tissue: 'airway' | '
     },
   );
 }
+
+/**
+ * Most pieces of like size the bone of a head falls into: the skull, the jaw, a few vertebrae, the
+ * hyoid; loose pieces under a tenth of the largest are dropped before (tissue.ts). A 3D checkerboard
+ * or lattice at the bone level kept thousands of equal pieces, and came out as a "skull" of 4.5
+ * million triangles (a review).
+ */
+const MAX_BONE_PIECES = 40;
+/** ...when the largest of them holds less than this share of the bone kept. */
+const BONE_LARGEST_MIN_SHARE = 0.25;
+
+/** Refuses bone that is many pieces of like size, none of them most of it: a pattern, not a head. */
+export function checkBonePieces(c: { kept: number; keptVoxels: number; largest: number }): void {
+  const share = c.keptVoxels > 0 ? c.largest / c.keptVoxels : 1;
+  if (c.kept <= MAX_BONE_PIECES || share >= BONE_LARGEST_MIN_SHARE) return;
+  throw new AppError(
+    'bad-input',
+    `The voxels dense as bone in this scan form ${c.kept} separate pieces of like size, the largest only ${(share * 100).toFixed(1)} % of them: a head's bone is one large piece (the skull) with a few others, so this is a pattern (a test object, a grid or noise), not a skull, and no bone mesh was made.`,
+    {
+      action: 'Check that the scan is a CT or cone-beam CT of a head, or use a remote segmentation service.',
+    },
+  );
+}
