@@ -1,7 +1,14 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, phantomBySlice, tempFolders, withPixels } from './scans.test-support.js';
+import {
+  FIXTURES,
+  phantomBySlice,
+  pydicomMissing,
+  python,
+  tempFolders,
+  withPixels,
+} from './scans.test-support.js';
 import { layoutSlices } from './slice-layout.js';
 import { checkSlicesAlike } from './slice-likeness.js';
 import { readSeriesHeaders, readVolumeForSegmentation, readVolume } from './volume-reader.js';
@@ -108,5 +115,43 @@ describe('a slice like neither neighbour', () => {
       return to;
     });
     await expect(readVolumeForSegmentation(files)).resolves.toBeDefined();
+  });
+});
+
+describe.skipIf(pydicomMissing() !== null)('two scans one after the other in one series', () => {
+  /** The real head, then `then` (head: the head again; air: slices of air at one value) above it. */
+  function headThen(then: 'head' | 'air', count: number): string[] {
+    const dir = fresh(`then-${then}`);
+    python(
+      String.raw`
+import sys, os, json, glob, numpy as np, pydicom
+from pydicom.uid import generate_uid
+src, out, then, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+files = sorted(glob.glob(src + '/*.dcm'))
+for f in files:
+    pydicom.dcmread(f).save_as(os.path.join(out, os.path.basename(f)))
+top = float(pydicom.dcmread(files[-1]).ImagePositionPatient[2])
+for i in range(count):
+    ds = pydicom.dcmread(files[i % len(files)])
+    ds.SOPInstanceUID = generate_uid()
+    p = [float(v) for v in ds.ImagePositionPatient]
+    ds.ImagePositionPatient = [p[0], p[1], top + 1.5 * (i + 1)]
+    if then == 'air':
+        ds.PixelData = np.full_like(ds.pixel_array, int((-1024 - float(ds.RescaleIntercept)) / float(ds.RescaleSlope))).tobytes()
+    ds.save_as(os.path.join(out, 'then%03d.dcm' % i))
+print(json.dumps(True))`,
+      [CRANIUM, dir, then, String(count)],
+    );
+    return readdirSync(dir).map((f) => join(dir, f));
+  }
+
+  it('is refused where the second begins, naming both slices (the head twice along one stack)', async () => {
+    await expect(readVolumeForSegmentation(headThen('head', 108))).rejects.toThrow(
+      /^The scan changes at once between slice 108 and slice 109 of 216 \(slice108\.dcm and then000\.dcm\): they correlate -?0\.\d\d, .* The series holds two scans one after the other/,
+    );
+  });
+
+  it('is not a head with many slices of air at one value above it', async () => {
+    await expect(readVolumeForSegmentation(headThen('air', 30))).resolves.toBeDefined();
   });
 });

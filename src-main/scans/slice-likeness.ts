@@ -67,7 +67,8 @@ const maxRun = (slices: number): number => Math.max(3, Math.floor(0.05 * slices)
 /**
  * Refuses, in words naming its files, a volume with a short run of slices (one, two, at either end)
  * unlike the slices around it, in a scan whose neighbouring slices are otherwise alike. Runs of one
- * value at either end are let be (empty end slices); a long run is a scan in two parts, not damage.
+ * value at either end are let be (empty end slices); a long run is a scan in two parts, not damage:
+ * refused as such (checkSeams).
  * Only on a volume whose planes are the slices themselves (evenly spaced); a resampled plane blends
  * two slices, and its damage is not told here.
  */
@@ -113,6 +114,37 @@ export function checkSlicesAlike(v: Volume, layout: SliceLayout): void {
       {
         action:
           'Export the scan again from the scanner or PACS; if its images show the patient moved, the scan has to be made again.',
+      },
+    );
+  }
+  checkSeams(v, layout, runs, next, sorted[sorted.length >> 1]!);
+}
+
+/**
+ * Two long runs of alike slices that meet where neighbours are unlike: not damage, but two scans, or
+ * two parts of one, stacked along one series (a review repeated the head 14 times along a stack: the
+ * job made one "skull" 585 mm tall). A run of one value (empty end slices, air set to one value) is
+ * no scan, and is let be.
+ */
+function checkSeams(
+  v: Volume,
+  layout: SliceLayout,
+  runs: [number, number][],
+  next: Float64Array,
+  median: number,
+): void {
+  const nz = v.dims[2];
+  const long = ([a, b]: [number, number]): boolean => b - a + 1 > maxRun(nz);
+  for (let r = 1; r < runs.length; r++) {
+    const k = runs[r - 1]![1];
+    if (!long(runs[r - 1]!) || !long(runs[r]!) || flat(v, k) || flat(v, k + 1)) continue;
+    const name = (i: number): string => sliceName(layout, i);
+    throw new AppError(
+      'bad-input',
+      `The scan changes at once between slice ${k + 1} and slice ${k + 2} of ${nz} (${name(k)} and ${name(k + 1)}): they correlate ${next[k]!.toFixed(2)}, while half of the scan's neighbouring slices correlate ${median.toFixed(2)} or more, and the slices on either side of them are alike for ${runs[r - 1]![1] - runs[r - 1]![0] + 1} and ${runs[r]![1] - runs[r]![0] + 1} slices. The series holds two scans one after the other, or the slices between them are missing or out of order, so no model was made of the scan.`,
+      {
+        action:
+          'Export the scan again from the scanner or PACS; if the series holds two scans, export them as separate series and choose one.',
       },
     );
   }
