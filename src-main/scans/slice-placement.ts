@@ -53,11 +53,14 @@ const MOVED_WITHIN = MIN_DROP / 2;
 
 /**
  * Turns tried (degrees either way), unmirrored: a patient's head turns in the scanner's plane by a
- * few degrees to a few tens; a slice turned 15° correlates as little as one shifted 3 pixels.
+ * few degrees to a few tens; a slice turned 15° correlates as little as one shifted 3 pixels. Beyond
+ * 24°, and a quarter turn (a review turned slices 35-90°), more coarsely.
  */
-const TURNS = [0, 4, -4, 8, -8, 12, -12, 16, -16, 20, -20, 25, -25];
+const TURNS = [0, 4, 8, 12, 16, 20, 24, 30, 36, 42, 48, 54, 60, 90].flatMap((t) => (t === 0 ? [0] : [t, -t]));
+/** How many of the best coarse moves, each of another kind (mirror, turn), are refined. */
+const REFINED_KINDS = 3;
 /** Turns tried either side of the best coarse one, to the degree. */
-const TURN_REFINE = [0, -1, 1, -2, 2];
+const TURN_REFINE = [0, -1, 1, -2, 2, -3, 3];
 
 /** The move of plane `moving` that makes it most like plane `fixed`, and their correlation then. */
 function bestMove(
@@ -67,30 +70,38 @@ function bestMove(
   window: ValueWindow,
 ): { move: PlaneMove; r: number } {
   const [nx, ny] = v.dims;
-  const range = Math.max(4, Math.round(MAX_SHIFT_SHARE * Math.max(nx, ny)));
-  const stride = Math.max(1, Math.round(range / 8));
-  // A coarse search on a sparser grid, then the best found refined pixel by pixel and degree by degree.
+  const stride = Math.max(1, Math.round(Math.max(4, MAX_SHIFT_SHARE * Math.max(nx, ny)) / 8));
+  // Eight strides either way: the coarse grid holds the unshifted move (a mirror alone, a turn alone).
+  const range = 8 * stride;
+  // A coarse search on a sparser grid, then the best found of each kind (mirrored, turned) refined
+  // pixel by pixel and degree by degree: a head nearly symmetric about a column off the middle is
+  // alike shifted as mirrored, and the best coarse move alone was the wrong kind (a review).
   const fine = sampleStep(v);
-  let best = { move: { mirrorX: false, mirrorY: false, turn: 0, dx: 0, dy: 0 }, r: -Infinity };
+  const kinds: { move: PlaneMove; r: number }[] = [];
   const coarse = (mirrorX: boolean, mirrorY: boolean, turn: number): void => {
+    let best = { move: { mirrorX, mirrorY, turn, dx: 0, dy: 0 }, r: -Infinity };
     for (let dy = -range; dy <= range; dy += stride)
       for (let dx = -range; dx <= range; dx += stride) {
         const move = { mirrorX, mirrorY, turn, dx, dy };
         const r = movedCorrelation(v, fixed, moving, window, move, 2 * fine);
         if (r > best.r) best = { move, r };
       }
+    kinds.push(best);
   };
   for (const mirrorX of [false, true]) for (const mirrorY of [false, true]) coarse(mirrorX, mirrorY, 0);
   for (const turn of TURNS.slice(1)) coarse(false, false, turn);
-  const { mirrorX, mirrorY, turn: ct, dx: cx, dy: cy } = best.move;
-  best = { move: best.move, r: -Infinity };
-  for (const t of ct === 0 && (mirrorX || mirrorY) ? [0] : TURN_REFINE)
-    for (let dy = cy - stride; dy <= cy + stride; dy++)
-      for (let dx = cx - stride; dx <= cx + stride; dx++) {
-        const move = { mirrorX, mirrorY, turn: ct + t, dx, dy };
-        const r = movedCorrelation(v, fixed, moving, window, move, fine);
-        if (r > best.r) best = { move, r };
-      }
+  kinds.sort((a, b) => b.r - a.r);
+  let best = { move: kinds[0]!.move, r: -Infinity };
+  for (const { move: found } of kinds.slice(0, REFINED_KINDS)) {
+    const { mirrorX, mirrorY, turn: ct, dx: cx, dy: cy } = found;
+    for (const t of ct === 0 && (mirrorX || mirrorY) ? [0] : TURN_REFINE)
+      for (let dy = cy - stride; dy <= cy + stride; dy++)
+        for (let dx = cx - stride; dx <= cx + stride; dx++) {
+          const move = { mirrorX, mirrorY, turn: ct + t, dx, dy };
+          const r = movedCorrelation(v, fixed, moving, window, move, fine);
+          if (r > best.r) best = { move, r };
+        }
+  }
   return best;
 }
 

@@ -19,6 +19,7 @@ import { fitnessInputOf } from './fitness-input.js';
 import { segmentationFitness } from './segmentation-fitness.js';
 import { checkSliceLevels } from './slice-levels.js';
 import { checkSlicesAlike } from './slice-likeness.js';
+import { checkNoRepeatedImages } from './slice-copies.js';
 import { checkSlicesInPlace } from './slice-placement.js';
 import { layoutSlices, type FrameRef, type SliceLayout } from './slice-layout.js';
 import { diskSlices, type SliceSource } from './slice-source.js';
@@ -207,6 +208,7 @@ export async function volumeFromHeaders(
     const slices = await slicesAsRead(volume, layout, opts, signal);
     if (slices) {
       checkSlicesAlike(slices.volume, slices.layout);
+      checkNoRepeatedImages(slices.volume, slices.layout);
       checkSlicesInPlace(slices.volume, slices.layout);
     }
     checkSliceLevels(volume, layout);
