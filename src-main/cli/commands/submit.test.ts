@@ -254,15 +254,13 @@ describe('scan2mesh submit leaves nothing out unseen', () => {
 });
 
 describe('scan2mesh submit with one scan named twice', () => {
-  it('sends its series once, saying so (a review: two jobs, and skull.stl beside "skull (2).stl")', () => {
+  it('sends it once, saying so (a review: two jobs, and skull.stl beside "skull (2).stl")', () => {
     const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
     const data = join(work, 'twice-data');
     const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
     const r = cli(data, 'submit', cranium, `${cranium}/`, '--mesh', mesh, '--out', join(work, 'twice-out'));
     expect(r.status).toBe(0);
-    expect(r.stderr).toContain(
-      `left out: the same series (its UID and slice count) is already sent from ${cranium}\n`,
-    );
+    expect(r.stderr).toContain(`${cranium}/: left out: the same folder or file as ${cranium}, given again\n`);
     expect(queued(data)).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import {
   MESH_EXTENSIONS,
@@ -252,9 +252,17 @@ async function findSeries(
   // Whether a scan held series, none of which a model can be made of (rather than no DICOM at all).
   let unfitOnly = true;
   const usedNames = new Set<string>();
-  const sentFrom = new Map<string, string>();
-  const sameSeries = (s: SeriesSummary): string => `${s.seriesUid}\n${s.slices}`;
+  // One folder or file named twice (`scan scan/`, or through a link) made two jobs of one scan.
+  // Copies in other folders are other scans.
+  const named = new Map<string, string>();
   for (const scan of scans) {
+    const real = await realpath(scan).catch(() => resolve(scan));
+    const before = named.get(real);
+    if (before !== undefined) {
+      io.err(`${oneLine(scan)}: left out: the same folder or file as ${oneLine(before)}, given again\n`);
+      continue;
+    }
+    named.set(real, scan);
     let result: IntakeResult;
     let series: SeriesSummary[];
     let overall: string[];
@@ -269,17 +277,9 @@ async function findSeries(
       unfitOnly = false;
       continue;
     }
-    // A series is sent only when its files are sound and a model can honestly be made of it, and
-    // once: a folder named twice (`scan scan/`) made two jobs of one series.
-    const again = series.filter((s) => s.seriesUid && sentFrom.has(sameSeries(s)));
-    for (const s of again)
-      io.err(
-        `${seriesLabel(scan, s)} left out: the same series (its UID and slice count) is already sent from ${oneLine(sentFrom.get(sameSeries(s))!)}\n`,
-      );
-    const usable = series.filter((s) => isUsable(s) && !again.includes(s));
-    for (const s of usable)
-      if (s.seriesUid && !sentFrom.has(sameSeries(s))) sentFrom.set(sameSeries(s), scan);
-    for (const s of series.filter((x) => !usable.includes(x) && !again.includes(x))) {
+    // A series is sent only when its files are sound and a model can honestly be made of it.
+    const usable = series.filter(isUsable);
+    for (const s of series.filter((x) => !usable.includes(x))) {
       const problem = s.problems.find((p) => p.severity === 'error');
       const error = problem?.message;
       const reasons = unfitReasons(s, error ? [error] : []);
@@ -293,7 +293,6 @@ async function findSeries(
       ];
       io.err(`${seriesLabel(scan, s)} left out: ${why.join('\n') || 'not usable'}\n`);
     }
-    if (usable.length === 0 && again.length > 0) continue; // said above: sent from the other scan
     if (usable.length === 0) {
       if (series.length === 0) unfitOnly = false;
       problems.push(
