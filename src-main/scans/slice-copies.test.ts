@@ -1,11 +1,10 @@
 // A slice holding another slice's image, voxel for voxel: one is a copy put in the other's place.
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from './scans.test-support.js';
-import { layoutSlices, type SliceLayout } from './slice-layout.js';
+import type { SliceLayout } from './slice-layout.js';
 import { checkNoRepeatedImages } from './slice-copies.js';
-import { readSeriesHeaders, readVolume } from './volume-reader.js';
+import { slicesOf } from './slices.test-support.js';
 import type { Volume } from './volume.js';
 
 const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
@@ -13,11 +12,7 @@ const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
 let head: Volume;
 let layout: SliceLayout;
 beforeAll(async () => {
-  const files = readdirSync(CRANIUM)
-    .sort()
-    .map((f) => join(CRANIUM, f));
-  head = await readVolume(files);
-  layout = layoutSlices(await readSeriesHeaders(files)).layout;
+  ({ volume: head, layout } = await slicesOf(CRANIUM));
 });
 
 describe('a slice holding the image of another slice', () => {

@@ -12,9 +12,10 @@ import {
   tempFolders,
   withPixels,
 } from './scans.test-support.js';
-import { layoutSlices, type SliceLayout } from './slice-layout.js';
+import type { SliceLayout } from './slice-layout.js';
 import { checkSlicesInPlace } from './slice-placement.js';
-import { readSeriesHeaders, readVolume, readVolumeForSegmentation } from './volume-reader.js';
+import { slicesOf } from './slices.test-support.js';
+import { readVolume, readVolumeForSegmentation } from './volume-reader.js';
 import type { Volume } from './volume.js';
 
 const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
@@ -23,11 +24,7 @@ const { fresh } = tempFolders('s2m-placement-');
 let head: Volume;
 let layout: SliceLayout;
 beforeAll(async () => {
-  const files = readdirSync(CRANIUM)
-    .sort()
-    .map((f) => join(CRANIUM, f));
-  head = await readVolume(files);
-  layout = layoutSlices(await readSeriesHeaders(files)).layout;
+  ({ volume: head, layout } = await slicesOf(CRANIUM));
 });
 
 /** The real head with planes `ks` changed: each voxel (i, j) takes the value `from(i, j)` gives. */
@@ -132,9 +129,7 @@ describe('a slice out of place among its neighbours', () => {
   it('is refused at the end of a stack nearly symmetric about a column off its middle (the phantom)', async () => {
     // Mirrored, the phantom's lowest slices are alike to slices shifted 17 pixels: the move search
     // refined only the best coarse move, a shift, and missed the mirror (a review).
-    const files = phantomBySlice();
-    const v = await readVolume(files);
-    const l = layoutSlices(await readSeriesHeaders(files)).layout;
+    const { volume: v, layout: l } = await slicesOf(phantomBySlice());
     const [nx, ny] = v.dims;
     const plane = nx * ny;
     const data = Int16Array.from(v.data as Int16Array);
