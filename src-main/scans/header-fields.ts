@@ -338,6 +338,8 @@ function fieldsOf(
   if (header.samplesPerPixel > 1 && planar !== undefined) header.planarConfiguration = planar;
   if (seriesNumber !== undefined) header.seriesNumber = seriesNumber;
   if (instanceNumber !== undefined) header.instanceNumber = instanceNumber;
+  const temporalPosition = num(t, TAG.temporalPosition);
+  if (temporalPosition !== undefined) header.temporalPosition = temporalPosition;
   if (thickness !== undefined) header.sliceThickness = thickness;
   if (between !== undefined) header.spacingBetweenSlices = between;
   const burnedIn = text(t, TAG.burnedInAnnotation, utf8, UPPER);

@@ -31,6 +31,8 @@ const NAMED = {
   position: 'x00200032',
   orientation: 'x00200037',
   frameOfReference: 'x00200052',
+  // Which time point of a scan repeated over time (a dynamic or 4D CT) the slice shows.
+  temporalPosition: 'x00200100',
   concatenationUid: 'x00209161',
   inConcatenationNumber: 'x00209162',
   inConcatenationTotal: 'x00209163',

@@ -61,6 +61,8 @@ export interface DicomHeader {
   seriesDescription: string;
   seriesNumber?: number;
   instanceNumber?: number;
+  /** Temporal Position Identifier (0020,0100): the time point of a scan repeated over time. */
+  temporalPosition?: number;
   modality: string;
   manufacturer: string;
   imageType: string;

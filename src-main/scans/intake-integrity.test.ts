@@ -212,6 +212,36 @@ print(json.dumps(True))`,
   },
 );
 
+describe.skipIf(noPydicom !== null)(
+  `two time points of a scan repeated over time in one series${noPydicom ? ` (skipped: ${noPydicom})` : ''}`,
+  () => {
+    it('are refused before any work, naming the time points (a review: interleaved 0.5 mm apart)', async () => {
+      const dir = fresh('time-points');
+      python(
+        String.raw`
+import sys, os, json, glob, pydicom
+from pydicom.uid import generate_uid
+src, out = sys.argv[1], sys.argv[2]
+for f in sorted(glob.glob(src + '/*.dcm')):
+    for t in (1, 2):
+        ds = pydicom.dcmread(f)
+        ds.TemporalPositionIdentifier = t
+        if t == 2:
+            ds.SOPInstanceUID = generate_uid()
+            ds.ImagePositionPatient = [float(v) + (0.5 if i == 2 else 0) for i, v in enumerate(ds.ImagePositionPatient)]
+        ds.save_as(os.path.join(out, 't%d-%s' % (t, os.path.basename(f))))
+print(json.dumps(True))`,
+        [CRANIUM, dir],
+      );
+      const s = (await run([dir])).series[0]!;
+      expect(s.problems.find((p) => p.code === 'mixed-time-points')?.message).toMatch(
+        /^The files of this series show 2 time points of a scan repeated over time \(Temporal Position Identifier: t2-slice001\.dcm is at 2, t1-slice001\.dcm at 1\)/,
+      );
+      expect(isUsable(s)).toBe(false);
+    });
+  },
+);
+
 describe('slices without a Series Instance UID', () => {
   it('are each listed alone, saying the UID is missing rather than only that one slice is too few', async () => {
     const dir = craniumCopy('no-series-uid');

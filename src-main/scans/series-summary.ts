@@ -170,6 +170,19 @@ export function summarizeSeries(
       file: display(otherModality.path),
     });
   }
+  // A dynamic or 4D CT under one Series UID: its time points interleave, 0.5 mm apart or at the same
+  // places, and a model of them all mixes two moments of the patient (a review: seen only by the
+  // engine, as shifted slices).
+  const times = new Set(headers.map((h) => h.temporalPosition).filter((t) => t !== undefined));
+  if (times.size > 1) {
+    const other = headers.find((h) => h.temporalPosition !== first.temporalPosition) ?? first;
+    problems.push({
+      severity: 'error',
+      code: 'mixed-time-points',
+      message: `The files of this series show ${times.size} time points of a scan repeated over time (Temporal Position Identifier: ${basename(display(other.path))} is at ${other.temporalPosition ?? 'none'}, ${basename(display(first.path))} at ${first.temporalPosition ?? 'none'}): a model is made of one moment of the patient. Export each time point as a series of its own.`,
+      file: display(other.path),
+    });
+  }
   for (const p of layoutProblems) problems.push(p.file ? { ...p, file: display(p.file) } : p);
   if (slices === 1) {
     problems.push({
