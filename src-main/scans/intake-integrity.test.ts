@@ -242,6 +242,21 @@ print(json.dumps(True))`,
   },
 );
 
+describe('a slice of another kind of image in a series', () => {
+  it('is refused, naming its file and its SOP Class (a Secondary Capture was taken for a CT slice)', async () => {
+    const dir = craniumCopy('sop-class');
+    const f = join(dir, 'slice050.dcm');
+    const bytes = readFileSync(f);
+    patchElement(bytes, 'x00080016', sameLength(bytes, 'x00080016', '1.2.840.10008.5.1.4.1.1.7'));
+    writeFileSync(f, bytes);
+    const s = (await run([dir])).series[0]!;
+    expect(s.problems.find((p) => p.code === 'mixed-image-kinds')?.message).toMatch(
+      /^The files of this series are not all of one kind of image \(SOP Class UID 1\.2\.840\.10008\.5\.1\.4\.1\.1\.7 in slice050\.dcm, 1\.2\.840\.10008\.5\.1\.4\.1\.1\.2 in slice001\.dcm\)/,
+    );
+    expect(isUsable(s)).toBe(false);
+  });
+});
+
 describe('slices without a Series Instance UID', () => {
   it('are each listed alone, saying the UID is missing rather than only that one slice is too few', async () => {
     const dir = craniumCopy('no-series-uid');

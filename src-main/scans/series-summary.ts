@@ -170,6 +170,17 @@ export function summarizeSeries(
       file: display(otherModality.path),
     });
   }
+  // Another kind of image among the slices (a review: a Secondary Capture, which need not say where it
+  // lies or what its values are, taken as one more CT slice without a word).
+  const otherClass = headers.find((h) => h.sopClassUid.trim() !== first.sopClassUid.trim());
+  if (otherClass) {
+    problems.push({
+      severity: 'error',
+      code: 'mixed-image-kinds',
+      message: `The files of this series are not all of one kind of image (SOP Class UID ${otherClass.sopClassUid || 'none'} in ${basename(display(otherClass.path))}, ${first.sopClassUid || 'none'} in ${basename(display(first.path))}): a screen capture or another object may be among the slices. Export the series again.`,
+      file: display(otherClass.path),
+    });
+  }
   // A dynamic or 4D CT under one Series UID: its time points interleave, 0.5 mm apart or at the same
   // places, and a model of them all mixes two moments of the patient (a review: seen only by the
   // engine, as shifted slices).
