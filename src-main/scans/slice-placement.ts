@@ -167,13 +167,21 @@ export function checkSlicesInPlace(v: Volume, layout: SliceLayout): void {
   for (let k = 0; k + 1 < nz; k++) next[k] = correlation(v, k, k + 1, window);
   const name = (k: number): string => sliceName(layout, k);
   /**
-   * The run a..b, whose edges correlate `edges` with the slices beside it, against `around`: how
-   * the slices it lies among correlate with each other. Throws when it is out of place.
+   * The run a..b, whose edges correlate `edges` with the slices beside it, against `aroundOf()`: how
+   * the slices it lies among correlate with each other (computed only for a run whose edges drop, as
+   * this runs for every run of every job). Throws when it is out of place.
    */
-  const check = (a: number, b: number, edges: number[], around: number, match: [number, number]): void => {
+  const check = (
+    a: number,
+    b: number,
+    edges: number[],
+    aroundOf: () => number,
+    match: [number, number],
+  ): void => {
     const edge = Math.max(...edges);
     // The slices around cannot correlate MIN_DROP more than 1: nothing to read across.
     if (edge > 1 - MIN_DROP) return;
+    const around = aroundOf();
     if (around < AROUND_ALIKE || around - edge < MIN_DROP) return;
     if (1 - edge < MIN_UNLIKENESS_RATIO * (1 - around)) return;
     // Out of place only if some move puts it back: else it is only unlike them (noise, blur).
@@ -196,10 +204,10 @@ export function checkSlicesInPlace(v: Volume, layout: SliceLayout): void {
   };
   for (let a = 1; a < nz - 1; a++)
     for (let b = a; b < a + MAX_RUN && b + 1 < nz; b++)
-      check(a, b, [next[a - 1]!, next[b]!], correlation(v, a - 1, b + 1, window), [a - 1, a]);
+      check(a, b, [next[a - 1]!, next[b]!], () => correlation(v, a - 1, b + 1, window), [a - 1, a]);
   // A run at either end has slices on one side only: it is read against the two slices past it, as
   // alike as slices beside each other are (a review put another image 0.5 mm below a stack's first).
-  for (let b = 0; b < MAX_RUN && b + 2 < nz; b++) check(0, b, [next[b]!], next[b + 1]!, [b + 1, b]);
+  for (let b = 0; b < MAX_RUN && b + 2 < nz; b++) check(0, b, [next[b]!], () => next[b + 1]!, [b + 1, b]);
   for (let a = nz - 1; a > nz - 1 - MAX_RUN && a >= 2; a--)
-    check(a, nz - 1, [next[a - 1]!], next[a - 2]!, [a - 1, a]);
+    check(a, nz - 1, [next[a - 1]!], () => next[a - 2]!, [a - 1, a]);
 }
