@@ -13,6 +13,10 @@ import { layoutSlices } from './slice-layout.js';
 import { checkSlicesAlike } from './slice-likeness.js';
 import { readSeriesHeaders, readVolumeForSegmentation, readVolume } from './volume-reader.js';
 
+// The variants are built with pydicom (Debian's python3-pydicom): said in the test's name when missing.
+const noPydicom = pydicomMissing();
+const skipped = noPydicom ? ` (skipped: ${noPydicom})` : '';
+
 const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
 
 const { fresh } = tempFolders('s2m-likeness-');
@@ -118,13 +122,14 @@ describe('a slice like neither neighbour', () => {
   });
 });
 
-describe.skipIf(pydicomMissing() !== null)('two scans one after the other in one series', () => {
+describe.skipIf(noPydicom !== null)(`two scans one after the other in one series${skipped}`, () => {
   /** The real head, then `then` (head: the head again; air: slices of air at one value) above it. */
   function headThen(then: 'head' | 'air', count: number): string[] {
     const dir = fresh(`then-${then}`);
     python(
       String.raw`
 import sys, os, json, glob, numpy as np, pydicom
+
 from pydicom.uid import generate_uid
 src, out, then, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 files = sorted(glob.glob(src + '/*.dcm'))

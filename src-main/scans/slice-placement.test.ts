@@ -18,6 +18,10 @@ import { slicesOf } from './slices.test-support.js';
 import { readVolume, readVolumeForSegmentation } from './volume-reader.js';
 import type { Volume } from './volume.js';
 
+// The variants are built with pydicom (Debian's python3-pydicom): said in the test's name when missing.
+const noPydicom = pydicomMissing();
+const skipped = noPydicom ? ` (skipped: ${noPydicom})` : '';
+
 const CRANIUM = join(FIXTURES, 'ct-human-cranium-teeth');
 const { fresh } = tempFolders('s2m-placement-');
 
@@ -167,8 +171,8 @@ describe('a slice out of place among its neighbours', () => {
     expect(() => checkSlicesInPlace({ ...head, data: streaked }, layout)).not.toThrow();
   });
 
-  it.skipIf(pydicomMissing() !== null)(
-    'stops a job when another image lies between slices or past an end, on a grid rebuilt for it',
+  it.skipIf(noPydicom !== null)(
+    `stops a job when another image lies between slices or past an end, on a grid rebuilt for it${skipped}`,
     async () => {
       // A review: one slice shifted 8 pixels, 0.75 mm below the first, or 0.5 mm past slice 50. The
       // stack was rebuilt on an uneven grid, "uneven spacing" was all that was said, and the model was
@@ -182,6 +186,7 @@ describe('a slice out of place among its neighbours', () => {
         python(
           String.raw`
 import sys, json, numpy as np, pydicom
+
 from pydicom.uid import generate_uid
 ds = pydicom.dcmread(sys.argv[1])
 ds.SOPInstanceUID = generate_uid()
