@@ -109,9 +109,16 @@ export function movedCorrelation(
     }
   }
   if (n < all / 4) return 0;
+  return pearson(n, sa, sb, saa, sbb, sab);
+}
+
+/**
+ * Pearson correlation of n pairs from their sums (of a, b, a², b², ab). A flat set is like no image:
+ * 0, but 1 with one as flat at the same value (a neighbour as flat is told apart by its twin).
+ */
+export function pearson(n: number, sa: number, sb: number, saa: number, sbb: number, sab: number): number {
   const va = saa / n - (sa / n) ** 2;
   const vb = sbb / n - (sb / n) ** 2;
-  // A flat plane is like no image: correlation 0 (a neighbour as flat is told apart by its twin).
   if (!(va > 0 && vb > 0)) return va === vb && sa === sb ? 1 : 0;
   return (sab / n - (sa / n) * (sb / n)) / Math.sqrt(va * vb);
 }

@@ -2,6 +2,7 @@ import { prepareCodec } from './codecs.js';
 import { readDicomFile } from './dicom-file.js';
 import type { DicomHeader } from './header-fields.js';
 import { frameStoredValues, type StoredValues } from './pixel-decode.js';
+import { pearson } from './plane-correlation.js';
 import { isLossy } from './series-summary.js';
 
 /**
@@ -73,8 +74,5 @@ function correlation(x: StoredValues, y: StoredValues): number {
     syy += b * b;
     sxy += a * b;
   }
-  const vx = sxx / n - (sx / n) ** 2;
-  const vy = syy / n - (sy / n) ** 2;
-  if (!(vx > 0 && vy > 0)) return vx === vy && sx === sy ? 1 : 0;
-  return (sxy / n - (sx / n) * (sy / n)) / Math.sqrt(vx * vy);
+  return pearson(n, sx, sy, sxx, syy, sxy);
 }

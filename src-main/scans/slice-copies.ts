@@ -1,6 +1,6 @@
 import { AppError } from '../../src-shared/errors.js';
 import type { SliceLayout } from './slice-layout.js';
-import { sliceName } from './slice-likeness.js';
+import { flat, sliceName } from './slice-likeness.js';
 import type { Volume } from './volume.js';
 
 /**
@@ -30,12 +30,6 @@ function samePlane(d: Volume['data'], a: number, b: number, size: number): boole
   return true;
 }
 
-function flatPlane(d: Volume['data'], from: number, size: number): boolean {
-  const first = d[from];
-  for (let p = from + 1; p < from + size; p++) if (d[p] !== first) return false;
-  return true;
-}
-
 /**
  * Refuses, in words naming both files, a volume in which two slices hold the same image. Only on a
  * volume whose planes are the slices themselves (volume-reader.ts reads those of a rebuilt grid apart).
@@ -54,7 +48,7 @@ export function checkNoRepeatedImages(v: Volume, layout: SliceLayout): void {
       continue;
     }
     const twin = before.find((m) => samePlane(d, m * size, k * size, size));
-    if (twin === undefined || flatPlane(d, k * size, size)) {
+    if (twin === undefined || flat(v, k)) {
       before.push(k);
       continue;
     }

@@ -45,7 +45,7 @@ function variance(v: Volume, k: number): number {
 const DAMAGED_MIN_VARIANCE_SHARE = 0.25;
 
 /** Whether a plane holds one value only (what zeroed coded data often decodes to). */
-function flat(v: Volume, k: number): boolean {
+export function flat(v: Volume, k: number): boolean {
   const plane = v.dims[0] * v.dims[1];
   const d = v.data;
   const first = d[k * plane] as number;
