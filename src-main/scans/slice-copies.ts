@@ -1,6 +1,6 @@
 import { AppError } from '../../src-shared/errors.js';
 import type { SliceLayout } from './slice-layout.js';
-import { flat, sliceName } from './slice-likeness.js';
+import { sliceName } from './slice-likeness.js';
 import type { Volume } from './volume.js';
 
 /**
@@ -8,8 +8,9 @@ import type { Volume } from './volume.js';
  * wrote one image twice, or a file put where another belongs. No scanner makes two images alike to
  * the voxel, as each holds its own noise. The slice-placement check tells a copy only when it is
  * unlike its neighbours; a copy of a slice five slices away (a review, 0.1-0.2 of a spacing from a
- * slice) is alike enough to them, and the job made a model with it. Planes of one value (empty end
- * slices, air set to one value) are alike by nature and let be.
+ * slice) is alike enough to them, and the job made a model with it. Planes of a few values (empty end
+ * slices, air set to one value inside a field of view padded with another) are alike by nature, and
+ * let be.
  */
 
 /** Voxels apart along a plane that the first comparison reads: a twelfth of them, to sort the planes. */
@@ -27,6 +28,20 @@ function planeKey(d: Volume['data'], from: number, size: number): number {
 
 function samePlane(d: Volume['data'], a: number, b: number, size: number): boolean {
   for (let p = 0; p < size; p++) if (d[a + p] !== d[b + p]) return false;
+  return true;
+}
+
+/** Most distinct values a plane with no image in it holds (air, padding, a table set to one value). */
+const FEW_VALUES = 8;
+
+/** Whether plane k holds at most FEW_VALUES distinct values: no image of the patient in it. */
+export function fewValues(v: Volume, k: number): boolean {
+  const size = v.dims[0] * v.dims[1];
+  const seen = new Set<number>();
+  for (let p = k * size; p < (k + 1) * size; p++) {
+    seen.add(v.data[p] as number);
+    if (seen.size > FEW_VALUES) return false;
+  }
   return true;
 }
 
@@ -48,7 +63,7 @@ export function checkNoRepeatedImages(v: Volume, layout: SliceLayout): void {
       continue;
     }
     const twin = before.find((m) => samePlane(d, m * size, k * size, size));
-    if (twin === undefined || flat(v, k)) {
+    if (twin === undefined || fewValues(v, k)) {
       before.push(k);
       continue;
     }

@@ -155,6 +155,14 @@ describe('a slice out of place among its neighbours', () => {
     emptyEnds.fill(-1024, 0, plane);
     emptyEnds.fill(-1024, 105 * plane, 108 * plane);
     expect(() => checkSlicesInPlace({ ...head, data: emptyEnds }, layout)).not.toThrow();
+    // ...and air of one value inside a round field of view padded with another.
+    const [sx, sy] = head.dims;
+    for (const k of [0, 105, 106, 107])
+      for (let j = 0; j < sy; j++)
+        for (let i = 0; i < sx; i++)
+          emptyEnds[k * plane + j * sx + i] =
+            (i - sx / 2) ** 2 + (j - sy / 2) ** 2 < (sx / 2) ** 2 ? -1000 : -3024;
+    expect(() => checkSlicesInPlace({ ...head, data: emptyEnds }, layout)).not.toThrow();
     const noise = gaussian(5);
     const noisy = { ...head, data: Int16Array.from(head.data, (x) => Math.round(x + 150 * noise())) };
     expect(() => checkSlicesInPlace(noisy, layout)).not.toThrow();

@@ -8,7 +8,8 @@ import {
   type ValueWindow,
 } from './plane-correlation.js';
 import type { SliceLayout } from './slice-layout.js';
-import { flat, sliceName } from './slice-likeness.js';
+import { fewValues } from './slice-copies.js';
+import { sliceName } from './slice-likeness.js';
 import type { Volume } from './volume.js';
 
 /**
@@ -181,9 +182,9 @@ export function checkSlicesInPlace(v: Volume, layout: SliceLayout): void {
     const edge = Math.max(...edges);
     // The slices around cannot correlate MIN_DROP more than 1: nothing to read across.
     if (edge > 1 - MIN_DROP) return;
-    // A slice of one value is empty (an end slice, air set to one value), not an image out of place:
-    // two such slices, at both ends of a scan, were called copies of each other.
-    if (flat(v, match[1])) return;
+    // A slice of a few values is empty (an end slice, air set to one value, padding around it), not an
+    // image out of place: two such slices, at both ends of a scan, were called copies of each other.
+    if (fewValues(v, match[1])) return;
     const around = aroundOf();
     if (around < AROUND_ALIKE || around - edge < MIN_DROP) return;
     if (1 - edge < MIN_UNLIKENESS_RATIO * (1 - around)) return;
