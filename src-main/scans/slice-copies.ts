@@ -1,6 +1,6 @@
 import { AppError } from '../../src-shared/errors.js';
 import type { SliceLayout } from './slice-layout.js';
-import { sliceName } from './slice-likeness.js';
+import { fewValues, sliceName } from './slice-likeness.js';
 import type { Volume } from './volume.js';
 
 /**
@@ -28,20 +28,6 @@ function planeKey(d: Volume['data'], from: number, size: number): number {
 
 function samePlane(d: Volume['data'], a: number, b: number, size: number): boolean {
   for (let p = 0; p < size; p++) if (d[a + p] !== d[b + p]) return false;
-  return true;
-}
-
-/** Most distinct values a plane with no image in it holds (air, padding, a table set to one value). */
-const FEW_VALUES = 8;
-
-/** Whether plane k holds at most FEW_VALUES distinct values: no image of the patient in it. */
-export function fewValues(v: Volume, k: number): boolean {
-  const size = v.dims[0] * v.dims[1];
-  const seen = new Set<number>();
-  for (let p = k * size; p < (k + 1) * size; p++) {
-    seen.add(v.data[p] as number);
-    if (seen.size > FEW_VALUES) return false;
-  }
   return true;
 }
 

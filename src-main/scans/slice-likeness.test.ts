@@ -123,13 +123,15 @@ describe('a slice like neither neighbour', () => {
 });
 
 describe.skipIf(noPydicom !== null)(`two scans one after the other in one series${skipped}`, () => {
-  /** The real head, then `then` (head: the head again; air: slices of air at one value) above it. */
-  function headThen(then: 'head' | 'air', count: number): string[] {
-    const dir = fresh(`then-${then}`);
+  /**
+   * The real head, then `then` above it: the head again, slices of air at one value, or air at one
+   * value inside a round field of view padded with another.
+   */
+  function headThen(then: 'head' | 'air' | 'padded air', count: number): string[] {
+    const dir = fresh(`then-${then.replace(' ', '-')}`);
     python(
       String.raw`
 import sys, os, json, glob, numpy as np, pydicom
-
 from pydicom.uid import generate_uid
 src, out, then, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 files = sorted(glob.glob(src + '/*.dcm'))
@@ -141,8 +143,12 @@ for i in range(count):
     ds.SOPInstanceUID = generate_uid()
     p = [float(v) for v in ds.ImagePositionPatient]
     ds.ImagePositionPatient = [p[0], p[1], top + 1.5 * (i + 1)]
-    if then == 'air':
-        ds.PixelData = np.full_like(ds.pixel_array, int((-1024 - float(ds.RescaleIntercept)) / float(ds.RescaleSlope))).tobytes()
+    if then in ('air', 'padded air'):
+        r, c = ds.Rows, ds.Columns
+        jj, ii = np.indices((r, c))
+        inside = (ii - c / 2) ** 2 + (jj - r / 2) ** 2 < (c / 2) ** 2 if then == 'padded air' else np.full((r, c), True)
+        hu = np.where(inside, -1024.0, -3024.0)
+        ds.PixelData = np.rint((hu - float(ds.RescaleIntercept)) / float(ds.RescaleSlope)).astype(ds.pixel_array.dtype).tobytes()
     ds.save_as(os.path.join(out, 'then%03d.dcm' % i))
 print(json.dumps(True))`,
       [CRANIUM, dir, then, String(count)],
@@ -156,7 +162,8 @@ print(json.dumps(True))`,
     );
   });
 
-  it('is not a head with many slices of air at one value above it', async () => {
+  it('is not a head with many slices of air at one value above it, padded or not', async () => {
     await expect(readVolumeForSegmentation(headThen('air', 30))).resolves.toBeDefined();
+    await expect(readVolumeForSegmentation(headThen('padded air', 30))).resolves.toBeDefined();
   });
 });

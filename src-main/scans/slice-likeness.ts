@@ -53,6 +53,20 @@ export function flat(v: Volume, k: number): boolean {
   return true;
 }
 
+/** Most distinct values a plane with no image in it holds (air, padding, a table set to one value). */
+const FEW_VALUES = 8;
+
+/** Whether plane k holds at most FEW_VALUES distinct values: no image of the patient in it. */
+export function fewValues(v: Volume, k: number): boolean {
+  const size = v.dims[0] * v.dims[1];
+  const seen = new Set<number>();
+  for (let p = k * size; p < (k + 1) * size; p++) {
+    seen.add(v.data[p] as number);
+    if (seen.size > FEW_VALUES) return false;
+  }
+  return true;
+}
+
 /** A slice of the layout as the user finds it: its file, or its frame of a multi-frame file. */
 export function sliceName(layout: SliceLayout, k: number): string {
   const f = layout.frames[k]!;
@@ -123,8 +137,8 @@ export function checkSlicesAlike(v: Volume, layout: SliceLayout): void {
 /**
  * Two long runs of alike slices that meet where neighbours are unlike: not damage, but two scans, or
  * two parts of one, stacked along one series (a review repeated the head 14 times along a stack: the
- * job made one "skull" 585 mm tall). A run of one value (empty end slices, air set to one value) is
- * no scan, and is let be.
+ * job made one "skull" 585 mm tall). A run of slices of a few values (empty end slices, air set to
+ * one value, padding around it) is no scan, and is let be.
  */
 function checkSeams(
   v: Volume,
@@ -137,7 +151,7 @@ function checkSeams(
   const long = ([a, b]: [number, number]): boolean => b - a + 1 > maxRun(nz);
   for (let r = 1; r < runs.length; r++) {
     const k = runs[r - 1]![1];
-    if (!long(runs[r - 1]!) || !long(runs[r]!) || flat(v, k) || flat(v, k + 1)) continue;
+    if (!long(runs[r - 1]!) || !long(runs[r]!) || fewValues(v, k) || fewValues(v, k + 1)) continue;
     const name = (i: number): string => sliceName(layout, i);
     throw new AppError(
       'bad-input',

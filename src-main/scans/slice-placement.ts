@@ -8,8 +8,7 @@ import {
   type ValueWindow,
 } from './plane-correlation.js';
 import type { SliceLayout } from './slice-layout.js';
-import { fewValues } from './slice-copies.js';
-import { sliceName } from './slice-likeness.js';
+import { fewValues, sliceName } from './slice-likeness.js';
 import type { Volume } from './volume.js';
 
 /**

@@ -97,7 +97,6 @@ describe('a structure refused in words after the volume is read, before any work
       python(
         String.raw`
 import sys, os, json, glob, numpy as np, pydicom
-
 src, out = sys.argv[1], sys.argv[2]
 for k, f in enumerate(sorted(glob.glob(src + '/*.dcm'))):
     ds = pydicom.dcmread(f)
