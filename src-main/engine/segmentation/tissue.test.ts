@@ -24,6 +24,14 @@ describe('otsuThreshold', () => {
     expect(high).toBeLessThan(9.7);
   });
 
+  it('takes the middle of an empty gap between two values, where a surface between them lies', () => {
+    // Without noise any level in the gap splits alike; its lower end put surfaces into the denser side.
+    const data = Int16Array.from({ length: 1000 }, (_, i) => (i % 4 === 0 ? 1200 : -1000));
+    expect(otsuThreshold(histogram(data))).toBe(99.5);
+    const floats = Float32Array.from({ length: 1000 }, (_, i) => (i % 4 === 0 ? 1 : 0));
+    expect(otsuThreshold(histogram(floats))).toBeCloseTo(0.5, 3);
+  });
+
   it('gives null when there is nothing to split', () => {
     expect(otsuThreshold(histogram(new Int16Array(100).fill(7)))).toBeNull();
   });

@@ -13,7 +13,6 @@ import {
   checkDentitionBand,
   dentitionLevel,
   dentitionWords,
-  findGreyScale,
   huOf,
   mayBeHounsfield,
   type BandProfile,
@@ -23,8 +22,9 @@ import { headFootAxis } from './head-foot.js';
 import { placeDentition, type DentitionPlace } from './dentition-place.js';
 import { checkAirway, checkSkin, refuseTiltedPlanes } from './region-checks.js';
 import { checkAirwayPlace } from './airway-place.js';
-import { histogram, otsuThreshold, shareFrom, withoutFrom, type Histogram } from './histogram.js';
-import { faceShareAbove, invertedValues, shareFarBelowAir } from './grey-order.js';
+import { floorAsAir, splitLevels, withoutMetal } from './grey-levels.js';
+import { histogram, type Histogram } from './histogram.js';
+import { faceShareAbove, invertedValues } from './grey-order.js';
 import { roundFieldPadding, type RoundField } from './round-field.js';
 import {
   clearPadding,
@@ -34,13 +34,7 @@ import {
   withoutPadding,
   type PaddingRange,
 } from './fov-padding.js';
-import {
-  absentClasses,
-  airApartFromTissue,
-  checkTeethSlices,
-  type Absent,
-  type Tissue,
-} from './class-evidence.js';
+import { absentClasses, checkTeethSlices, type Absent, type Tissue } from './class-evidence.js';
 
 export type { Tissue } from './class-evidence.js';
 
@@ -129,124 +123,6 @@ export function deriveThresholds(
     ? { padding: [round.value, round.value], roundField: round }
     : { padding: fov };
   return { air, bone, teeth: teethAbove, scale, absent, ...outside, ...notHu };
-}
-
-/**
- * Nearest the soft-tissue peak may sit to the lower end of the range it is looked for in (between the
- * air and bone levels), as a share of that range. Nearer, it is the shoulder of a larger peak under
- * the air level, not a peak of its own (a scale in Hounsfield units rests on air alone). The real
- * head CT: 49 %; an 80 mm field of view on its front teeth in grey values (Rescale Type US): 3.5 %,
- * and its "soft tissue" was the foot of bone.
- */
-const SOFT_PEAK_MIN_INSIDE = 0.15;
-
-/**
- * Largest share of a scan (padding left out) that may lie far below air (BELOW_AIR of the distance
- * from air to soft tissue) for a second split to stand as Hounsfield units: in a CT nothing but padding
- * is below air. Upright small fields of view on the real jaws: 0 %; inverted ones that a second split
- * read as Hounsfield units (their bone taken for air): 0.55 to 1 %.
- */
-const SECOND_SPLIT_MAX_BELOW_AIR = 0.001;
-
-/**
- * The top of a CT's 12-bit Hounsfield range (4095 - 1024): enamel reaches about 3000 HU; a 12-bit
- * scanner clips metal here, and above it an extended scale shows only metal.
- */
-const HU_METAL = 3071;
-/**
- * The most of a scan above HU_METAL taken for metal without more: dental implants and crowns are well
- * under 1 % of a head. More is metal only where the rest reads as Hounsfield units (withoutMetal).
- */
-const METAL_MAX_SHARE = 0.01;
-
-/** The lowest value Hounsfield units give air: -1024, the 12-bit offset (-1000 on some devices). */
-const HU_AIR_FLOOR: readonly [number, number] = [-1100, -950];
-
-/**
- * A histogram that may hold Hounsfield units, without what lies from HU_METAL up (metal: see
- * withoutFrom). Where much lies there (METAL_MAX_SHARE and more), only when the rest then reads as
- * Hounsfield units (air and soft tissue where they sit): a CBCT stored as CT without a Rescale Type
- * may use any grey values, and a review's, doubled or shifted past 3071, lost its soft tissue and bone;
- * but a dental scan with many crowns and implants was refused "for contrast" (a review: 1.4 % of the
- * real head at 20,000).
- */
-function withoutMetal(h: Histogram): Histogram {
-  const kept = withoutFrom(h, HU_METAL);
-  if (kept === h || shareFrom(h, HU_METAL) < METAL_MAX_SHARE) return kept;
-  return splitLevels(kept, true)?.split.scale?.hounsfield ? kept : h;
-}
-
-/** The air and bone levels of a histogram (see airAndBone), or null where it has too little contrast. */
-function splitLevels(
-  h: Histogram,
-  huPossible: boolean,
-): { floorSpike: boolean; split: ReturnType<typeof airAndBone> } | null {
-  const total = h.counts.reduce((a, b) => a + b, 0);
-  const floorSpike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
-  const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
-  const firstBone = first === null ? null : otsuThreshold(h, { above: first });
-  if (first === null || firstBone === null) return null;
-  return { floorSpike, split: airAndBone(h, first, firstBone, floorSpike, huPossible) };
-}
-
-/**
- * The air and bone levels with a floor spike at air's value in Hounsfield units counted as air, when
- * they then give a Hounsfield scale; null otherwise.
- */
-function floorAsAir(h: Histogram): ReturnType<typeof airAndBone> | null {
-  if (h.min < HU_AIR_FLOOR[0] || h.min > HU_AIR_FLOOR[1]) return null;
-  const air = otsuThreshold(h);
-  const bone = air === null ? null : otsuThreshold(h, { above: air });
-  if (air === null || bone === null) return null;
-  const found = airAndBone(h, air, bone, false, true);
-  return found.scale?.hounsfield ? found : null;
-}
-
-/**
- * The air and bone levels, and the scale their peaks give. Otsu's first split parts the two largest
- * populations: air from tissue in a head with air around it, but soft tissue from bone when air is a
- * small share (a small field of view on the jaws: 5 % of it), and then no scale was found though the
- * scan is in Hounsfield units. So when the first split gives no scale, or a calibrated CT's is not in
- * Hounsfield units, its lower class is split again, air from soft tissue. That is kept only when it is
- * in Hounsfield units with nothing far below its air: on other scales nothing anchors it, and inverted
- * values, or padding a few stray voxels lie below, gave scales on which "bone" was air.
- */
-function airAndBone(
-  h: Histogram,
-  air: number,
-  bone: number,
-  padding: boolean,
-  huPossible: boolean,
-): { air: number; bone: number; scale: GreyScale | null } {
-  const scale = scaleOf(h, air, bone, padding, huPossible);
-  if (!huPossible || scale?.hounsfield) return { air, bone, scale };
-  const lower = otsuThreshold(h, padding ? { above: h.min, below: air } : { below: air });
-  const upper = lower === null ? null : otsuThreshold(h, { above: lower });
-  if (lower === null || upper === null) return { air, bone, scale };
-  const again = scaleOf(h, lower, upper, padding, huPossible);
-  if (again?.hounsfield && shareFarBelowAir(h, again, padding) <= SECOND_SPLIT_MAX_BELOW_AIR)
-    return { air: lower, bone: upper, scale: again };
-  return { air, bone, scale };
-}
-
-/**
- * The scale of a split's peaks: Hounsfield units when they sit where air and soft tissue do, else only
- * when they are air and soft tissue (not grey and white matter), and not a soft-tissue "peak" at the
- * foot of its range (SOFT_PEAK_MIN_INSIDE), on which the whole scale would rest. No scale, and the
- * refusals in words, rather than a guessed one.
- */
-function scaleOf(
-  h: Histogram,
-  air: number,
-  bone: number,
-  padding: boolean,
-  huPossible: boolean,
-): GreyScale | null {
-  const found = findGreyScale(h, { air, bone, padding }, huPossible);
-  if (!found) return null;
-  if (found.hounsfield) return found;
-  if (found.soft - air < SOFT_PEAK_MIN_INSIDE * (bone - air)) return null;
-  return airApartFromTissue(h, found, air, padding) ? found : null;
 }
 
 /** What the files say about a scan's values, beyond its modality. */
