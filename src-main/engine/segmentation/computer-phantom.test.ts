@@ -23,8 +23,9 @@ const processor = createSegmentationProcessor({ workers: 2 });
 /**
  * Writes a noise-free CT in Hounsfield units: 120 x 120 pixels of 1.5 mm, air -1000 around an
  * ellipsoid head (skin semi-axes 70, 80, 75 mm about x 0, y 0, z 75) of soft tissue 40 with a bone
- * shell of 1200 between semi-axes (60, 70, 65) and (66, 76, 71); or, with `ball`, bone of 1000 in a
- * ball of radius 30 mm about (10, -5, 75) and nothing else. Slices at the given heights.
+ * shell of 1200 between semi-axes (60, 70, 65) and (66, 76, 71), a jaw arch of bone (z 15 to 25 mm)
+ * and twelve teeth of 2500 on it (cylinders of radius 3.5 mm, z 25 to 33); or, with `ball`, bone of
+ * 1000 in a ball of radius 30 mm about (10, -5, 75) and nothing else. Slices at the given heights.
  */
 const WRITE = `
 import sys, json, numpy as np, pydicom
@@ -43,6 +44,12 @@ for k, z in enumerate(zs):
         e = lambda a, b, c: (x / a) ** 2 + (y / b) ** 2 + ((z - 75) / c) ** 2 < 1
         img[e(70, 80, 75)] = 40
         img[e(66, 76, 71) & ~e(60, 70, 65)] = 1200
+        r = np.hypot(x, y + 10)
+        if 15 <= z < 25:
+            img[(r > 38) & (r < 50) & (y < -5)] = 1200
+        if 25 <= z < 33:
+            for a in np.linspace(0.15 * np.pi, 0.85 * np.pi, 12):
+                img[(x - 44 * np.cos(a)) ** 2 + (y + 10 + 44 * np.sin(a)) ** 2 < 3.5 ** 2] = 2500
     meta = FileMetaDataset()
     sop = generate_uid()
     meta.MediaStorageSOPClassUID = CTImageStorage; meta.MediaStorageSOPInstanceUID = sop
@@ -103,11 +110,15 @@ function expectBox(b: { min: number[]; max: number[] }, min: number[], max: numb
 }
 
 describe.skipIf(noPydicom !== null)(`a noise-free phantom made on a computer${skipped}`, () => {
-  it('makes the skull and the skin of an evenly spaced head where they are', async () => {
-    const [skull, skin] = await job('even', 'head', range(-6, 109, 1.5), ['skull', 'soft_tissue']);
+  it('makes the skull, the teeth and the skin of an evenly spaced head where they are', async () => {
+    const structures = ['skull', 'all_teeth', 'soft_tissue'];
+    const [skull, teeth, skin] = await job('even', 'head', range(-6, 109, 1.5), structures);
     // Within a pixel's half (0.75 mm) and the slices' half (0.75 mm), with a little for smoothing.
     expectBox(skull!, [-66, -76, 4], [66, 76, 146], [1, 1, 1]);
     expectBox(skin!, [-70, -80, 0], [70, 80, 150], [1, 1, 1]);
+    // The twelve crowns: 44 mm about (0, -10) from 27 to 153 degrees, 3.5 mm across, 25 to 33 mm up.
+    const side = 44 * Math.cos(0.15 * Math.PI) + 3.5;
+    expectBox(teeth!, [-side, -57.5, 25], [side, -10 - 44 * Math.sin(0.15 * Math.PI) + 3.5, 33], [1, 1, 1]);
   });
 
   it('makes the skull of a stack of 0.5 mm slices that goes on in 2 mm ones', async () => {

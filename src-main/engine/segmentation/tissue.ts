@@ -100,8 +100,10 @@ export function deriveThresholds(
   }
   const { floorSpike, split } = levels;
   // A floor spike is left out of the splits as padding, but in Hounsfield units one at air's value is
-  // air itself, clipped (an export setting the air around the head to -1024 lost every class).
-  const asAir = !split.scale && floorSpike && huPossible ? floorAsAir(h) : null;
+  // air itself, clipped (an export setting the air around the head to -1024 lost every class), or
+  // air of one value (a phantom made on a computer: without it, its soft tissue was read as air and
+  // its bone as soft tissue, on a scale of their own, and the skin was the skull's surface).
+  const asAir = !split.scale?.hounsfield && floorSpike && huPossible ? floorAsAir(h) : null;
   const padding = floorSpike && !asAir;
   const { air, bone, scale } = asAir ?? split;
   const level = scale ? dentitionLevel(scale) : null;
