@@ -12,7 +12,7 @@ import {
   type Leftover,
 } from './job-leftovers.js';
 import type { JobRecord } from './job-record.js';
-import { releaseDrops, removeStagedDrops, removeStaleDrops } from './staged-drops.js';
+import { heldByLiveSession, releaseDrops, removeStagedDrops, removeStaleDrops } from './staged-drops.js';
 import type { JobStore } from './job-store.js';
 
 /** A staged drop no job was made from is kept this long: it may be on a web page, about to be submitted. */
@@ -66,7 +66,7 @@ export class JobFiles {
   /** Web mode's drops of a session that ends, unless a job was made from them. */
   async releaseDrops(drops: readonly string[]): Promise<void> {
     try {
-      const removed = await releaseDrops(this.stagingDir, drops, () => this.store.list());
+      const removed = await releaseDrops(this.stagingDir, drops, () => this.store.list(), mayPackageAgain);
       if (removed.length > 0) this.logger.info('removed drops of the session', { count: removed.length });
     } catch (e) {
       this.logger.warn('drops of the session could not be removed', { error: String(e) });
@@ -86,7 +86,9 @@ export class JobFiles {
   /**
    * What a job done or canceled (and no longer run) leaves: a canceled job's package and partial
    * downloads (the done job's package went with its last step), and the staged drops it was made from
-   * when no other job may need them again.
+   * when no other job may need them again and no page of a web mode still running may submit them again (its
+   * card still offers the scan, and "Start again" the job: a review found both failing once the copy
+   * had gone with the first job, saying to put back a file the user never saw). Those go with the session.
    */
   async ended(rec: JobRecord): Promise<void> {
     try {
@@ -96,7 +98,13 @@ export class JobFiles {
         await removePackage(this.packagesDir, rec.id);
         await removePartialDownloads(now);
       }
-      await removeStagedDrops(this.stagingDir, now, () => this.store.list(), mayPackageAgain);
+      await removeStagedDrops(
+        this.stagingDir,
+        now,
+        () => this.store.list(),
+        mayPackageAgain,
+        heldByLiveSession,
+      );
     } catch (e) {
       this.logger.warn('a canceled job’s files could not be removed', { jobId: rec.id, error: String(e) });
     }

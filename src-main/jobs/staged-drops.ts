@@ -37,17 +37,27 @@ async function ownerGone(drop: string): Promise<boolean> {
   return started.includes(':') ? started !== now : started !== now.slice(now.lastIndexOf(':') + 1);
 }
 
+/** Whether a web mode that still runs made the drop: its page may submit the scan again. */
+export async function heldByLiveSession(drop: string): Promise<boolean> {
+  const owner = await readFile(stagedDropOwnerFile(drop), 'utf8').catch(() => '');
+  return Number.parseInt(owner, 10) > 0 && !(await ownerGone(drop));
+}
+
 /**
- * The drops a web mode session made, as it ends: removed unless a job was made from them (the page that
- * could submit them is gone with the session; a job's own drops go when the job does).
+ * The drops a web mode session made, as it ends: removed unless a job that may package its scan again
+ * was made from them (`needs`: queued, running, failed). The page that could submit them again is gone
+ * with the session; while it lived, they stayed for it, also after the jobs made from them ended.
  */
 export async function releaseDrops(
   stagingDir: string,
   drops: readonly string[],
   listJobs: () => JobRecord[],
+  needs: (job: JobRecord) => boolean,
 ): Promise<Leftover[]> {
   const used = new Set(
-    listJobs().flatMap((j) => j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter(Boolean)),
+    listJobs()
+      .filter(needs)
+      .flatMap((j) => j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter(Boolean)),
   );
   const removed: Leftover[] = [];
   for (const drop of drops) {
@@ -77,6 +87,8 @@ export async function removeStagedDrops(
   job: JobRecord,
   others: () => JobRecord[],
   needs: (other: JobRecord) => boolean,
+  /** A drop kept whatever the jobs: one the page of this live session may submit again. */
+  held: (drop: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<Leftover[]> {
   const dropsOf = (j: JobRecord): Set<string> =>
     new Set(j.sourceFiles.map((f) => stagedDropOf(stagingDir, f)).filter((d): d is string => !!d));
@@ -90,7 +102,7 @@ export async function removeStagedDrops(
   );
   const removed: Leftover[] = [];
   for (const drop of own) {
-    if (kept.has(drop)) continue;
+    if (kept.has(drop) || (await held(drop))) continue;
     const bytes = await sizeOf(drop);
     if (bytes === null) continue;
     await removeDrop(drop);

@@ -315,11 +315,22 @@ async function streamPackage(
   await writeOut(output);
 }
 
+/** A file in web mode's copy of a dropped scan (`<data>/staging/<drop id>/…`, transport/web-stage.ts). */
+const STAGED = /[\\/]staging[\\/][0-9a-f-]{36}[\\/]/;
+
 /** What went wrong while packaging, in words for the user. */
 function packagingError(e: unknown, signal: AbortSignal | undefined): AppError {
   if (signal?.aborted) return new AppError('canceled', 'Packaging the scan was canceled.');
   if (e instanceof AppError) return e;
   const err = e as NodeJS.ErrnoException;
+  if (err.code === 'ENOENT' && err.path && STAGED.test(err.path)) {
+    // Web mode's copy: the user never saw where it was, and cannot put it back.
+    return new AppError(
+      'bad-input',
+      `The copy of this scan made when it was dropped onto the page is gone (${basename(err.path)}): the web mode it was dropped in has stopped, or the copy was removed with its job or by prune.`,
+      { action: 'Drop the scan onto the page again and submit it.', cause: e },
+    );
+  }
   if (err.code === 'ENOENT' && err.path) {
     return new AppError(
       'bad-input',

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -254,6 +255,21 @@ describe('finding a series again', () => {
       .catch((e: unknown) => e)) as AppError;
     expect(err.code).toBe('bad-input');
     expect(err.message).toMatch(/no longer where it was/);
+    await s.dispose();
+  });
+
+  it("says of web mode's copy of a dropped scan, gone, to drop the scan again", async () => {
+    // The user never saw where web mode put its copy: "put the scan back where it was" cannot be done.
+    const scan = join(fresh('data'), 'staging', randomUUID(), 'scan');
+    cpSync(PHANTOM_DIR, scan, { recursive: true });
+    const s = new ScanService({ tempDir: fresh('drop-temp') });
+    const series = (await s.intake([scan])).series[0]!;
+    rmSync(s.filesOf(series.id)[7]!);
+    const err = (await s
+      .packageForUpload(series.id, { deidentify: false, outDir: fresh('drop-gone') })
+      .catch((e: unknown) => e)) as AppError;
+    expect(err.message).toMatch(/copy of this scan made when it was dropped onto the page is gone/);
+    expect(err.action).toBe('Drop the scan onto the page again and submit it.');
     await s.dispose();
   });
 });
