@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
-import { meshFileName, type JobSpec, type MeshResult, type PollResult } from '../../src-shared/job-spec.js';
+import { meshFileName, type JobSpec, type PollResult } from '../../src-shared/job-spec.js';
 import { DEFAULT_POLL, pollInterval, sleep, withJitter, type PollPolicy } from './retry.js';
 import { PresignedRefusedError, type PollState, type ServiceClient } from './service-client.js';
+import { matchResults } from './result-match.js';
 
 /**
  * FOR TESTS AND BENCHMARKS ONLY: one job from start to end on a ServiceClient, without the queue. The
@@ -79,7 +80,7 @@ export async function runJob(
 
   hooks.onStage?.('downloading', { jobId });
   const outputs: JobOutput[] = [];
-  const matched = matchResults(spec, result);
+  const matched = matchResults(spec.meshes, result.outputFiles?.meshes ?? []);
   for (const [i, wanted] of spec.meshes.entries()) {
     const output: JobOutput = { structures: wanted.structures, extension: wanted.extension };
     const record = matched[i];
@@ -110,7 +111,7 @@ export async function runJob(
       if (!(e instanceof PresignedRefusedError)) throw e;
       // Download addresses expire; a fresh poll hands out new ones.
       result = await waitForResult(client, jobId, pollOpts);
-      const fresh = matchResults(spec, result)[i];
+      const fresh = matchResults(spec.meshes, result.outputFiles?.meshes ?? [])[i];
       if (!fresh?.url) throw e;
       saved = await download(fresh.url, fresh.size);
     }
@@ -148,29 +149,4 @@ export async function waitForResult(
         : withJitter(pollInterval(policy, n), policy.jitter);
     await sleep(wait, opts.signal);
   }
-}
-
-/**
- * The result record for each requested mesh: the one with the same extension and structures, else the
- * one at the same position (the service is not bound to echo names exactly as sent).
- */
-function matchResults(spec: JobSpec, result: PollResult): (MeshResult | undefined)[] {
-  const records = result.outputFiles?.meshes ?? [];
-  const used = new Set<number>();
-  const key = (ext: string, structures: string[]) =>
-    `${ext.toLowerCase()}|${[...structures].sort().join(',')}`;
-  const byKey = spec.meshes.map((m) => {
-    const k = key(m.extension, m.structures);
-    const idx = records.findIndex((r, j) => !used.has(j) && key(r.extension, r.structures) === k);
-    if (idx >= 0) used.add(idx);
-    return idx;
-  });
-  return byKey.map((idx, i) => {
-    if (idx >= 0) return records[idx];
-    if (!used.has(i) && records[i]) {
-      used.add(i);
-      return records[i];
-    }
-    return undefined;
-  });
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../../src-shared/errors.js';
 import { OUTPUT_AVAILABLE, type MeshResult, type PollResult } from '../../../src-shared/job-spec.js';
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
+import { matchResults, notListed } from '../../service/result-match.js';
 import { unavailableOutput } from '../../service/service-errors.js';
 import { jobOutputPath } from '../../settings/output-naming.js';
 import { errorOf, isUnknownJob } from '../job-errors.js';
@@ -168,17 +169,16 @@ async function resultFor(
   return record;
 }
 
-/** The service's record for the idx-th requested mesh: same extension and structures, else the same position. */
+/**
+ * The service's record for the idx-th requested mesh (result-match.ts); one it does not list stands
+ * as not made, naming what it lists.
+ */
 export function matchResult(job: JobRecord, idx: number, result: PollResult): MeshResult | undefined {
   const records = result.outputFiles?.meshes ?? [];
-  const wanted = job.outputs[idx];
+  const wanted = job.outputs.find((o) => o.idx === idx);
   if (!wanted) return undefined;
-  const key = (ext: string, s: string[]) => `${ext.toLowerCase()}|${[...s].sort().join(',')}`;
-  const k = key(wanted.extension, wanted.structures);
-  const same = records.filter((r) => key(r.extension, r.structures) === k);
-  // Two requests alike: the n-th of them takes the n-th record alike.
-  const nth = job.outputs.filter((o) => o.idx < idx && key(o.extension, o.structures) === k).length;
-  return same[nth] ?? (records.length === job.outputs.length ? records[idx] : undefined);
+  const requested = [...job.outputs].sort((a, b) => a.idx - b.idx);
+  return matchResults(requested, records)[requested.indexOf(wanted)] ?? notListed(wanted, records);
 }
 
 /** The job ended with only some of its meshes: which are saved, which were not made, and why. */

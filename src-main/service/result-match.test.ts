@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { MeshResult } from '../../src-shared/job-spec.js';
+import { matchResults, notListed } from './result-match.js';
+
+const rec = (structures: string[], extension = '.stl', url = structures.join('+')): MeshResult => ({
+  status: 'Available',
+  extension,
+  structures,
+  url,
+});
+
+describe('which result record is which requested mesh', () => {
+  it('goes by names, never by place: records in another order, the teeth listed as the teeth', () => {
+    // A review's service: skull.stl and all_teeth.stl were both the skull's file, matched by position.
+    const teeth = rec(['tooth11', 'tooth12', 'tooth21']);
+    const skull = rec(['skull']);
+    const found = matchResults(
+      [
+        { extension: '.stl', structures: ['skull'] },
+        { extension: '.stl', structures: ['all_teeth'] },
+      ],
+      [teeth, skull],
+    );
+    expect(found).toEqual([skull, teeth]);
+  });
+
+  it('takes no record for a request whose names it does not list, and says what it lists', () => {
+    const mandible = rec(['mandible']);
+    const want = { extension: '.stl', structures: ['skull'] };
+    expect(matchResults([want], [mandible])).toEqual([undefined]);
+    // Nor one of another extension, nor teeth for nerves.
+    expect(matchResults([want], [rec(['skull'], '.ply')])).toEqual([undefined]);
+    expect(matchResults([{ extension: '.stl', structures: ['all_nerves'] }], [rec(['tooth11'])])).toEqual([
+      undefined,
+    ]);
+    expect(notListed(want, [mandible])).toMatchObject({
+      status: 'Not listed',
+      structures: ['skull'],
+      message: expect.stringContaining('it lists: mandible.stl') as string,
+    });
+  });
+
+  it('uses each record once: two alike requests take two alike records, in order', () => {
+    const a = rec(['skull'], '.stl', 'a');
+    const b = rec(['skull'], '.stl', 'b');
+    const want = { extension: '.stl', structures: ['skull'] };
+    expect(matchResults([want, want], [a, b])).toEqual([a, b]);
+    expect(matchResults([want, want], [a])).toEqual([a, undefined]);
+  });
+
+  it('reads names as a service may echo them, and the shorthands the notes list', () => {
+    const skin = rec(['Soft tissue'], '.STL');
+    const nerves = rec(['right_nerve', 'left_nerve']);
+    const merged = rec(['maxillary', 'mandible']);
+    const found = matchResults(
+      [
+        { extension: '.stl', structures: ['mandible', 'maxillary'] },
+        { extension: '.stl', structures: ['all_nerves'] },
+        { extension: '.stl', structures: ['soft_tissue'] },
+      ],
+      [skin, nerves, merged],
+    );
+    expect(found).toEqual([merged, nerves, skin]);
+    // A merged request is not answered by one of its parts.
+    expect(
+      matchResults([{ extension: '.stl', structures: ['mandible', 'maxillary'] }], [rec(['mandible'])]),
+    ).toEqual([undefined]);
+  });
+});

@@ -1,0 +1,97 @@
+import type { MeshResult } from '../../src-shared/job-spec.js';
+
+/**
+ * Which of a finished job's result records (§2.3) is which requested mesh. A record says its
+ * extension and structures "as requested"; each record is one file, so it answers one request at
+ * most. A review's service listed the two records of a job in the other order, the teeth one under
+ * the teeth it holds: matched by position, the skull was saved as both skull.stl and all_teeth.stl,
+ * and a record named `mandible` was saved as skull.stl. Names are never guessed from places.
+ */
+
+/** A requested mesh: its extension and structures. */
+export interface Requested {
+  extension: string;
+  structures: readonly string[];
+}
+
+/** A structure name as a service may echo it: case, spaces and hyphens aside ("Soft tissue"). */
+const normal = (name: string): string =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+
+/**
+ * The names a shorthand of the service notes stands for: a service may list the teeth or nerves it
+ * made in its place.
+ */
+const SHORTHANDS: Record<string, (name: string) => boolean> = {
+  all_nerves: (n) => n === 'left_nerve' || n === 'right_nerve',
+  all_permanent_teeth: (n) => /^tooth[1-4][1-8]$/.test(n),
+  all_teeth: (n) => /^tooth(?:[1-4][1-8]|[5-8][1-5])$/.test(n),
+};
+
+const sameExtension = (a: string, b: string): boolean => normal(a) === normal(b);
+
+function sameNames(requested: readonly string[], listed: readonly string[]): boolean {
+  const a = [...new Set(requested.map(normal))].sort();
+  const b = [...new Set(listed.map(normal))].sort();
+  return a.length === b.length && a.every((n, i) => n === b[i]);
+}
+
+/**
+ * Whether every listed name is one of the requested names or one a requested shorthand stands for,
+ * and each requested name is there or stood for: `all_teeth` listed as tooth11, tooth12, ...
+ */
+function namesStoodFor(requested: readonly string[], listed: readonly string[]): boolean {
+  if (listed.length === 0) return false;
+  const asked = requested.map(normal);
+  const got = listed.map(normal);
+  const covers = (a: string, n: string): boolean => a === n || (SHORTHANDS[a]?.(n) ?? false);
+  return (
+    got.every((n) => asked.some((a) => covers(a, n))) && asked.every((a) => got.some((n) => covers(a, n)))
+  );
+}
+
+/**
+ * The record of each requested mesh, or undefined where the answer lists none for it: first the
+ * records with the same extension and names (the n-th of two alike requests takes the n-th alike
+ * record), then those listing what a shorthand asked for stands for. No record is used twice.
+ */
+export function matchResults(
+  requested: readonly Requested[],
+  records: readonly MeshResult[],
+): (MeshResult | undefined)[] {
+  const taken = new Set<number>();
+  const found: (MeshResult | undefined)[] = requested.map(() => undefined);
+  const pass = (fits: (want: Requested, r: MeshResult) => boolean): void =>
+    requested.forEach((want, i) => {
+      if (found[i]) return;
+      const j = records.findIndex(
+        (r, k) => !taken.has(k) && sameExtension(r.extension, want.extension) && fits(want, r),
+      );
+      if (j < 0) return;
+      taken.add(j);
+      found[i] = records[j];
+    });
+  pass((want, r) => sameNames(want.structures, r.structures));
+  pass((want, r) => namesStoodFor(want.structures, r.structures));
+  return found;
+}
+
+/** The status given to a requested mesh the answer lists no record for. */
+export const OUTPUT_NOT_LISTED = 'Not listed';
+
+/**
+ * A record standing for a requested mesh the answer lists none for: failed in words, naming what the
+ * answer does list, rather than a record taken by its place.
+ */
+export function notListed(want: Requested, records: readonly MeshResult[]): MeshResult {
+  const listed = records.map((r) => `${r.structures.join('+')}${r.extension}`).join(', ') || 'none';
+  return {
+    status: OUTPUT_NOT_LISTED,
+    extension: want.extension,
+    structures: [...want.structures],
+    message: `the service's answer lists no mesh with these structures and extension (it lists: ${listed}), and none is saved under a name the service did not give it`,
+  };
+}
