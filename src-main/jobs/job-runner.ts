@@ -106,8 +106,9 @@ export class JobRunner implements JobRun {
       let job = this.d.store.get(this.jobId);
       const before = milestone(job);
       try {
-        const paused = this.d.gate.blocks();
-        await this.d.gate.wait(this.signal);
+        // A pause holds the jobs that have not started; those under way go on, as the user is told.
+        const paused = job?.state === 'queued' && this.d.gate.blocks();
+        if (paused) await this.d.gate.wait(this.signal);
         // Read again after a pause: the job may have been prioritized or canceled meanwhile.
         if (paused) job = this.d.store.get(this.jobId);
         if (!job || isTerminal(job.state) || this.signal.aborted) return;

@@ -128,8 +128,9 @@ export interface JobGate {
 }
 
 /**
- * Pause for the queue: steps wait here before they start; work already under way goes on. A key (a
- * batch id) can be held on its own, so one batch waits while the others go on.
+ * Pause for the queue: jobs that have not started wait here (job-runner.ts, input.ts); jobs already
+ * under way go on to their end. A key (a batch id) can be held on its own, so one batch waits while
+ * the others go on.
  */
 export class PauseGate {
   private paused = false;

@@ -71,7 +71,6 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
   }
   let notified: string[];
   try {
-    await d.gate.wait(run.signal);
     for (;;) {
       job = d.store.get(job.id) as JobRecord;
       /** When this run was given the upload addresses; undefined: an earlier run was. */

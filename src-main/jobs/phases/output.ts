@@ -31,7 +31,6 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
   const conn = await d.connections.resolve(start);
   const release = await d.slots.download.acquire(start.id, run.priority(), run.signal);
   try {
-    await d.gate.wait(run.signal);
     const job = d.store.get(start.id) as JobRecord;
     const remoteJobId = job.remoteJobId as string;
     // Meshes the service lists as not made (a status other than Available): the others are saved.

@@ -25,7 +25,6 @@ export async function waitForService(run: JobRun, job: JobRecord): Promise<void>
   const fresh = Date.now() - Date.parse(job.updatedAt) < policy.firstPollDelayMs;
   if (fresh) await pollSleep(run, policy.firstPollDelayMs);
   for (;;) {
-    await d.gate.wait(run.signal);
     let state;
     try {
       state = await conn.client.pollOnce(remoteJobId, run.signal);
