@@ -282,6 +282,19 @@ test('views, clipping, wireframe, measurement and screenshot on a skull', async 
   await page.getByRole('button', { name: 'Clear all measurements' }).click();
   await expect(page.getByTestId('measurement-list')).toHaveCount(0);
 
+  // Plus zooms in and minus out, as the help says (a review found them the other way round): zoomed
+  // in, the skull covers more of the sample points; zoomed out, fewer.
+  const [background] = await canvasPixels(page, CORNER);
+  const coveredPoints = async (): Promise<number> =>
+    (await canvasPixels(page, sample)).filter((p) => diff(p, background!) > 12).length;
+  const framed = await coveredPoints();
+  await view.focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+  await expect.poll(coveredPoints).toBeGreaterThan(framed);
+  for (let i = 0; i < 6; i++) await page.keyboard.press('-');
+  await expect.poll(coveredPoints).toBeLessThan(framed);
+  await page.keyboard.press('f');
+
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'Screenshot' }).click(),

@@ -255,10 +255,11 @@ export class SceneController {
     this.controls.pan(dxPixels, dyPixels);
   }
 
+  /** Closer by `factor` above 1, farther below it. OrbitControls' dollyIn moves the camera away. */
   zoom(factor: number): void {
     this.cameraMovedByUser = true;
-    if (factor > 1) this.controls.dollyIn(factor);
-    else this.controls.dollyOut(1 / factor);
+    if (factor > 1) this.controls.dollyOut(factor);
+    else this.controls.dollyIn(1 / factor);
   }
 
   /** Draws the whole picture at once (however long it takes) and returns it as PNG. */
