@@ -4,6 +4,7 @@ import {
   describeMeshes,
   elapsedMs,
   errorActions,
+  jobOrder,
   progressFraction,
   progressText,
   stageName,
@@ -119,5 +120,23 @@ describe('stage names', () => {
   it('says a waiting job is held while paused, and a running one goes on', () => {
     expect(stageName(at('paused', undefined, 'queued'))).toBe('Held: paused');
     expect(stageName(at('paused', undefined, 'uploading'))).toBe('Uploading');
+  });
+});
+
+describe('jobOrder', () => {
+  it('lists the newest first, and the jobs of one submission by scan name, numbers as numbers', () => {
+    // A review: a batch's jobs, made at one moment, came out as patient-22, 20, 02, 11...
+    const at = '2026-11-30T10:00:00.000Z';
+    const names = ['patient-22', 'patient-2', 'patient-11', 'Patient-01', 'patient-10'];
+    const batch = names.map((scanName, i) => job({ id: `b${i}`, scanName, createdAt: at }));
+    const newer = job({ id: 'n', scanName: 'zz', createdAt: '2026-11-30T11:00:00.000Z' });
+    expect(jobOrder([...batch, newer]).map((j) => j.scanName)).toEqual([
+      'zz',
+      'Patient-01',
+      'patient-2',
+      'patient-10',
+      'patient-11',
+      'patient-22',
+    ]);
   });
 });

@@ -112,3 +112,18 @@ export function progressText(job: JobView): string {
   const bytes = job.progress.bytesTotal !== undefined;
   return f !== null && !bytes ? `${name} · ${Math.round(f * 100)} %` : name;
 }
+
+const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/**
+ * Newest first, as a person looks for what they just did; the jobs of one submission (made at the
+ * same moment) by scan name, patient-2 before patient-10, as a technician looks one up in a batch.
+ */
+export const jobOrder = (jobs: JobView[]): JobView[] =>
+  [...jobs].sort(
+    (a, b) =>
+      b.createdAt.localeCompare(a.createdAt) ||
+      b.priority - a.priority ||
+      byName.compare(a.scanName, b.scanName) ||
+      a.id.localeCompare(b.id),
+  );

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { isTerminal } from '../../src-shared/job-states';
 import type { JobView, SubmitJobsRequest } from '../../src-shared/jobs';
 import { api, errorText, type ErrorText } from '../bridge/api';
+import { jobOrder } from './job-format';
 
 interface JobsState {
   jobs: JobView[];
@@ -21,10 +22,6 @@ interface JobsState {
   actBatch(batchId: string, what: 'pause' | 'resume' | 'cancel' | 'retry'): Promise<void>;
 }
 
-/** Newest first, as a person looks for what they just did. */
-const order = (jobs: JobView[]): JobView[] =>
-  [...jobs].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.priority - a.priority);
-
 export const useJobs = create<JobsState>((set, get) => ({
   jobs: [],
   paused: false,
@@ -35,7 +32,7 @@ export const useJobs = create<JobsState>((set, get) => ({
   async load() {
     try {
       const { jobs, paused } = await api.jobs.list({});
-      set({ jobs: order(jobs), paused, loaded: true, error: null });
+      set({ jobs: jobOrder(jobs), paused, loaded: true, error: null });
     } catch (e) {
       set({ error: errorText(e), loaded: true });
     }
@@ -49,7 +46,7 @@ export const useJobs = create<JobsState>((set, get) => ({
         // Events may overtake each other; never step a job back to an older view of itself.
         if (!old || old.updatedAt <= j.updatedAt) byId.set(j.id, j);
       }
-      return { jobs: order([...byId.values()]), paused };
+      return { jobs: jobOrder([...byId.values()]), paused };
     });
   },
 
