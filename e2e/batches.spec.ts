@@ -122,7 +122,11 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
 
   // One job's meshes in the viewer, checked against its scan. At 1024 x 700 that check would leave the
   // 3D view a strip: it folds away to its title from the keyboard, and the 3D view takes the height.
-  await page.getByTestId('job-row').first().getByRole('button', { name: 'Open in viewer' }).click();
+  await page
+    .getByTestId('job-row')
+    .first()
+    .getByRole('button', { name: /^Open .+ in viewer$/ })
+    .click();
   const check = page.getByTestId('scan-check');
   await expect(check.getByTestId('slice-review').first()).toBeVisible({ timeout: 60_000 });
   await page.setViewportSize(SMALL_WINDOW);

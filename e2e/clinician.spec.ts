@@ -68,7 +68,7 @@ test('clinician: a scan folder becomes a skull mesh in the viewer', async ({ app
   expect([...seen], `states seen: ${[...seen].join(', ')}`).toContain('done');
   expect(seen.size).toBeGreaterThan(1);
 
-  await job.getByRole('button', { name: 'Open in viewer' }).click();
+  await job.getByRole('button', { name: /^Open .+ in viewer$/ }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Viewer' })).toBeVisible();
   await expect(page.getByTestId('scene-item')).toHaveCount(1, { timeout: 60_000 });
   await expect(page.getByTestId('viewer-status')).toContainText('Loaded', { timeout: 60_000 });

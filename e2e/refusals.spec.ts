@@ -169,7 +169,7 @@ test('clinician: a structure the engine refuses after reading the scan costs the
   // The skull it made is saved, listed, and opens in the viewer.
   await expect(job.getByRole('list', { name: /^Files of / })).toContainText('skull.stl');
   await snap(page, testInfo, 'one structure refused, the other saved');
-  await job.getByRole('button', { name: 'Open in viewer' }).click();
+  await job.getByRole('button', { name: /^Open .+ in viewer$/ }).click();
   await expect(page.getByTestId('scene-item')).toHaveCount(1, { timeout: 60_000 });
   await expect(page.getByTestId('viewer-status')).toContainText('Loaded', { timeout: 60_000 });
 });

@@ -168,7 +168,7 @@ test('scan review: three linked views, and a job’s mesh outlined on them; a sh
   await page.getByTestId('submit').click();
   const job = page.getByTestId('job-row');
   await expect(job).toHaveAttribute('data-state', 'done', { timeout: 300_000 });
-  await job.getByRole('button', { name: 'Open in viewer' }).click();
+  await job.getByRole('button', { name: /^Open .+ in viewer$/ }).click();
   await expect(page.getByTestId('scene-item')).toHaveCount(1, { timeout: 60_000 });
   const check = page.getByTestId('scan-check');
   const cAxial = check.getByTestId('view-axial');

@@ -56,6 +56,17 @@ export function structureInfo(name: string): StructureInfo | undefined {
   return KNOWN.get(name);
 }
 
+/**
+ * A structure's name for people: its label when known, else the service's name made readable
+ * (`soft_tissue` as "Soft tissue"), not the identifier as sent.
+ */
+export function structureDisplayName(name: string): string {
+  const known = KNOWN.get(name)?.label;
+  if (known) return known;
+  const words = name.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** Structure names are lower-case identifiers; anything else is almost certainly a typo. */
 export const STRUCTURE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 

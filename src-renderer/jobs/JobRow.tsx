@@ -66,7 +66,12 @@ export const JobRow = memo(function JobRow({
         </div>
         <div className="job-actions">
           {isTerminal(job.state) && job.outputs.length > 0 && (
-            <button type="button" className="primary" onClick={() => shell.openInViewer(job.id)}>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => shell.openInViewer(job.id)}
+              aria-label={`Open ${label} in viewer`}
+            >
               Open in viewer
             </button>
           )}

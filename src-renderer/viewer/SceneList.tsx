@@ -1,4 +1,4 @@
-import { structureInfo } from '../../src-shared/structures.js';
+import { structureDisplayName } from '../../src-shared/structures.js';
 import { formatSize, formatTriangles } from './format-units.js';
 import { MeasurementList } from './MeasurementList.js';
 import { unitHint } from './unit-hint.js';
@@ -8,7 +8,7 @@ import type { SceneItem } from './viewer-store.js';
 
 function structureLabel(item: SceneItem): string | null {
   if (item.structures.length === 0) return null;
-  return item.structures.map((s) => structureInfo(s)?.label ?? s).join(', ');
+  return item.structures.map(structureDisplayName).join(', ');
 }
 
 function SceneRow({ item }: { item: SceneItem }) {
