@@ -31,8 +31,9 @@ function electronBinary(): string | null {
 export async function startWebServerProcess(
   dataDir: string,
   env: NodeJS.ProcessEnv = {},
+  args: string[] = [],
 ): Promise<{ child: ChildProcess; url: string; origin: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main', 'cli.cjs'), 'web'], {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main', 'cli.cjs'), 'web', ...args], {
     env: { ...process.env, SCAN2MESH_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

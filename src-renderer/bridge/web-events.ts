@@ -1,4 +1,5 @@
 import { splitEventStream } from './event-stream';
+import { useLink } from './link-state';
 import { forgetWebSession, webFetch } from './web-session';
 
 /** Wait before connecting again after the stream ended or failed: the app may be restarting. */
@@ -14,9 +15,11 @@ export function streamWebEvents(onMessage: (data: string) => void): void {
     const res = await webFetch('/api/events', { headers: { Accept: 'text/event-stream' } });
     if (res.status === 401) {
       forgetWebSession();
+      useLink.getState().ended();
       return;
     }
     if (!res.ok || !res.body) throw new Error(`event stream refused (${res.status})`);
+    useLink.getState().live();
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     for (;;) {
@@ -35,7 +38,10 @@ export function streamWebEvents(onMessage: (data: string) => void): void {
     throw new Error('event stream ended');
   };
   const loop = (): void => {
-    run().catch(() => setTimeout(loop, RETRY_MS));
+    run().catch(() => {
+      useLink.getState().lost();
+      setTimeout(loop, RETRY_MS);
+    });
   };
   loop();
 }

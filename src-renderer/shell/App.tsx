@@ -11,6 +11,7 @@ import { useApp } from '../app/app-store';
 import { onEvent, transport } from '../bridge/api';
 import type { DroppedItem } from '../bridge/dropped-item';
 import { lazyScreen, preloadWhenIdle } from './lazy-screen';
+import { LinkBanner } from './LinkBanner';
 import './shell.css';
 
 // The viewer (three.js, about two thirds of the renderer's code) loads when it is first opened, so
@@ -123,6 +124,7 @@ export function App() {
         <div className="footer">{transport === 'web' ? 'Web mode' : 'Desktop'}</div>
       </nav>
       <main className={screen === 'viewer' ? 'main-viewer' : undefined}>
+        {transport === 'web' && <LinkBanner />}
         {screen === 'scans' && <ScansScreen />}
         <Suspense fallback={<p className="muted">Loading…</p>}>
           {screen === 'jobs' && <JobsScreen />}
