@@ -168,10 +168,12 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
       for (const fr of h.frames) Object.assign(fr, { pixelSpacing: [0.05, 0.05], slope });
     };
     expect((await fitnessOf(phantomBySlice(), huge(1))).reasons).toEqual([
-      'This scan would need 10.1 GB of memory as a volume (6000 x 6000 x 140 voxels of 2 bytes each); the most scan2mesh reads is 3 GB.',
+      'This scan would need 10.1 GB of memory as a volume (6000 x 6000 x 140 voxels of 2 bytes each); the most scan2mesh reads is 3 GB. Export it again with a smaller field of view, or voxels coarser by a quarter or more, to stay under that.',
     ]);
-    // A slope that is not a whole number makes the volume float32: twice the bytes.
-    expect((await fitnessOf(phantomBySlice(), huge(0.5))).reasons[0]).toMatch(/20\.2 GB .* of 4 bytes each/);
+    // A slope that is not a whole number makes the volume float32: twice the bytes, and it says so.
+    expect((await fitnessOf(phantomBySlice(), huge(0.5))).reasons[0]).toMatch(
+      /20\.2 GB .* of 4 bytes each, since its Rescale Slope or Intercept \(slope 0\.5, intercept -1024\) is not a whole number/,
+    );
   });
 
   it('a rescale slope of 0, one that overflows, or values that are not numbers; the engine refuses them too', async () => {

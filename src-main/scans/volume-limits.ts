@@ -32,5 +32,15 @@ export function volumeTooLarge(layout: VolumeShape, asInt16 = int16Fits(layout))
   const sample = asInt16 ? 2 : 4;
   const bytes = layout.rows * layout.columns * layout.stack.count * sample;
   if (bytes <= MAX_VOLUME_BYTES) return undefined;
-  return `This scan would need ${gigabytes(bytes)} of memory as a volume (${layout.columns} x ${layout.rows} x ${layout.stack.count} voxels of ${sample} bytes each); the most scan2mesh reads is ${gigabytes(MAX_VOLUME_BYTES)}.`;
+  // A review's 0.08 mm CBCT was refused with the size alone, though only its slope made it 4 bytes.
+  const why = asInt16
+    ? ''
+    : `, since its Rescale Slope or Intercept (${fractionalRescale(layout)}) is not a whole number and its values are kept as fractions`;
+  return `This scan would need ${gigabytes(bytes)} of memory as a volume (${layout.columns} x ${layout.rows} x ${layout.stack.count} voxels of ${sample} bytes each${why}); the most scan2mesh reads is ${gigabytes(MAX_VOLUME_BYTES)}. Export it again with a smaller field of view, or voxels coarser by a quarter or more, to stay under that.`;
+}
+
+/** The first rescale that is not whole numbers, as "slope 0.6667, intercept -1024". */
+function fractionalRescale(layout: Pick<VolumeShape, 'frames'>): string {
+  const f = layout.frames.find((x) => !Number.isInteger(x.info.slope) || !Number.isInteger(x.info.intercept));
+  return f ? `slope ${f.info.slope}, intercept ${f.info.intercept}` : '';
 }

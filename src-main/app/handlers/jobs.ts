@@ -63,7 +63,7 @@ export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobH
             'bad-input',
             `No model can be made of this scan: ${series.fitness.reasons.join(' ')}`,
             {
-              action: 'Untick it, and send a CT or CBCT scan of the whole jaw.',
+              action: 'Untick it; the reason says what would make a model possible.',
             },
           );
         const coarse = series && caps ? scanRefusalFor(req.meshes, caps, series) : null;

@@ -315,7 +315,7 @@ async function findSeries(
     for (const p of problems) io.err(`scan2mesh: ${p}\n`);
     io.err(
       unfitOnly
-        ? 'Nothing was submitted. Give a CT or CBCT scan of the whole jaw (see the reasons above).\n'
+        ? 'Nothing was submitted: no model can be made of these scans as they are; each reason above says why.\n'
         : 'Nothing was submitted. Give DICOM folders, zips of them or multi-frame .dcm files.\n',
     );
     return [];

@@ -113,7 +113,7 @@ describe('the size of a job volume', () => {
       code: 'bad-input',
       // Said by the fitness check, which the engine's read runs first (as inspect and the app do).
       message: expect.stringContaining(
-        'This scan would need 5.9 GB of memory as a volume (7000 x 7000 x 30 voxels of 4 bytes each); the most scan2mesh reads is 3 GB.',
+        'This scan would need 5.9 GB of memory as a volume (7000 x 7000 x 30 voxels of 4 bytes each, since its Rescale Slope or Intercept',
       ),
     });
     expect(decoded()).toBe(0);
