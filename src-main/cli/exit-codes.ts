@@ -60,3 +60,12 @@ export function exitCodeOf(views: JobView[]): number {
   if (failedWith('job-may-exist')) return EXIT.mayExist;
   return EXIT.jobFailed;
 }
+
+/**
+ * The exit code of a wait Ctrl+C ended: 5 when a job's creation was on its way (the service may have
+ * it), else 1 (`resume` finishes the jobs); undefined when it was not interrupted.
+ */
+export function interruptedExit(interrupted: boolean, mayExist: readonly string[]): number | undefined {
+  if (!interrupted) return undefined;
+  return mayExist.length > 0 ? EXIT.mayExist : EXIT.jobFailed;
+}

@@ -14,7 +14,7 @@ export interface JobReport {
 }
 
 /** The --json and text report of one job, as `scan2mesh submit` has always printed it. */
-export function toReport(v: JobView): JobReport {
+export function toReport(v: JobView, creationUnconfirmed = false): JobReport {
   const state: JobReport['state'] = isTerminal(v.state)
     ? v.state === 'done' || v.state === 'canceled'
       ? v.state
@@ -39,7 +39,14 @@ export function toReport(v: JobView): JobReport {
           ...(v.error.retryable !== undefined ? { retryable: v.error.retryable } : {}),
         }
       : state === 'stopped'
-        ? { code: 'canceled', message: `Stopped while ${v.state}; \`scan2mesh resume\` finishes it.` }
+        ? creationUnconfirmed
+          ? {
+              code: 'job-may-exist',
+              message: 'Stopped while the job was being created: the service may have it.',
+              action:
+                'Check with the service operator for a job created at that time; submit it again only if there is none (`scan2mesh retry <id> --resubmit`): the service may bill twice.',
+            }
+          : { code: 'canceled', message: `Stopped while ${v.state}; \`scan2mesh resume\` finishes it.` }
         : null,
   };
 }

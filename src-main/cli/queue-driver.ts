@@ -105,7 +105,7 @@ export async function waitWithProgress(
   queue: CliQueue,
   ids: string[],
   progress: ProgressTarget,
-): Promise<{ views: JobView[]; interrupted: boolean }> {
+): Promise<{ views: JobView[]; interrupted: boolean; mayExist: string[] }> {
   const stop = showProgress(queue.manager, ids, progress);
   let onSignal: (() => void) | undefined;
   const interrupted = new Promise<'interrupted'>((resolve) => {
@@ -117,13 +117,21 @@ export async function waitWithProgress(
     const outcome = await Promise.race([queue.manager.waitFor(ids), interrupted]);
     if (outcome === 'interrupted') {
       const views = ids.map((id) => queue.manager.get(id)).filter((v): v is JobView => v !== undefined);
-      const left = views.filter((v) => !isTerminal(v.state)).length;
-      progress.write(
-        `Interrupted: ${left} job${left === 1 ? '' : 's'} left in the queue; \`scan2mesh resume\` finishes them.\n`,
-      );
-      return { views, interrupted: true };
+      // Stopped while its creation was on its way: whether the service has it is open (exit 5), and
+      // `resume` would say so only then (a review).
+      const mayExist = views.filter((v) => queue.manager.creationUnconfirmed(v.id)).map((v) => v.id);
+      const left = views.filter((v) => !isTerminal(v.state) && !mayExist.includes(v.id)).length;
+      if (left > 0)
+        progress.write(
+          `Interrupted: ${left} job${left === 1 ? '' : 's'} left in the queue; \`scan2mesh resume\` finishes them.\n`,
+        );
+      if (mayExist.length > 0)
+        progress.write(
+          `Interrupted while ${mayExist.length === 1 ? 'a job was' : `${mayExist.length} jobs were`} being created: the service may have ${mayExist.length === 1 ? 'it' : 'them'}. Check with the service operator; \`scan2mesh retry <id> --resubmit\` submits one again.\n`,
+        );
+      return { views, interrupted: true, mayExist };
     }
-    return { views: outcome, interrupted: false };
+    return { views: outcome, interrupted: false, mayExist: [] };
   } finally {
     stop();
     if (onSignal) {

@@ -133,6 +133,15 @@ export class JobManager {
     return r ? this.view(r) : undefined;
   }
 
+  /**
+   * Whether a job's creation was sent and not answered (yet): stopped now, the service may have the
+   * job, and only the user can find out (a `resume` would not send it again on its own).
+   */
+  creationUnconfirmed(id: string): boolean {
+    const r = this.store.get(id);
+    return !!r && !isTerminal(r.state) && !!r.createSentAt && !r.remoteJobId;
+  }
+
   /** By local id, by the service's job id, or by a unique prefix of either. */
   find(idOrRemote: string): JobView | undefined {
     const r = this.store.find(idOrRemote);

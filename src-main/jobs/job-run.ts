@@ -91,7 +91,10 @@ export interface JobRun {
   readonly log: Logger;
   /** Aborts on a cancel or a shutdown. */
   readonly signal: AbortSignal;
-  /** Aborts only when the user cancels: a shutdown lets a job creation finish, so its id is not lost. */
+  /**
+   * Aborts when the user cancels, and a few seconds after a shutdown: a shutdown lets a job creation
+   * already sent finish if it can, so that its id is not lost.
+   */
   readonly cancelSignal: AbortSignal;
   /** The finished poll result: its download addresses are short-lived, so they are never stored. */
   result: PollResult | undefined;

@@ -30,6 +30,13 @@ export {
 /** The longest wait a service may ask for (Retry-After) that a job waits out by itself. */
 const MAX_ASKED_WAIT_MS = 2 * 24 * 3600_000;
 
+/**
+ * How long a shutdown (Ctrl+C, closing the app) waits for the answer to a job request already sent,
+ * so that the job's id is kept. A service that does not answer held the command for its whole idle
+ * timeout (60 s) after Ctrl+C; past this the request is let go, its outcome open (exit 5).
+ */
+const SHUTDOWN_CREATE_GRACE_MS = 5000;
+
 export class JobRunner implements JobRun {
   private readonly abort = new AbortController();
   private readonly cancel = new AbortController();
@@ -70,6 +77,7 @@ export class JobRunner implements JobRun {
     this.stopReason ??= reason;
     this.abort.abort();
     if (reason === 'cancel') this.cancel.abort();
+    else setTimeout(() => this.cancel.abort(), SHUTDOWN_CREATE_GRACE_MS).unref();
   }
 
   /** Polls now instead of at the next scheduled time (the user is looking at this job). */

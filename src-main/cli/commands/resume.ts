@@ -1,6 +1,6 @@
 import { isTerminal } from '../../../src-shared/jobs.js';
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
-import { EXIT, exitCodeOf } from '../exit-codes.js';
+import { EXIT, exitCodeOf, interruptedExit } from '../exit-codes.js';
 import { printReports, toReport } from '../job-report.js';
 import type { ProgressTarget } from '../progress-view.js';
 import { openCliQueue, waitWithProgress, type CliQueue, type CliQueueDeps } from '../queue-driver.js';
@@ -26,9 +26,14 @@ export async function waitAndReport(
   json: boolean | undefined,
   io: QueueIo,
 ): Promise<number> {
-  const { views, interrupted } = await waitWithProgress(queue, ids, io.progress);
-  printReports(queue.label, views.map(toReport), json, io.out);
-  return interrupted ? EXIT.jobFailed : exitCodeOf(views);
+  const { views, interrupted, mayExist } = await waitWithProgress(queue, ids, io.progress);
+  printReports(
+    queue.label,
+    views.map((v) => toReport(v, mayExist.includes(v.id))),
+    json,
+    io.out,
+  );
+  return interruptedExit(interrupted, mayExist) ?? exitCodeOf(views);
 }
 
 /**

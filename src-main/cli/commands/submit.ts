@@ -16,7 +16,7 @@ import { createSegmentationProcessor } from '../../engine/segmentation/index.js'
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-files.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
-import { CliExit, EXIT, exitCodeOf } from '../exit-codes.js';
+import { CliExit, EXIT, exitCodeOf, interruptedExit } from '../exit-codes.js';
 import { printReports, toReport, type JobReport } from '../job-report.js';
 import type { ProgressTarget } from '../progress-view.js';
 import { openCliQueue, waitWithProgress, type CliQueueDeps } from '../queue-driver.js';
@@ -131,14 +131,14 @@ export async function runSubmit(
         scanNames: Object.fromEntries(units.map((u) => [u.series.id, u.dirName])),
       },
     );
-    const { views, interrupted } = await waitWithProgress(
+    const { views, interrupted, mayExist } = await waitWithProgress(
       queue,
       submitted.map((v) => v.id),
       io.progress,
     );
     // Views come back in the order submitted, one per unit.
     const reports: JobReport[] = views.map((v, i) => ({
-      ...toReport(v),
+      ...toReport(v, mayExist.includes(v.id)),
       scan: units[i]?.scan ?? v.scanName,
     }));
     for (const v of views)
@@ -150,7 +150,7 @@ export async function runSubmit(
           );
       }
     printReports(queue.label, reports, opts.json, io.out);
-    return interrupted ? EXIT.jobFailed : exitCodeOf(views);
+    return interruptedExit(interrupted, mayExist) ?? exitCodeOf(views);
   } finally {
     await queue.close();
   }
