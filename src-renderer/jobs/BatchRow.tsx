@@ -2,6 +2,8 @@ import { formatDuration } from '../common/format';
 import { ErrorNote, ProgressBar } from '../common/ui';
 import type { BatchSummary, StateGroup } from './batch-summary';
 import { useJobs } from './jobs-store';
+import { retriable } from './job-format';
+import { useConnections } from '../connections/connections-store';
 
 const COUNT_LABELS: [StateGroup, string][] = [
   ['running', 'running'],
@@ -21,7 +23,10 @@ export function BatchRow({ batch, index }: { batch: BatchSummary; index: number 
   const counts = COUNT_LABELS.filter(([g]) => batch.counts[g] > 0)
     .map(([g, label]) => `${batch.counts[g]} ${label}`)
     .join(' · ');
-  const retryable = batch.counts.failed + batch.counts.canceled > 0;
+  const profiles = useConnections((s) => s.profiles);
+  const local = new Set(profiles.filter((p) => p.kind === 'local-engine').map((p) => p.id));
+  // Only what a retry may change: a refusal of the local engine would come again, alike.
+  const retries = retriable(batch.jobs, local);
   const started = new Date(Math.min(...batch.jobs.map((j) => Date.parse(j.createdAt))));
 
   return (
@@ -65,9 +70,18 @@ export function BatchRow({ batch, index }: { batch: BatchSummary; index: number 
               Cancel batch
             </button>
           )}
-          {retryable && (
-            <button type="button" onClick={() => void actBatch(batch.batchId, 'retry')}>
-              Retry failed
+          {retries.length > 0 && (
+            <button
+              type="button"
+              onClick={() =>
+                void actBatch(
+                  batch.batchId,
+                  'retry',
+                  retries.map((j) => j.id),
+                )
+              }
+            >
+              Retry failed ({retries.length})
             </button>
           )}
         </div>

@@ -5,6 +5,7 @@ import {
   elapsedMs,
   errorActions,
   jobOrder,
+  retriable,
   progressFraction,
   progressText,
   stageName,
@@ -83,6 +84,23 @@ describe('job formatting', () => {
     // A job that may exist on the service is never offered a plain retry, only a knowing resubmit.
     const mayExist = errorActions(failed('job-may-exist', false), false);
     expect(mayExist).toEqual([{ kind: 'resubmit', label: 'Submit again (the service may bill twice)' }]);
+  });
+
+  it('retries in a batch only what a retry may change, as each row offers it', () => {
+    const local = new Set(['local-engine']);
+    const refused = job({
+      id: 'refused',
+      state: 'failed',
+      error: { code: 'job-failed', message: 'No teeth were found', retryable: false },
+    });
+    const offline = job({ id: 'offline', state: 'failed', error: { code: 'network', message: 'x' } });
+    const canceled = job({ id: 'canceled', state: 'canceled' });
+    const done = job({ id: 'done', state: 'done' });
+    const ids = (js: JobView[]) => js.map((j) => j.id);
+    expect(ids(retriable([refused, offline, canceled, done], local))).toEqual(['offline', 'canceled']);
+    // A remote service's failed job (no word on whether it is final) may pass on a retry.
+    const remote = job({ id: 'remote', state: 'failed', error: { code: 'job-failed', message: 'x' } });
+    expect(ids(retriable([remote], new Set()))).toEqual(['remote']);
   });
 
   it('sums up a list of jobs', () => {

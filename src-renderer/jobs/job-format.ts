@@ -74,6 +74,14 @@ export function errorActions(job: JobView, localEngine: boolean): ErrorAction[] 
   return out;
 }
 
+/**
+ * The jobs of a lot that a retry may change: those whose own row offers Retry (errorActions). A review
+ * found "Retry failed" running 19 jobs again that the local engine had refused, to fail alike.
+ */
+export function retriable(jobs: readonly JobView[], localProfiles: ReadonlySet<string>): JobView[] {
+  return jobs.filter((j) => errorActions(j, localProfiles.has(j.profileId)).some((a) => a.kind === 'retry'));
+}
+
 export function summarizeJobs(jobs: readonly JobView[]): { active: number; done: number; failed: number } {
   let active = 0;
   let done = 0;

@@ -19,7 +19,12 @@ interface JobsState {
   reveal(id: string, index: number): Promise<void>;
   setPaused(paused: boolean): Promise<void>;
   /** One action for every job of a batch that it fits; the batch's failure shows on its row. */
-  actBatch(batchId: string, what: 'pause' | 'resume' | 'cancel' | 'retry'): Promise<void>;
+  /** `only`: for a retry, the jobs to retry (those a retry may change: job-format.ts `retriable`). */
+  actBatch(
+    batchId: string,
+    what: 'pause' | 'resume' | 'cancel' | 'retry',
+    only?: readonly string[],
+  ): Promise<void>;
 }
 
 export const useJobs = create<JobsState>((set, get) => ({
@@ -79,7 +84,7 @@ export const useJobs = create<JobsState>((set, get) => ({
     }
   },
 
-  async actBatch(batchId, what) {
+  async actBatch(batchId, what, only) {
     const key = `batch:${batchId}`;
     set((s) => {
       const actionErrors = { ...s.actionErrors };
@@ -96,7 +101,8 @@ export const useJobs = create<JobsState>((set, get) => ({
         const targets = jobs.filter((j) =>
           what === 'cancel'
             ? !isTerminal(j.state)
-            : (j.state === 'failed' && j.error?.code !== 'job-may-exist') || j.state === 'canceled',
+            : ((j.state === 'failed' && j.error?.code !== 'job-may-exist') || j.state === 'canceled') &&
+              (only === undefined || only.includes(j.id)),
         );
         for (const j of targets) await api.jobs[what]({ id: j.id });
       }
