@@ -174,6 +174,27 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(service.downloads.length - before).toBe(2);
   });
 
+  it('asks again for an output the service lists as still coming, and saves it once it is there', async () => {
+    // A review: "Pending" outputs of a finished job were taken for not made at once; a plain retry
+    // then sent the whole job again.
+    service.refuseDownloads = false;
+    engine.setFaults({ outputStatusAt: { 1: { status: 'Pending' } } });
+    const created = engine.stats.jobsCreated;
+    const job = await submitMultiframe(TWO_MESHES, '{jobId}/{structures}{ext}');
+    await until(() => /not ready yet/.test(h.manager.get(job.id)?.trouble?.message ?? ''));
+    const waiting = h.manager.get(job.id)!;
+    expect(waiting.state).toBe('downloading');
+    expect(waiting.trouble?.message).toMatch(
+      /lists left_nerve\+right_nerve\.ply \("Pending"\) as not ready yet/,
+    );
+    expect(waiting.outputs).toEqual([]);
+    engine.setFaults({});
+    const [done] = await h.manager.waitFor([job.id]);
+    expect([done?.state, done?.error]).toEqual(['done', undefined]);
+    expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
+    expect(engine.stats.jobsCreated - created).toBe(1);
+  });
+
   it('saves the meshes the service made when it lists another as not made, and fails the job naming it', async () => {
     service.refuseDownloads = false;
     engine.setFaults({ outputStatusAt: { 1: { status: 'Failed', message: 'No nerve canal was found.' } } });
@@ -196,3 +217,11 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
   });
 });
+
+async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

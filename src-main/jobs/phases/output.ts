@@ -33,6 +33,7 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
   try {
     const job = d.store.get(start.id) as JobRecord;
     const remoteJobId = job.remoteJobId as string;
+    if (conn.kind !== 'local-engine') await refuseOutputsStillComing(run, conn, remoteJobId, job);
     // Meshes the service lists as not made (a status other than Available): the others are saved.
     const missing: MeshResult[] = [];
     for (const output of job.outputs) {
@@ -178,6 +179,45 @@ export function matchResult(job: JobRecord, idx: number, result: PollResult): Me
   if (!wanted) return undefined;
   const requested = [...job.outputs].sort((a, b) => a.idx - b.idx);
   return matchResults(requested, records)[requested.indexOf(wanted)] ?? notListed(wanted, records);
+}
+
+/**
+ * An output status saying the file is still being made or delivered ("Pending", "Processing"...): the
+ * interface shows only Available, and a review's service listing Pending outputs of a finished job had
+ * them taken for not made at once, then a plain retry sent the whole job again (billed twice).
+ */
+const STILL_COMING =
+  /pend|progress|process|queue|wait|upload|running|prepar|generat|creat|not.?ready|schedul|start/i;
+
+/**
+ * Before anything is saved: outputs the service lists as still coming are asked for again later, with
+ * the backoff of any step the service is not ready for (up to the runner's give-up time), rather than
+ * taken for not made.
+ */
+async function refuseOutputsStillComing(
+  run: JobRun,
+  conn: ResolvedConnection,
+  remoteJobId: string,
+  job: JobRecord,
+): Promise<void> {
+  const coming: MeshResult[] = [];
+  for (const output of job.outputs) {
+    if (output.status === 'saved') continue;
+    const record = await resultFor(run, conn, remoteJobId, output.idx, job);
+    if (record.status !== OUTPUT_AVAILABLE && STILL_COMING.test(record.status)) coming.push(record);
+  }
+  if (coming.length === 0) return;
+  // The next try polls again: the statuses and addresses are the service's to change.
+  run.result = undefined;
+  const names = coming.map((r) => `${r.structures.join('+')}${r.extension} ("${r.status}")`).join(', ');
+  throw new AppError(
+    'service',
+    `Job ${remoteJobId} is finished, but the service lists ${names} as not ready yet; it is asked again later.`,
+    {
+      action: 'Nothing to do: the job goes on by itself, or fails if the files never come.',
+      retryable: true,
+    },
+  );
 }
 
 /** The job ended with only some of its meshes: which are saved, which were not made, and why. */
