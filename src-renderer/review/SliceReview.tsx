@@ -221,6 +221,7 @@ export function SliceReview({
             onStep={steppers[plane]}
             onContrastDrag={onContrastDrag}
             onKey={(key) => keyFor(plane, key)}
+            failed={error !== null}
           />
         ))}
       </div>

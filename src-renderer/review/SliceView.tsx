@@ -30,6 +30,8 @@ interface SliceViewProps {
   onContrastDrag(dx: number, dy: number, phase: 'start' | 'move' | 'end'): void;
   onKey(key: string): boolean;
   testId?: string;
+  /** The slices could not be read (the message is shown below the views): no "Loading" forever. */
+  failed?: boolean;
 }
 
 /** Fits a box of the given aspect (width / height) inside the stage, as large as it can be. */
@@ -192,7 +194,9 @@ export function SliceView(props: SliceViewProps) {
         (letters
           ? `; left ${letters.left}, right ${letters.right}, top ${letters.top}, bottom ${letters.bottom}`
           : '')
-      : 'Loading slice';
+      : props.failed
+        ? 'No slice to show'
+        : 'Loading slice';
 
   return (
     <div className="rv-view" data-testid={props.testId ?? `view-${plane}`} data-plane={plane}>
@@ -246,7 +250,9 @@ export function SliceView(props: SliceViewProps) {
             )}
           </div>
         </div>
-        {!preview && <span className="rv-wait">Loading slice…</span>}
+        {!preview && (
+          <span className="rv-wait">{props.failed ? 'No slice to show: see below.' : 'Loading slice…'}</span>
+        )}
       </div>
     </div>
   );
