@@ -86,6 +86,11 @@ describe('job formatting', () => {
     expect(mayExist).toEqual([{ kind: 'resubmit', label: 'Submit again (the service may bill twice)' }]);
   });
 
+  it('says a job sent and waiting its turn at the engine is waiting, with no percent', () => {
+    const sent = job({ state: 'processing', progress: { stage: 'queued', fraction: 0 } });
+    expect(progressText(sent)).toBe('Sent, waiting its turn');
+  });
+
   it('retries in a batch only what a retry may change, as each row offers it', () => {
     const local = new Set(['local-engine']);
     const refused = job({

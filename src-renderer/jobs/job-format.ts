@@ -110,6 +110,9 @@ export function stageName(job: JobView): string {
   if (/^(smoothing|simplifying)/.test(s)) return 'Simplifying';
   if (s.startsWith('writing')) return 'Writing the mesh';
   if (s === 'waiting for the service' || s === 'processing') return JOB_STATE_LABELS[job.state];
+  // Sent, and waiting for its turn where it is processed (the engine takes one job at a time): a review
+  // read "Processing" over "Queued · 0 %" as two contradicting states.
+  if (s === 'queued') return 'Sent, waiting its turn';
   return raw.charAt(0).toUpperCase() + raw.slice(1);
 }
 
@@ -118,7 +121,8 @@ export function progressText(job: JobView): string {
   const name = stageName(job);
   const f = progressFraction(job);
   const bytes = job.progress.bytesTotal !== undefined;
-  return f !== null && !bytes ? `${name} · ${Math.round(f * 100)} %` : name;
+  const waiting = job.progress.stage?.trim().toLowerCase() === 'queued';
+  return f !== null && !bytes && !waiting ? `${name} · ${Math.round(f * 100)} %` : name;
 }
 
 const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
