@@ -188,6 +188,12 @@ export function matchResult(job: JobRecord, idx: number, result: PollResult): Me
  */
 const STILL_COMING =
   /pend|progress|process|queue|wait|upload|running|prepar|generat|creat|not.?ready|schedul|start/i;
+/** ...unless it also says the file will not come ("Processing failed", "Upload error"). */
+const FINAL =
+  /fail|error|refus|reject|abort|cancel|expire|invalid|unavailable|missing|not.?found|denied|skip/i;
+
+/** Whether a status says the file is on its way rather than not made. */
+export const stillComing = (status: string): boolean => STILL_COMING.test(status) && !FINAL.test(status);
 
 /**
  * Before anything is saved: outputs the service lists as still coming are asked for again later, with
@@ -204,7 +210,7 @@ async function refuseOutputsStillComing(
   for (const output of job.outputs) {
     if (output.status === 'saved') continue;
     const record = await resultFor(run, conn, remoteJobId, output.idx, job);
-    if (record.status !== OUTPUT_AVAILABLE && STILL_COMING.test(record.status)) coming.push(record);
+    if (record.status !== OUTPUT_AVAILABLE && stillComing(record.status)) coming.push(record);
   }
   if (coming.length === 0) return;
   // The next try polls again: the statuses and addresses are the service's to change.

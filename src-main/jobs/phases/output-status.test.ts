@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { stillComing } from './output.js';
+
+describe('an output status', () => {
+  it('is still coming when it says the file is on its way, not when it says it will not come', () => {
+    for (const s of ['Pending', 'Processing', 'IN_PROGRESS', 'Queued', 'Uploading', 'Not ready', 'Scheduled'])
+      expect(stillComing(s), s).toBe(true);
+    for (const s of [
+      'Failed',
+      'Processing failed',
+      'Upload error',
+      'Refused',
+      'Not listed',
+      'Canceled',
+      'Expired',
+      'Unavailable',
+      'Skipped',
+      'NotFound',
+    ])
+      expect(stillComing(s), s).toBe(false);
+  });
+});
