@@ -211,6 +211,7 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     normal,
     headerSpacing && headerSpacing > 0 ? headerSpacing : 1,
     Math.floor(MAX_VOLUME_BYTES / (planeColumns * planeRows * 4)),
+    frames.map((f) => f.header.sliceThickness),
   );
   // Slices within a micrometre of the one before, or a twentieth of the slices' spacing: the first of
   // them, and how many. No scanner places one slice 0.01 mm from another; two scans interleaved do

@@ -1,5 +1,5 @@
 import type { ScanProblem } from '../../src-shared/scans.js';
-import { gapWords, maxOffLineMm, type StackGrid } from './stack-grid.js';
+import { gapWords, maxBridgeableGap, maxOffLineMm, type StackGrid } from './stack-grid.js';
 
 // How the slices of one stack are spaced, in words for layoutSlices: gaps, uneven steps, a crooked line.
 
@@ -21,7 +21,7 @@ export function reportSpacing(
     problems.push({
       severity: 'warning',
       code: 'gap-too-wide',
-      message: `Part of the scan is missing ${list(stack.unbridgeable.map(gapWords))}; ${normally}. A gap more than three times the spacing of the slices around it, or more than 4 mm wider than that spacing, cannot be filled in honestly, so this scan cannot be made into a model.`,
+      message: `Part of the scan is missing ${list(stack.unbridgeable.map(gapWords))}; ${normally}. A gap wider than ${fmt(maxBridgeableGap(spacing))} mm (three times the usual spacing, and at most 4 mm more than it) that the slices' own thickness does not cover cannot be filled in honestly, so this scan cannot be made into a model.`,
     });
   }
   const widths = stack.bridged.map((g) => g.sizeMm);

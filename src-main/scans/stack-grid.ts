@@ -109,6 +109,8 @@ export function stackGrid(
   normal: Vec3,
   fallbackSpacing: number,
   maxCount = Infinity,
+  /** Each slice's thickness (mm) where its file says it: a gap the slices' thickness covers is none. */
+  thicknesses?: readonly (number | undefined)[],
 ): StackGrid {
   const n = positions.length;
   const first = positions[0]!;
@@ -145,20 +147,22 @@ export function stackGrid(
   // Positions are written with few digits (4/3 mm as 1.333): a gap of exactly three steps may be a
   // micrometre over three times the median. Within the tolerance a slice has of its place on a grid
   // (below), a gap is still the one or two missing slices it is.
+  const limit = maxBridgeableGap(spacing) + Math.min(0.1, 0.05 * spacing);
   for (let k = 0; k < gaps.length; k++) {
     const g = gaps[k]!;
     if (g <= spacing * 1.5) continue;
-    // Judged against the slices around it: where a protocol changes from 0.5 mm to 2 mm slices, the
-    // coarser part's steps are its spacing, not slices missing from the finer part's.
-    const usual = Math.max(spacing, spacingAround(gaps, k));
-    const limit = maxBridgeableGap(usual) + Math.min(0.1, 0.05 * usual);
     const gap: StackGap = {
       slice: k + 1,
       fromMm: dot(positions[k]!, normal),
       toMm: dot(positions[k + 1]!, normal),
       sizeMm: g,
     };
-    (g > limit ? unbridgeable : bridged).push(gap);
+    // Two slices whose own thickness reaches across the gap leave nothing of the patient unseen: a
+    // protocol that goes on from 0.5 mm slices in 2 mm ones, 2 mm thick. Slices dropped from a series
+    // keep their thickness, and their holes stay holes (a review's every fourth slice kept).
+    const covered = thicknesses && Math.min(thicknesses[k] ?? 0, thicknesses[k + 1] ?? 0);
+    const seen = covered !== undefined && covered > 0 && g <= covered * 1.05 + 0.01;
+    (g > limit && !seen ? unbridgeable : bridged).push(gap);
   }
 
   if (n < 2 || length <= 1e-6) {
@@ -203,24 +207,6 @@ export function stackGrid(
     unbridgeable,
     offLine,
   };
-}
-
-/** Gaps on either side of one that tell the spacing of the stack around it. */
-const AROUND = 3;
-
-/**
- * The median of the (non-zero) gaps within AROUND of gap k, k left out: the spacing of the slices
- * around a gap. A slice or two missing leaves a gap wider than the ones around it; a stretch scanned
- * coarser has its gaps alike. 0 with fewer than two such gaps.
- */
-function spacingAround(gaps: readonly number[], k: number): number {
-  const near: number[] = [];
-  for (let j = Math.max(0, k - AROUND); j <= Math.min(gaps.length - 1, k + AROUND); j++)
-    if (j !== k && gaps[j]! > 1e-3) near.push(gaps[j]!);
-  if (near.length < 2) return 0;
-  near.sort((a, b) => a - b);
-  const m = near.length >> 1;
-  return near.length % 2 ? near[m]! : (near[m - 1]! + near[m]!) / 2;
 }
 
 /** Which slices make grid plane m: slice `k` weighted 1 - w and slice `k + 1` weighted w. */
