@@ -100,6 +100,8 @@ export interface JobRun {
   result: PollResult | undefined;
   /** New remote jobs created in a row because upload addresses were refused. */
   recreated: number;
+  /** When this run first read the finished job's outputs: those still coming are waited for a while. */
+  comingSince?: number | undefined;
   /** Polls of the remote job so far: a poll step tried again after a fault goes on at the spacing it had. */
   polls: number;
   /** When the service first said it does not know the remote job, since its last answer about it. */

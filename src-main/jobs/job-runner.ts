@@ -44,6 +44,7 @@ export class JobRunner implements JobRun {
   result: PollResult | undefined;
   wakePoll: (() => void) | undefined;
   recreated = 0;
+  comingSince: number | undefined;
   polls = 0;
   unknownSince: number | undefined;
   readonly log: Logger;

@@ -16,6 +16,13 @@ describe('an output status', () => {
       'Unavailable',
       'Skipped',
       'NotFound',
+      'Could not process',
+      'Unprocessable',
+      'Not processed',
+      'Processed',
+      'Failed to generate',
+      'Queue rejected',
+      'Start failed',
     ])
       expect(stillComing(s), s).toBe(false);
   });

@@ -33,9 +33,12 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
   try {
     const job = d.store.get(start.id) as JobRecord;
     const remoteJobId = job.remoteJobId as string;
-    if (conn.kind !== 'local-engine') await refuseOutputsStillComing(run, conn, remoteJobId, job);
     // Meshes the service lists as not made (a status other than Available): the others are saved.
     const missing: MeshResult[] = [];
+    // Meshes it lists as still coming: asked for again once the others are saved (stillComing).
+    const coming: MeshResult[] = [];
+    run.comingSince ??= Date.now();
+    const mayWait = conn.kind !== 'local-engine' && Date.now() - run.comingSince < MAX_COMING_MS;
     for (const output of job.outputs) {
       const dest = jobOutputPath(job, output);
       const staging = stagingPath(dest, job.id, output.idx);
@@ -53,7 +56,7 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
         throw e;
       }
       if (record.status !== OUTPUT_AVAILABLE) {
-        missing.push(record);
+        (mayWait && stillComing(record.status) ? coming : missing).push(record);
         continue;
       }
       // A staging file is whole: a download gets that name only once it has been checked.
@@ -72,6 +75,7 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
       await removeFile(staging);
       run.log.info('mesh saved', { jobId: job.id, idx: output.idx, bytes });
     }
+    if (coming.length > 0) stillComingError(run, remoteJobId, coming);
     if (missing.length > 0) {
       // Failed, not done: what was asked for is not all there. The package stays for a retry.
       await run.transition(job, 'failed', { error: errorOf(partialResult(conn, remoteJobId, job, missing)) });
@@ -188,39 +192,35 @@ export function matchResult(job: JobRecord, idx: number, result: PollResult): Me
  */
 const STILL_COMING =
   /pend|progress|process|queue|wait|upload|running|prepar|generat|creat|not.?ready|schedul|start/i;
-/** ...unless it also says the file will not come ("Processing failed", "Upload error"). */
+/**
+ * ...unless it also says the file will not come ("Processing failed", "Upload error", "Could not
+ * process") or that its step is over ("Processed").
+ */
 const FINAL =
-  /fail|error|refus|reject|abort|cancel|expire|invalid|unavailable|missing|not.?found|denied|skip/i;
+  /fail|error|refus|reject|abort|cancel|expire|invalid|unavailable|missing|not.?found|denied|skip|unprocess|not.?\w*process|could.?not|cannot|can.?t|processed|generated|created|uploaded|done|complete|finish/i;
 
 /** Whether a status says the file is on its way rather than not made. */
 export const stillComing = (status: string): boolean => STILL_COMING.test(status) && !FINAL.test(status);
 
 /**
- * Before anything is saved: outputs the service lists as still coming are asked for again later, with
- * the backoff of any step the service is not ready for (up to the runner's give-up time), rather than
- * taken for not made.
+ * How long a finished job's outputs may be listed as still coming before they count as not made: a
+ * service delivers its files within minutes of finishing; the step's own give-up time is 12 hours.
  */
-async function refuseOutputsStillComing(
-  run: JobRun,
-  conn: ResolvedConnection,
-  remoteJobId: string,
-  job: JobRecord,
-): Promise<void> {
-  const coming: MeshResult[] = [];
-  for (const output of job.outputs) {
-    if (output.status === 'saved') continue;
-    const record = await resultFor(run, conn, remoteJobId, output.idx, job);
-    if (record.status !== OUTPUT_AVAILABLE && stillComing(record.status)) coming.push(record);
-  }
-  if (coming.length === 0) return;
+const MAX_COMING_MS = 30 * 60_000;
+
+/**
+ * Outputs the service lists as still coming, after the others were saved: asked for again later, with
+ * the backoff of any step the service is not ready for, rather than taken for not made.
+ */
+function stillComingError(run: JobRun, remoteJobId: string, coming: MeshResult[]): never {
   // The next try polls again: the statuses and addresses are the service's to change.
   run.result = undefined;
   const names = coming.map((r) => `${r.structures.join('+')}${r.extension} ("${r.status}")`).join(', ');
   throw new AppError(
     'service',
-    `Job ${remoteJobId} is finished, but the service lists ${names} as not ready yet; it is asked again later.`,
+    `Job ${remoteJobId} is finished, but the service lists ${names} as not ready yet; the meshes that are ready are saved, and it is asked again later.`,
     {
-      action: 'Nothing to do: the job goes on by itself, or fails if the files never come.',
+      action: 'Nothing to do: the job goes on by itself, or fails naming the meshes that never came.',
       retryable: true,
     },
   );
