@@ -1,5 +1,6 @@
 import { AppError, isAppError, type AppErrorShape } from '../../src-shared/errors.js';
 import type { JobError, JobPatch, JobRecord } from './job-record.js';
+import { isTerminal } from '../../src-shared/jobs.js';
 
 /**
  * The queue's rules about failures, in one place: what a thrown thing means for the user, which
@@ -163,4 +164,12 @@ export function errorOf(e: AppErrorShape): JobError {
   if (e.action !== undefined) err.action = e.action;
   if (e.retryable !== undefined) err.retryable = e.retryable;
   return err;
+}
+
+/**
+ * Whether a job's creation was sent and not answered (yet): stopped now, the service may have the
+ * job, and only the user can find out (a `resume` would not send it again on its own).
+ */
+export function creationOpen(rec: JobRecord | undefined): boolean {
+  return !!rec && !isTerminal(rec.state) && !!rec.createSentAt && !rec.remoteJobId;
 }

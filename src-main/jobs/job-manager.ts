@@ -12,7 +12,7 @@ import { revealWithSystemTools } from '../platform/reveal.js';
 import { AppSettingsStore } from '../settings/app-settings.js';
 import { checkNamingTemplate } from '../settings/output-naming.js';
 import { openJobDatabase } from './job-db.js';
-import { retryChange, retryRefusal } from './job-errors.js';
+import { creationOpen, retryChange, retryRefusal } from './job-errors.js';
 import { JobFiles } from './job-files.js';
 import type { JobManagerOptions } from './job-manager-options.js';
 import type { Leftover } from './job-leftovers.js';
@@ -133,14 +133,7 @@ export class JobManager {
     return r ? this.view(r) : undefined;
   }
 
-  /**
-   * Whether a job's creation was sent and not answered (yet): stopped now, the service may have the
-   * job, and only the user can find out (a `resume` would not send it again on its own).
-   */
-  creationUnconfirmed(id: string): boolean {
-    const r = this.store.get(id);
-    return !!r && !isTerminal(r.state) && !!r.createSentAt && !r.remoteJobId;
-  }
+  creationUnconfirmed = (id: string): boolean => creationOpen(this.store.get(id));
 
   /** By local id, by the service's job id, or by a unique prefix of either. */
   find(idOrRemote: string): JobView | undefined {

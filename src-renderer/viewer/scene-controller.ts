@@ -255,11 +255,10 @@ export class SceneController {
     this.controls.pan(dxPixels, dyPixels);
   }
 
-  /** Closer by `factor` above 1, farther below it. OrbitControls' dollyIn moves the camera away. */
   zoom(factor: number): void {
     this.cameraMovedByUser = true;
-    if (factor > 1) this.controls.dollyOut(factor);
-    else this.controls.dollyIn(1 / factor);
+    // Closer by `factor` above 1: OrbitControls' dollyOut brings the camera in, dollyIn takes it away.
+    this.controls[factor > 1 ? 'dollyOut' : 'dollyIn'](Math.max(factor, 1 / factor));
   }
 
   /** Draws the whole picture at once (however long it takes) and returns it as PNG. */
