@@ -12,6 +12,8 @@ interface ComponentStats {
   sizes: Float64Array;
   /** 1 when the component reaches the first or last row, column or (with more than one slice) slice. */
   touchesBorder: Uint8Array;
+  /** The highest value in each component, when the values were given (componentsAbove). */
+  peaks?: Float64Array;
 }
 
 export interface FilterResult {
@@ -19,6 +21,8 @@ export interface FilterResult {
   kept: number;
   keptVoxels: number;
   largest: number;
+  /** Voxels of the largest component left out (0 when none was). */
+  largestDropped: number;
 }
 
 class GrowI32 {
@@ -175,7 +179,7 @@ export function componentsAbove(
   const [nx, ny, nz] = dims;
   const rows = ny * nz;
   const runs = joinRuns(found ?? [runsAboveInRows(data, level, nx, 0, rows)], rows);
-  const { result, kept } = labelRuns(runs, dims, keep);
+  const { result, kept } = labelRuns(runs, dims, keep, data);
   let keptRuns = 0;
   for (let i = 0; i < runs.count; i++) keptRuns += kept[i] as number;
   // The kept runs on shared memory too: the extraction's worker threads read them in place.
@@ -206,6 +210,8 @@ function labelRuns(
   runs: Runs,
   dims: [number, number, number],
   keep: (stats: ComponentStats) => Uint8Array,
+  /** The values the runs were found in: each component's peak is then given to `keep`. */
+  data?: Int16Array | Float32Array,
 ): { result: FilterResult; kept: Uint8Array } {
   const [nx, ny, nz] = dims;
   const rows = ny * nz;
@@ -257,6 +263,7 @@ function labelRuns(
   }
   const sizes = new Float64Array(components);
   const touchesBorder = new Uint8Array(components);
+  const peaks = data ? new Float64Array(components).fill(-Infinity) : undefined;
   for (let r = 0; r < rows; r++) {
     const j = r % ny;
     const k = (r - j) / ny;
@@ -265,22 +272,29 @@ function labelRuns(
       const c = compOf[i] as number;
       sizes[c] = (sizes[c] as number) + (en[i] as number) - (st[i] as number);
       if (edgeRow || st[i] === 0 || en[i] === nx) touchesBorder[c] = 1;
+      if (peaks && data) {
+        let peak = peaks[c] as number;
+        for (let p = r * nx + (st[i] as number), end = r * nx + (en[i] as number); p < end; p++)
+          if ((data[p] as number) > peak) peak = data[p] as number;
+        peaks[c] = peak;
+      }
     }
   }
-  const keepFlags = keep({ sizes, touchesBorder });
+  const keepFlags = keep(peaks ? { sizes, touchesBorder, peaks } : { sizes, touchesBorder });
   let keptCount = 0;
   let keptVoxels = 0;
   let largest = 0;
+  let largestDropped = 0;
   for (let c = 0; c < components; c++) {
     largest = Math.max(largest, sizes[c] as number);
     if (keepFlags[c]) {
       keptCount++;
       keptVoxels += sizes[c] as number;
-    }
+    } else largestDropped = Math.max(largestDropped, sizes[c] as number);
   }
   const kept = new Uint8Array(runCount);
   for (let i = 0; i < runCount; i++) kept[i] = keepFlags[compOf[i] as number] ? 1 : 0;
-  return { result: { components, kept: keptCount, keptVoxels, largest }, kept };
+  return { result: { components, kept: keptCount, keptVoxels, largest, largestDropped }, kept };
 }
 
 /** Keeps every component of at least `minVoxels` and at least `fraction` of the largest one. */

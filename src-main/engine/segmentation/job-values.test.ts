@@ -112,7 +112,7 @@ describe('local jobs on the real head CT as other exports write it', () => {
     );
     const wide = await job(await variant('fov-118mm-undeclared', padded(118)), ['soft_tissue']);
     expect(madeMeshes(wide)[0]?.note).toMatch(
-      /soft-tissue: grey value above -?\d+(\.\d)? \(from the scan's histogram\)(, \d+ small loose pieces? left out)?; -1000 outside a round field of view 23\d mm across taken as padding \(the files declare none\), its edge as a cut face/,
+      /soft-tissue: grey value above -?\d+(\.\d)? \(from the scan's histogram\)(, \d+ (small )?loose pieces? left out( \(the largest [\d.]+ cm³\))?)?; -1000 outside a round field of view 23\d mm across taken as padding \(the files declare none\), its edge as a cut face/,
     );
   }, 120_000);
 

@@ -160,6 +160,33 @@ const MIN_PIECE_MM3: Record<Tissue, number> = { bone: 50, teeth: 10, 'soft-tissu
 /** Pieces smaller than this share of the largest are dropped: loose fragments, scanner parts, noise. */
 const MIN_SHARE_OF_LARGEST: Record<Tissue, number> = { bone: 0.1, teeth: 0.01, 'soft-tissue': 1, airway: 1 };
 
+/** The top of a CT's 12-bit Hounsfield range: metal is clipped here, enamel stays below (withoutMetal). */
+const HU_TOP = 3071;
+
+/**
+ * The bone pieces to keep: the large ones, and any that holds enamel (a value above the teeth level,
+ * below metal on a Hounsfield scale), whatever its share of the largest. A mandible is a piece of its
+ * own (the jaw joint parts it from the skull) and can hold less than a tenth of the skull's bone: a
+ * review's phantom lost its jaw and teeth from "skull", while all_teeth found them "joined to bone".
+ */
+function keepToothed(
+  large: ReturnType<typeof keepLarge>,
+  t: Thresholds,
+  minVoxels: number,
+): ReturnType<typeof keepLarge> {
+  return (stats) => {
+    const flags = large(stats);
+    const { peaks, sizes } = stats;
+    if (!peaks || t.teeth === null) return flags;
+    const top = t.scale?.hounsfield ? HU_TOP : Infinity;
+    for (let c = 0; c < flags.length; c++) {
+      const peak = peaks[c] as number;
+      if (!flags[c] && (sizes[c] as number) >= minVoxels && peak > t.teeth && peak < top) flags[c] = 1;
+    }
+    return flags;
+  };
+}
+
 /**
  * The voxels of one tissue class: threshold, fill where needed, keep the large connected pieces.
  * `mask` receives them and must be all zeros (a fresh array).
@@ -174,7 +201,9 @@ export function segmentTissue(
 ): TissueRegion {
   const { data, dims, spacing } = volume;
   const voxelMm3 = spacing[0] * spacing[1] * spacing[2];
-  const keep = keepLarge(MIN_SHARE_OF_LARGEST[tissue], Math.ceil(MIN_PIECE_MM3[tissue] / voxelMm3));
+  const minVoxels = Math.ceil(MIN_PIECE_MM3[tissue] / voxelMm3);
+  const large = keepLarge(MIN_SHARE_OF_LARGEST[tissue], minVoxels);
+  const keep = tissue === 'bone' ? keepToothed(large, t, minVoxels) : large;
   const n = data.length;
   const level = tissue === 'airway' ? t.air : levelOf(tissue, t);
   // Padding is neither air nor tissue: taken out of every class it could fall in (the skin and the
