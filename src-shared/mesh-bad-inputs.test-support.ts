@@ -209,7 +209,7 @@ export const BAD_INPUTS: BadInput[] = [
     what: 'binary PLY whose every face has 2 corners',
     ext: 'ply',
     make: (f) => blade(f, { face: (_i, c) => ({ n: 2, corners: c.slice(0, 2) }) }),
-    says: /it holds no triangles: the mesh is empty \(no face has 3 corners\)/,
+    says: /face 0 has 2 corners: a face needs at least 3/,
   },
   {
     what: 'binary PLY, faces before vertices, every triangle degenerate',
@@ -252,5 +252,46 @@ export const BAD_INPUTS: BadInput[] = [
     ext: 'ply',
     make: (f) => blade(f, { vertices: 1_200_000 }),
     says: /1,200,000 vertices but 1 triangle, which uses at most 3 of them: it is a point cloud/,
+  },
+  // Audit E: data past what the header declares, a face of 2 corners, an STL's byte-order mark.
+  {
+    what: 'ASCII PLY with a face line more than its header declares',
+    ext: 'ply',
+    make: (f) => bytes(`${latin1(f(PLY))}3 0 1 2\n`),
+    says: /data follows the last of its 69,451 "face" elements \(line 105,411: "3 0 1 2"\), so the header's count is wrong/,
+  },
+  {
+    what: 'ASCII PLY ending in blank lines and spaces (padding, kept)',
+    ext: 'ply',
+    make: (f) => bytes(`${latin1(f(PLY))}\n  \r\n\t\n`),
+    says: { triangles: 69_451 },
+  },
+  {
+    what: 'binary PLY holding 2 faces more than its header declares',
+    ext: 'ply',
+    make: (f) => bytes(latin1(blade(f, {})).replace('element face 199034', 'element face 199032')),
+    says: /data follows the last of its 199,032 "face" elements \(binary data\), so the header's count is wrong/,
+  },
+  {
+    what: 'binary PLY ending in a newline (padding, kept)',
+    ext: 'ply',
+    make: (f) => join(blade(f, {}), bytes('\n')),
+    says: { triangles: 199_034 },
+  },
+  {
+    what: 'ASCII PLY whose first face has 2 corners',
+    ext: 'ply',
+    make: (f) => bytes(latin1(f(PLY)).replace(/\n3 (\d+) (\d+) \d+/, '\n2 $1 $2')),
+    says: /face 0 \(line 35,960, "2 \d+ \d+"\) has 2 corners: a face needs at least 3/,
+  },
+  {
+    what: 'ASCII PLY of two faces, the second of 2 corners, too short for two triangles',
+    ext: 'ply',
+    make: () =>
+      bytes(
+        'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n' +
+          'element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n2 0 1\n',
+      ),
+    says: /face 1 \(line 14, "2 0 1"\) has 2 corners: a face needs at least 3/,
   },
 ];
