@@ -294,4 +294,16 @@ export const BAD_INPUTS: BadInput[] = [
       ),
     says: /face 1 \(line 14, "2 0 1"\) has 2 corners: a face needs at least 3/,
   },
+  {
+    what: 'ASCII STL starting with a UTF-8 byte-order mark (kept)',
+    ext: 'stl',
+    make: (f) => bytes(`\xEF\xBB\xBF${stl(f)}`),
+    says: { triangles: 224 },
+  },
+  {
+    what: 'text starting with "solid" whose first line runs on for 3 MB',
+    ext: 'stl',
+    make: (f) => bytes(`solid ${'x'.repeat(3_000_000)}\n${stl(f).slice(stl(f).indexOf('\n') + 1)}`),
+    says: /it starts with "solid" as an ASCII STL does, but its first line runs on past 4,096 bytes without a line break/,
+  },
 ];
