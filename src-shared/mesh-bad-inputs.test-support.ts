@@ -307,3 +307,19 @@ export const BAD_INPUTS: BadInput[] = [
     says: /it starts with "solid" as an ASCII STL does, but its first line runs on past 4,096 bytes without a line break/,
   },
 ];
+
+/**
+ * The binary spider (1,368 triangles) with every vertex moved onto the x axis but one facet's corner
+ * left off it (audit E's stl_one_real_tri.stl): 1,367 triangles without area, one with. The viewer
+ * warns of them; the download check notes the same on the saved mesh.
+ */
+export function oneTriangleWithArea(f: FixtureReader): Uint8Array {
+  const stl = f('spider-binary.stl').slice();
+  const v = new DataView(stl.buffer, stl.byteOffset, stl.byteLength);
+  const triangles = v.getUint32(80, true);
+  for (let t = 0; t < triangles; t++)
+    for (let c = 0; c < 3; c++)
+      for (const axis of [1, 2]) v.setFloat32(84 + 50 * t + 12 + 12 * c + 4 * axis, 0, true);
+  v.setFloat32(84 + 12 + 12 + 4, 5, true);
+  return stl;
+}

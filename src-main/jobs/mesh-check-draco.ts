@@ -7,10 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import type { DecoderModule } from 'draco3d';
 import { MeshFault, SurfaceWitness, checkCoordinate } from './mesh-scan.js';
+import type { SurfaceCount } from './mesh-scan.js';
 
 let decoderModule: Promise<DecoderModule> | null = null;
 
-export async function checkDraco(path: string): Promise<void> {
+export async function checkDraco(path: string): Promise<SurfaceCount> {
   decoderModule ??= import('draco3d').then(({ default: draco3d }) => draco3d.createDecoderModule({}));
   const dm = await decoderModule;
   const bytes = await readFile(path);
@@ -37,12 +38,12 @@ export async function checkDraco(path: string): Promise<void> {
       surface.vertex(values.GetValue(i), values.GetValue(i + 1), values.GetValue(i + 2));
     }
     const corners = [0, 0, 0];
-    for (let f = 0; f < mesh.num_faces() && surface.open; f++) {
+    for (let f = 0; f < mesh.num_faces(); f++) {
       decoder.GetFaceFromMesh(mesh, f, face);
       for (let k = 0; k < 3; k++) corners[k] = face.GetValue(k);
       surface.face(corners);
     }
-    surface.check();
+    return surface.check();
   } finally {
     for (const o of [face, values, mesh, buffer, decoder]) dm.destroy(o);
   }
