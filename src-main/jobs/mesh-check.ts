@@ -1,15 +1,16 @@
 /**
  * What is wrong with a downloaded mesh, read once front to back: the job is done only when the
- * viewer will show what was saved. The rules are the viewer's, in src-shared for both to apply
- * (mesh-content.ts, ply-header.ts, ply-body.ts; for text, mesh-text.ts, obj-text.ts and
- * stl-text.ts: the same lines, words and numbers): content that is something else (a server's
- * error page, JSON, gzip) is named for what it is; a binary STL has 84 + 50 bytes per triangle of
- * its count (and at most a few bytes of padding); an ASCII STL is whole facets of three vertices
- * and ends with "endsolid"; a PLY's elements are all there; an OBJ's faces name vertices it has
- * and its last statement is whole; a Draco file decodes; a mesh without triangles is empty, one
- * whose every triangle has no area shows nothing; and no coordinate lies beyond MAX_COORDINATE.
- * What the viewer would warn of (some triangles without area), or cannot read on any computer (a
- * file or triangle count past its limits, src-shared/mesh-viewable.ts), becomes the saved mesh's note.
+ * viewer will show what was saved, or the saved mesh's note says why it will not. The rules are the
+ * viewer's, in src-shared for both to apply (mesh-content.ts, ply-header.ts, ply-body.ts; for text,
+ * mesh-text.ts, obj-text.ts and stl-text.ts: the same lines, words and numbers): content that is
+ * something else (a server's error page, JSON, gzip) is named for what it is; a binary STL has 84 +
+ * 50 bytes per triangle of its count (and at most a few bytes of padding); an ASCII STL is whole
+ * facets of three vertices and ends with "endsolid"; a PLY's elements are all there, with nothing
+ * but blanks after them; an OBJ's faces name vertices it has and its last statement is whole; a
+ * Draco file decodes; a mesh without triangles is empty, one whose every triangle has no area shows
+ * nothing; and no coordinate lies beyond MAX_COORDINATE. What the viewer warns of (triangles without
+ * area), or will not read on any computer (a file or triangle count past its limits,
+ * src-shared/mesh-viewable.ts), becomes the saved mesh's note: the mesh is whole, and kept.
  */
 import {
   dracoHeaderFault,
