@@ -209,7 +209,7 @@ export const BAD_INPUTS: BadInput[] = [
     what: 'binary PLY whose every face has 2 corners',
     ext: 'ply',
     make: (f) => blade(f, { face: (_i, c) => ({ n: 2, corners: c.slice(0, 2) }) }),
-    says: /it holds no triangles: the mesh is empty \(no face has 3 corners\)/,
+    says: /face 0 has 2 corners: a face needs at least 3/,
   },
   {
     what: 'binary PLY, faces before vertices, every triangle degenerate',
@@ -253,4 +253,73 @@ export const BAD_INPUTS: BadInput[] = [
     make: (f) => blade(f, { vertices: 1_200_000 }),
     says: /1,200,000 vertices but 1 triangle, which uses at most 3 of them: it is a point cloud/,
   },
+  // Audit E: data past what the header declares, a face of 2 corners, an STL's byte-order mark.
+  {
+    what: 'ASCII PLY with a face line more than its header declares',
+    ext: 'ply',
+    make: (f) => bytes(`${latin1(f(PLY))}3 0 1 2\n`),
+    says: /data follows the last of its 69,451 "face" elements \(line 105,411: "3 0 1 2"\), so the header's count is wrong/,
+  },
+  {
+    what: 'ASCII PLY ending in blank lines and spaces (padding, kept)',
+    ext: 'ply',
+    make: (f) => bytes(`${latin1(f(PLY))}\n  \r\n\t\n`),
+    says: { triangles: 69_451 },
+  },
+  {
+    what: 'binary PLY holding 2 faces more than its header declares',
+    ext: 'ply',
+    make: (f) => bytes(latin1(blade(f, {})).replace('element face 199034', 'element face 199032')),
+    says: /data follows the last of its 199,032 "face" elements \(binary data\), so the header's count is wrong/,
+  },
+  {
+    what: 'binary PLY ending in a newline (padding, kept)',
+    ext: 'ply',
+    make: (f) => join(blade(f, {}), bytes('\n')),
+    says: { triangles: 199_034 },
+  },
+  {
+    what: 'ASCII PLY whose first face has 2 corners',
+    ext: 'ply',
+    make: (f) => bytes(latin1(f(PLY)).replace(/\n3 (\d+) (\d+) \d+/, '\n2 $1 $2')),
+    says: /face 0 \(line 35,960, "2 \d+ \d+"\) has 2 corners: a face needs at least 3/,
+  },
+  {
+    what: 'ASCII PLY of two faces, the second of 2 corners, too short for two triangles',
+    ext: 'ply',
+    make: () =>
+      bytes(
+        'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n' +
+          'element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n2 0 1\n',
+      ),
+    says: /face 1 \(line 14, "2 0 1"\) has 2 corners: a face needs at least 3/,
+  },
+  {
+    what: 'ASCII STL starting with a UTF-8 byte-order mark (kept)',
+    ext: 'stl',
+    make: (f) => bytes(`\xEF\xBB\xBF${stl(f)}`),
+    says: { triangles: 224 },
+  },
+  {
+    what: 'text starting with "solid" whose first line runs on for 3 MB',
+    ext: 'stl',
+    make: (f) => bytes(`solid ${'x'.repeat(3_000_000)}\n${stl(f).slice(stl(f).indexOf('\n') + 1)}`),
+    says: /it starts with "solid" as an ASCII STL does, but its first line runs on past 4,096 bytes without a line break/,
+  },
 ];
+
+/**
+ * The binary spider (1,368 triangles) with every vertex moved onto the x axis but one facet's corner
+ * left off it (audit E's stl_one_real_tri.stl): 1,367 triangles without area, one with. The viewer
+ * warns of them; the download check notes the same on the saved mesh.
+ */
+export function oneTriangleWithArea(f: FixtureReader): Uint8Array {
+  const stl = f('spider-binary.stl').slice();
+  const v = new DataView(stl.buffer, stl.byteOffset, stl.byteLength);
+  const triangles = v.getUint32(80, true);
+  for (let t = 0; t < triangles; t++)
+    for (let c = 0; c < 3; c++)
+      for (const axis of [1, 2]) v.setFloat32(84 + 50 * t + 12 + 12 * c + 4 * axis, 0, true);
+  v.setFloat32(84 + 12 + 12 + 4, 5, true);
+  return stl;
+}

@@ -60,9 +60,19 @@ export function stlKind(head: Uint8Array, size: number): StlKind {
     const bytes = 84 + 50 * triangles;
     if (size >= bytes && size - bytes <= STL_TRAILING_SLACK) return { kind: 'binary', triangles, bytes };
   }
-  if (/^\s*solid[^\n]*\n\s*(facet|endsolid)\b/.test(latin1Text(head, 0, 4096))) return { kind: 'ascii' };
+  if (ASCII_STL_START.test(latin1Text(head, 0, ASCII_STL_SNIFF))) return { kind: 'ascii' };
   return { kind: 'neither', triangles };
 }
+
+/**
+ * A UTF-8 byte-order mark as latin1 text: Windows tools put one before an ASCII STL's "solid". The
+ * readers skip it (stl-text.ts), as they skip blanks.
+ */
+export const UTF8_BOM_LATIN1 = '\xEF\xBB\xBF';
+
+/** Bytes of a file's start in which an ASCII STL shows itself: "solid" and its next statement. */
+const ASCII_STL_SNIFF = 4096;
+const ASCII_STL_START = /^(\xEF\xBB\xBF)?\s*solid[^\n]*\n\s*(facet|endsolid)\b/;
 
 /**
  * Why a file stlKind finds neither binary nor ASCII is no STL: what it is instead when that is
@@ -71,6 +81,11 @@ export function stlKind(head: Uint8Array, size: number): StlKind {
 export function stlNeitherFault(head: Uint8Array, size: number, triangles: number | null): string {
   const other = foreignContent(head) ?? otherMeshFormat(head, size);
   if (other) return `it is ${other}, not an STL mesh`;
+  const start = latin1Text(head, 0, ASCII_STL_SNIFF);
+  // Text that starts as an ASCII STL does, whose first line has no end in sight: its bytes 80 to 84
+  // are letters, and read as a binary count they announce billions of triangles.
+  if (/^(\xEF\xBB\xBF)?\s*solid\b/.test(start) && !start.includes('\n') && size > ASCII_STL_SNIFF)
+    return `it starts with "solid" as an ASCII STL does, but its first line runs on past ${fmt(ASCII_STL_SNIFF)} bytes without a line break: no ASCII STL has a first line that long, so the file is damaged or is not an STL`;
   if (triangles === null)
     return `it has only ${fmt(size)} bytes, too short for a binary STL, and is not an ASCII STL`;
   const need = 84 + 50 * triangles;

@@ -5,7 +5,9 @@
  * element that is not one line of exactly its values (the check read lines, the viewer a stream of
  * words: one value too many on a line was kept by one and refused by the other), a word that is no
  * decimal number, a list length that is negative or no whole number, a coordinate that is not a
- * number, a corner the mesh does not have, and a mesh with no triangle at all.
+ * number, a corner the mesh does not have, a face of fewer than 3 corners, data after the last
+ * element declared (a header that undercounts would have the rest dropped without a word; a binary
+ * STL's count that does the same is refused too), and a mesh with no triangle at all.
  */
 import { plyMeshElements } from './ply-header.js';
 import type { PlyHeader } from './ply-header.js';
@@ -16,6 +18,7 @@ import {
   NO_TRIANGLES,
   decimal,
   fmt,
+  isBlankByte,
   shown,
   unusedVerticesFault,
   words,
@@ -24,7 +27,7 @@ import {
 export interface PlySink {
   /** The vertex numbered `i` (from 0, as faces name it). */
   vertex(i: number, x: number, y: number, z: number): void;
-  /** A face's corners, vertex numbers the mesh has; fewer than 3 make no triangle. */
+  /** A face's corners: 3 or more, vertex numbers the mesh has. */
   face(corners: readonly number[]): void;
 }
 
@@ -106,13 +109,14 @@ export class PlyBody {
 
   /**
    * Reads the whole elements in bytes [at, end) of `view` (a binary body), and returns where it
-   * stopped: at `end`, at the body's end, or before an element `end` cuts (the caller hands it on).
+   * stopped: at `end` (past the body's end only blank padding may follow), or before an element
+   * `end` cuts (the caller hands it on).
    */
   binary(view: DataView, at: number, end = view.byteLength): number {
     let since = 0;
     while (this.remains()) {
       const next = this.instance(view, at, end);
-      if (next < 0) break;
+      if (next < 0) return at;
       at = next;
       this.complete();
       if (++since === 65_536) {
@@ -120,7 +124,20 @@ export class PlyBody {
         this.onProgress?.(at);
       }
     }
-    return at;
+    // Past the last element: a stray newline or blank is padding, anything else data the header
+    // does not count (faces it leaves out would be dropped without a word). Read, so the caller
+    // carries nothing on.
+    for (let k = at; k < end; k++) {
+      const b = view.getUint8(k);
+      if (b !== 10 && !isBlankByte(b)) throw new MeshFault(this.leftOver('binary data'));
+    }
+    return end;
+  }
+
+  /** Data after the last element the header declares: what it is, and what it means. */
+  private leftOver(where: string): string {
+    const last = this.h.elements[this.h.elements.length - 1]!;
+    return `it holds more than its header declares: data follows the last of its ${fmt(last.count)} "${last.name.slice(0, 30)}" elements (${where}), so the header's count is wrong or the file is damaged`;
   }
 
   /** One binary element from `at`: where it ends, or -1 when `end` comes first. */
@@ -153,7 +170,8 @@ export class PlyBody {
   /** One ASCII line: a whole element, exactly its values, or a blank line. */
   private line(text: string, lineNo: number, terminated: boolean): void {
     const w = words(text);
-    if (w.length === 0 || !this.remains()) return;
+    if (w.length === 0) return;
+    if (!this.remains()) throw new MeshFault(this.leftOver(`line ${fmt(lineNo)}: "${shown(text, 30)}"`));
     const name = this.h.elements[this.e]!.name.slice(0, 30);
     this.corners.length = 0;
     let t = 0;
@@ -188,11 +206,11 @@ export class PlyBody {
       throw new MeshFault(
         `line ${fmt(lineNo)} has ${w.length} values, more than a "${name}" element holds (${t}): each element must be a line of its own`,
       );
-    this.complete();
+    this.complete(`line ${fmt(lineNo)}, "${shown(text, 30)}"`);
   }
 
-  /** An element read whole: checked, and handed to the sink. */
-  private complete(): void {
+  /** An element read whole: checked, and handed to the sink. `line`: an ASCII element's line. */
+  private complete(line?: string): void {
     const kind = this.kinds[this.e];
     if (kind === 'vertex') {
       const [x, y, z] = this.xyz as [number, number, number];
@@ -205,7 +223,12 @@ export class PlyBody {
           throw new MeshFault(
             `a face refers to vertex ${String(v).slice(0, 24)}, which the mesh does not have (it has ${fmt(this.vertices)} vertices)`,
           );
-      if (this.corners.length > 2) this.triangles += this.corners.length - 2;
+      // As the OBJ reader says: no triangle can be made of it, and it is no truncation.
+      if (this.corners.length < 3)
+        throw new MeshFault(
+          `face ${fmt(this.i)}${line ? ` (${line})` : ''} has ${this.corners.length} corner${this.corners.length === 1 ? '' : 's'}: a face needs at least 3`,
+        );
+      this.triangles += this.corners.length - 2;
       this.sink.face(this.corners);
     }
     this.i++;

@@ -79,14 +79,15 @@ export const isFaceList = (el: PlyElement, p: PlyProperty): boolean =>
 
 /**
  * The fewest bytes one instance of the element takes in the body: binary, its scalars and list
- * counts (a face list with three items); ASCII, two bytes per value (a digit and a separator).
+ * counts; ASCII, two bytes per value (a digit and a separator). A list is counted empty, a face's
+ * too: a face of 2 corners is then walked and named as such, not taken for a body cut short
+ * (the walk tells a short body too, in words).
  */
 function instanceBytes(h: PlyHeader, el: PlyElement): number {
   let bytes = 0;
   for (const p of el.properties) {
-    const items = isFaceList(el, p) ? 3 : 0;
-    if (h.format === 'ascii') bytes += 2 * (p.list ? 1 + items : 1);
-    else bytes += p.list ? p.list.bytes + items * p.bytes : p.bytes;
+    if (h.format === 'ascii') bytes += 2;
+    else bytes += p.list ? p.list.bytes : p.bytes;
   }
   return bytes;
 }

@@ -5,8 +5,10 @@
  * count at byte 80 of a file that may be shorter). A facet is "facet" (its normal is not used:
  * some writers put "nan" there), exactly three "vertex x y z" lines of decimal numbers, within
  * "outer loop" and "endloop" (which a few writers leave out), then "endfacet"; facets stand
- * between "solid" and "endsolid", and nothing else may stand anywhere.
+ * between "solid" and "endsolid", and nothing else may stand anywhere (but a UTF-8 byte-order mark
+ * before "solid", which Windows tools write).
  */
+import { UTF8_BOM_LATIN1 } from './mesh-content.js';
 import { LineSplitter, MeshFault, NO_TRIANGLES, decimal, fmt, isBinary, shown, words } from './mesh-text.js';
 
 export interface StlSink {
@@ -43,7 +45,7 @@ export class StlText {
   }
 
   private line(text: string, lineNo: number, terminated: boolean): void {
-    const w = words(text);
+    const w = words(lineNo === 1 && text.startsWith(UTF8_BOM_LATIN1) ? text.slice(3) : text);
     const key = w[0];
     if (key === undefined) return;
     const state = this.state;

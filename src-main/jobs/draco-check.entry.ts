@@ -13,7 +13,7 @@ const port = parentPort;
 const { path } = workerData as { path: string };
 
 checkDraco(path).then(
-  () => port.postMessage({ fault: undefined } satisfies DracoVerdict),
+  (counted) => port.postMessage({ counted } satisfies DracoVerdict),
   (e: unknown) =>
     port.postMessage(
       (e instanceof MeshFault

@@ -7,10 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import type { DecoderModule } from 'draco3d';
 import { MeshFault, SurfaceWitness, checkCoordinate } from './mesh-scan.js';
+import type { SurfaceCount } from './mesh-scan.js';
 
 let decoderModule: Promise<DecoderModule> | null = null;
 
-export async function checkDraco(path: string): Promise<void> {
+export async function checkDraco(path: string): Promise<SurfaceCount> {
   decoderModule ??= import('draco3d').then(({ default: draco3d }) => draco3d.createDecoderModule({}));
   const dm = await decoderModule;
   const bytes = await readFile(path);
@@ -18,7 +19,6 @@ export async function checkDraco(path: string): Promise<void> {
   const buffer = new dm.DecoderBuffer();
   const mesh = new dm.Mesh();
   const values = new dm.DracoFloat32Array();
-  const face = new dm.DracoInt32Array();
   try {
     buffer.Init(new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), bytes.byteLength);
     if (decoder.GetEncodedGeometryType(buffer) !== dm.TRIANGULAR_MESH)
@@ -36,14 +36,24 @@ export async function checkDraco(path: string): Promise<void> {
       for (let k = 0; k < 3; k++) checkCoordinate(values.GetValue(i + k));
       surface.vertex(values.GetValue(i), values.GetValue(i + 1), values.GetValue(i + 2));
     }
-    const corners = [0, 0, 0];
-    for (let f = 0; f < mesh.num_faces() && surface.open; f++) {
-      decoder.GetFaceFromMesh(mesh, f, face);
-      for (let k = 0; k < 3; k++) corners[k] = face.GetValue(k);
-      surface.face(corners);
+    // Every face is judged (the viewer warns of each without area): read at once, as three's
+    // DRACOLoader does, not by a call per face into the decoder.
+    const bytesOfFaces = mesh.num_faces() * 12;
+    const ptr = dm._malloc(bytesOfFaces);
+    try {
+      if (!decoder.GetTrianglesUInt32Array(mesh, bytesOfFaces, ptr))
+        throw new MeshFault("Draco's decoder cannot give its triangles: it is damaged");
+      const index = new Uint32Array(dm.HEAPU32.buffer, ptr, mesh.num_faces() * 3);
+      const corners = [0, 0, 0];
+      for (let c = 0; c < index.length; c += 3) {
+        [corners[0], corners[1], corners[2]] = [index[c]!, index[c + 1]!, index[c + 2]!];
+        surface.face(corners);
+      }
+    } finally {
+      dm._free(ptr);
     }
-    surface.check();
+    return surface.check();
   } finally {
-    for (const o of [face, values, mesh, buffer, decoder]) dm.destroy(o);
+    for (const o of [values, mesh, buffer, decoder]) dm.destroy(o);
   }
 }

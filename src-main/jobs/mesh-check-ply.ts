@@ -9,9 +9,7 @@ import type { PlyHeader } from '../../src-shared/ply-header.js';
 import { PlyBody } from '../../src-shared/ply-body.js';
 import type { PlySink } from '../../src-shared/ply-body.js';
 import { MeshFault, SurfaceWitness, checkCoordinate, forEachChunk, scanText } from './mesh-scan.js';
-
-/** Thrown by a sink to stop a walk that has learnt what it wanted. */
-class Enough extends Error {}
+import type { SurfaceCount } from './mesh-scan.js';
 
 /** Walks the body of the PLY at `path` into `sink`; `finish` is the caller's (a stopped walk has none). */
 async function walk(path: string, h: PlyHeader, size: number, body: PlyBody): Promise<void> {
@@ -31,8 +29,8 @@ async function walk(path: string, h: PlyHeader, size: number, body: PlyBody): Pr
   });
 }
 
-/** Throws a MeshFault saying what is wrong with the PLY at `path`. */
-export async function checkPly(path: string, head: Buffer, size: number): Promise<void> {
+/** Throws a MeshFault saying what is wrong with the PLY at `path`; else what it counted. */
+export async function checkPly(path: string, head: Buffer, size: number): Promise<SurfaceCount> {
   const h = readPlyHeader(head.toString('latin1'));
   if (typeof h === 'string') throw new MeshFault(h);
   const fault = plyBodyFault(h, size);
@@ -49,7 +47,8 @@ export async function checkPly(path: string, head: Buffer, size: number): Promis
       surface.vertex(x, y, z);
     },
     // Faces before their vertices are judged on a second walk, once the vertices are known (a
-    // witness too large to judge only counts them, and may hear them now).
+    // witness too large to judge only counts them, and may hear them now). Every face is judged:
+    // the viewer warns of each triangle without area, and so does the saved mesh's note.
     face: (corners) => {
       if (vertexFirst || !surface.open) surface.face(corners);
     },
@@ -58,16 +57,8 @@ export async function checkPly(path: string, head: Buffer, size: number): Promis
   await walk(path, h, size, body);
   body.finish();
   if (!vertexFirst && surface.open) {
-    const faces = new PlyBody(h, {
-      vertex: () => {},
-      face: (corners) => {
-        surface.face(corners);
-        if (!surface.open) throw new Enough();
-      },
-    });
-    await walk(path, h, size, faces).catch((e: unknown) => {
-      if (!(e instanceof Enough)) throw e;
-    });
+    const faces = new PlyBody(h, { vertex: () => {}, face: (corners) => surface.face(corners) });
+    await walk(path, h, size, faces);
   }
-  surface.check();
+  return surface.check();
 }

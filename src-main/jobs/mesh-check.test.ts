@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { oneTriangleWithArea } from '../../src-shared/mesh-bad-inputs.test-support.js';
+import { HARD_MAX_TRIANGLES, MAX_FILE_BYTES } from '../../src-shared/mesh-viewable.js';
 import { writeMesh } from '../engine/segmentation/mesh-writers.js';
 import { FIXTURES } from './jobs.test-support.js';
+import { savedMeshNote } from './mesh-check.js';
 import { checkMeshFile } from './output-place.js';
 
 const MESH = join(FIXTURES, 'mesh');
@@ -183,5 +187,51 @@ describe('the download check of a mesh', () => {
     // One facet with area among flat ones is a surface to show.
     spider.writeFloatLE(5, 84 + 12 + 12 + 4);
     expect(await verdict(spider, '.stl')).toBeUndefined();
+  });
+});
+
+describe('the note of a saved mesh: what the viewer warns of, or will not read', () => {
+  it("carries the viewer's warning of triangles without area, in every format", async () => {
+    const path = join(dir, 'one-real-triangle.stl');
+    await writeFile(
+      path,
+      oneTriangleWithArea((p) => readFileSync(join(MESH, p))),
+    );
+    await expect(checkMeshFile(path, '.stl', 'skull.stl')).resolves.toBe(
+      '1,367 of 1,368 triangles are degenerate (zero area) and draw nothing.',
+    );
+    // Binary PLY (faces after or before their vertices) and Draco: two flat triangles, one with area.
+    const positions = new Float32Array([0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 0, 1, 0]);
+    const indices = new Uint32Array([0, 1, 2, 1, 2, 3, 0, 1, 4]);
+    for (const ext of ['.ply', '.drc'] as const) {
+      const written = join(dir, `written-note-${++made}${ext}`);
+      await writeMesh({ positions, indices }, written, ext);
+      await expect(checkMeshFile(written, ext)).resolves.toBe(
+        '2 of 3 triangles are degenerate (zero area) and draw nothing.',
+      );
+    }
+    const ply = join(dir, 'faces-first.ply');
+    await writeFile(
+      ply,
+      'ply\nformat ascii 1.0\nelement face 3\nproperty list uchar int vertex_indices\n' +
+        'element vertex 5\nproperty float x\nproperty float y\nproperty float z\nend_header\n' +
+        '3 0 1 2\n3 1 2 3\n3 0 1 4\n0 0 0\n1 0 0\n2 0 0\n3 0 0\n0 1 0\n',
+    );
+    await expect(checkMeshFile(ply, '.ply')).resolves.toBe(
+      '2 of 3 triangles are degenerate (zero area) and draw nothing.',
+    );
+  });
+
+  it('says plainly when the viewer will not read the mesh on any computer, as it does', () => {
+    // The audit's 2,138,700,034-byte STL: the viewer refuses it past MAX_FILE_BYTES (1,536 MB).
+    expect(savedMeshNote(2_138_700_034, { triangles: 42_774_000, degenerate: 0 })).toBe(
+      'Saved, but too large for the built-in viewer (2,040 MB, more than 1,536 MB can be read): open it in another program, or ask for a decimated mesh (the service can reduce triangles).',
+    );
+    expect(savedMeshNote(MAX_FILE_BYTES, { triangles: 40_000_000, degenerate: 3 })).toBe(
+      'Saved, but too large for the built-in viewer (40,000,000 triangles, more than the 30,000,000 it shows): open it in another program, or ask for a decimated mesh (the service can reduce triangles). 3 of 40,000,000 triangles are degenerate (zero area) and draw nothing.',
+    );
+    expect(savedMeshNote(MAX_FILE_BYTES, { triangles: HARD_MAX_TRIANGLES, degenerate: 0 })).toBeUndefined();
+    // Too large to judge here: only the size rules speak.
+    expect(savedMeshNote(1000, { triangles: 10, degenerate: undefined })).toBeUndefined();
   });
 });

@@ -66,11 +66,17 @@ export function checkCoordinate(x: number): void {
   if (fault) throw new MeshFault(fault);
 }
 
+/** What a check learnt of a whole mesh: its triangles, and how many have no area (undefined: not judged). */
+export interface SurfaceCount {
+  triangles: number;
+  degenerate: number | undefined;
+}
+
 /**
- * Whether a mesh shows anything: the viewer refuses one whose every triangle has no area (corners on
- * one point or one line, as float32 like the viewer's), so the download check does too. Fed the
- * vertices and then the faces as a check reads them; after the first triangle with area it only
- * counts.
+ * Whether a mesh shows anything, and how much of it draws nothing: the viewer refuses one whose
+ * every triangle has no area (corners on one point or one line, as float32 like the viewer's) and
+ * warns of any such triangle, so the download check refuses and notes alike. Fed the vertices and
+ * then the faces as a check reads them; every triangle is judged, as the viewer judges every one.
  */
 export class SurfaceWitness {
   /**
@@ -84,20 +90,20 @@ export class SurfaceWitness {
   private flat = 0;
   /** Triangles fed, judged or not. */
   private seen = 0;
-  /** A triangle with area was seen, or the mesh is too large to judge here. */
-  private settled = false;
+  /** The mesh is too large to judge here: triangles are only counted. */
+  private tooLarge = false;
 
   /** `expected`: the vertex count a header announced (its file's size bounds it), else 0. */
   constructor(expected = 0) {
-    if (expected > SurfaceWitness.MAX_VERTICES) this.settled = true;
+    if (expected > SurfaceWitness.MAX_VERTICES) this.tooLarge = true;
     this.positions = new Float32Array(3 * Math.max(Math.min(expected, SurfaceWitness.MAX_VERTICES), 256));
   }
 
   vertex(x: number, y: number, z: number): void {
-    if (this.settled) return;
+    if (this.tooLarge) return;
     if (3 * this.vertices + 3 > this.positions.length) {
       if (this.vertices >= SurfaceWitness.MAX_VERTICES) {
-        this.settled = true;
+        this.tooLarge = true;
         return;
       }
       const grown = new Float32Array(Math.min(this.positions.length * 2, 3 * SurfaceWitness.MAX_VERTICES));
@@ -113,30 +119,29 @@ export class SurfaceWitness {
   /** A face of `n` corners (0-based vertex numbers, checked by the caller), as a fan. */
   face(corners: ArrayLike<number>, n = corners.length): void {
     if (n > 2) this.seen += n - 2;
-    for (let k = 1; k + 1 < n && !this.settled; k++) {
+    if (this.tooLarge) return;
+    for (let k = 1; k + 1 < n; k++)
       if (noArea(this.positions, corners[0]!, corners[k]!, corners[k + 1]!)) this.flat++;
-      else this.settled = true;
-    }
   }
 
-  /** Whether a triangle with area is still to be found (until then, feed triangles). */
+  /** Whether triangles are judged (feed them their corners); else they are only counted. */
   get open(): boolean {
-    return !this.settled;
+    return !this.tooLarge;
   }
 
   /** A triangle given by its corners' 9 coordinates (an STL facet). */
   triangle(corners: ArrayLike<number>): void {
     this.seen++;
-    if (this.settled) return;
+    if (this.tooLarge) return;
     for (let k = 0; k < 9; k++) this.corner[k] = corners[k]!;
     if (noArea(this.corner, 0, 1, 2)) this.flat++;
-    else this.settled = true;
   }
 
-  /** Throws when no triangle was fed, or none has area. */
-  check(): void {
+  /** Throws when no triangle was fed, or none has area; else what was counted. */
+  check(): SurfaceCount {
     if (this.seen === 0) throw new MeshFault(NO_TRIANGLES);
-    if (this.settled || this.flat === 0) return;
+    if (this.tooLarge) return { triangles: this.seen, degenerate: undefined };
+    if (this.flat < this.seen) return { triangles: this.seen, degenerate: this.flat };
     throw new MeshFault(
       `${this.flat === 1 ? 'its only triangle is' : `all ${fmt(this.flat)} of its triangles are`} degenerate (zero area), corners on one point or one line: there is no surface to show`,
     );

@@ -92,6 +92,9 @@ function relay(
   });
 }
 
+/** The check's note on the fixture service's STL: the viewer's warning of its flat triangles. */
+const SPIDER_NOTE = '56 of 1,368 triangles are degenerate (zero area) and draw nothing.';
+
 /** A mandible as STL and both nerves in one PLY: the fixture service sends a real mesh for each. */
 const TWO_MESHES: MeshChoice[] = [
   { structures: ['mandible'], extension: '.stl' },
@@ -141,6 +144,11 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(done?.outputs.map((o) => [o.path, o.bytes])).toEqual([
       [join(h.outDir, 'mandible.stl'), (await stat(SPIDER_STL)).size],
       [ply, (await stat(BUNNY_PLY)).size],
+    ]);
+    // What the viewer warns of in the spider is said of the mesh staged by the earlier run too.
+    expect(done?.outputs.map((o) => o.note)).toEqual([
+      `fixture mesh standing in for mandible. ${SPIDER_NOTE}`,
+      'fixture mesh standing in for left_nerve+right_nerve',
     ]);
   });
 
@@ -210,6 +218,8 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(service.downloads.slice(before)).toHaveLength(1);
     expect(failed?.outputs.map((o) => o.structures)).toEqual([['mandible']]);
     expect((await readFile(failed!.outputs[0]!.path)).equals(await readFile(SPIDER_STL))).toBe(true);
+    // Downloaded, checked, and saved with what the viewer will warn of.
+    expect(failed?.outputs[0]?.note).toBe(`fixture mesh standing in for mandible. ${SPIDER_NOTE}`);
     // A retry sends the job again and, the service now making both, ends done with both.
     engine.setFaults({});
     await h.manager.retry(job.id);

@@ -1,7 +1,7 @@
 import { link, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
-import { MESH_EXTENSIONS, meshFault } from './mesh-check.js';
+import { MESH_EXTENSIONS, meshVerdict } from './mesh-check.js';
 import type { MeshExtension } from './mesh-check.js';
 
 /**
@@ -117,19 +117,29 @@ const HEAD_BYTES = 64 * 1024;
  * Whether a downloaded mesh is one the viewer will show: whole, of the format its extension says,
  * with triangles and coordinates anatomy can have (mesh-check.ts; the file is read once, in chunks).
  * The service's `size` cannot say it: its unit is not stated. Other extensions are not checked.
- * `name`: the mesh as the user knows it (the path is a temporary file's). Throws a final
- * (non-retryable) AppError: the transfer has tried again already, and the same broken file again is
- * no outage to wait out.
+ * `name`: the mesh as the user knows it (the path is a temporary file's). Returns the note the saved
+ * mesh carries, if any: what the viewer will warn of, or that it will not read the file at all.
+ * Throws a final (non-retryable) AppError: the transfer has tried again already, and the same broken
+ * file again is no outage to wait out.
  */
-export async function checkMeshFile(path: string, extension: string, name = basename(path)): Promise<void> {
+export async function checkMeshFile(
+  path: string,
+  extension: string,
+  name = basename(path),
+): Promise<string | undefined> {
   const ext = extension.toLowerCase();
-  if (!MESH_EXTENSIONS.includes(ext)) return;
+  if (!MESH_EXTENSIONS.includes(ext)) return undefined;
   const { head, size } = await readHead(path);
-  const fault = size === 0 ? 'it is empty' : await meshFault(path, ext as MeshExtension, head, size);
-  if (fault === undefined) return;
-  throw new AppError('service', `The downloaded mesh ${name} is not a usable ${ext} mesh: ${fault}.`, {
-    action: 'Retry the job to download it again; if it happens again, report it to the service operator.',
-  });
+  const verdict =
+    size === 0 ? { fault: 'it is empty' } : await meshVerdict(path, ext as MeshExtension, head, size);
+  if ('note' in verdict) return verdict.note;
+  throw new AppError(
+    'service',
+    `The downloaded mesh ${name} is not a usable ${ext} mesh: ${verdict.fault}.`,
+    {
+      action: 'Retry the job to download it again; if it happens again, report it to the service operator.',
+    },
+  );
 }
 
 async function readHead(path: string): Promise<{ head: Buffer; size: number }> {

@@ -1,8 +1,9 @@
 import { AppError } from '../../src-shared/errors.js';
+import { HARD_MAX_TRIANGLES, MAX_FILE_BYTES, fileSizeOverLimit } from '../../src-shared/mesh-viewable.js';
 import type { HeaderFacts } from './mesh-format.js';
 
-/** Beyond this the scene is unusable on any clinical workstation, whatever its memory. */
-export const HARD_MAX_TRIANGLES = 30_000_000;
+// Shared with the download check, which notes a saved mesh this viewer will not read on any computer.
+export { HARD_MAX_TRIANGLES, MAX_FILE_BYTES };
 /**
  * Peak bytes per triangle while one loads: the file (50 B for binary STL), three's soup of
  * positions and normals (72 B), the weld's table and remap (~16 B) and the result (~24 B).
@@ -16,8 +17,6 @@ export const PEAK_BYTES_PER_TRIANGLE = 160;
 const PEAK_BYTES_PER_VERTEX = 72;
 /** What a shown triangle keeps: welded arrays in JS (~24 B) plus their copy on the GPU. */
 const RESIDENT_BYTES_PER_TRIANGLE = 64;
-/** ArrayBuffers this large fail to allocate in a renderer process well before memory runs out. */
-export const MAX_FILE_BYTES = 1.5 * 2 ** 30;
 /** navigator.deviceMemory rounds down and caps at 8; when absent assume a modest machine. */
 const DEFAULT_DEVICE_GIB = 4;
 
@@ -49,12 +48,8 @@ function refuse(name: string, what: string): AppError {
 }
 
 export function checkFileSize(name: string, bytes: number, budget: MeshBudget): void {
-  if (bytes > budget.maxFileBytes) {
-    throw refuse(
-      name,
-      `${fmt(Math.round(bytes / 2 ** 20))} MB, more than ${fmt(budget.maxFileBytes / 2 ** 20)} MB can be read`,
-    );
-  }
+  const over = fileSizeOverLimit(bytes, budget.maxFileBytes);
+  if (over !== undefined) throw refuse(name, over);
 }
 
 /**

@@ -50,7 +50,7 @@ describe('parseMesh with three loaders', () => {
     );
     expect(e).toBeInstanceOf(AppError);
     expect((e as AppError).message).toBe(
-      'blade.ply cannot be read: its header announces at least 3,781,928 bytes but the file has 3,776,928, so it is truncated.',
+      'blade.ply cannot be read: it ends after 198,649 of the 199,034 "face" elements its header declares, so it is truncated.',
     );
   });
 

@@ -1,8 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BAD_INPUTS, bytes, latin1 } from '../../src-shared/mesh-bad-inputs.test-support.js';
+import {
+  BAD_INPUTS,
+  bytes,
+  latin1,
+  oneTriangleWithArea,
+} from '../../src-shared/mesh-bad-inputs.test-support.js';
+import { degenerateWarning } from '../../src-shared/mesh-viewable.js';
 import { LineSplitter, MAX_LINE_BYTES } from '../../src-shared/mesh-text.js';
 import { fixtureMesh } from './fixture-meshes.test-support.js';
-import { checkTriangleBudget, meshBudget } from './mesh-budget.js';
+import { MAX_FILE_BYTES, checkFileSize, checkTriangleBudget, meshBudget } from './mesh-budget.js';
+import { formatCount } from './format-units.js';
 import type { MeshFormat } from './mesh-format.js';
 import { inspectMeshHeader, parseMesh } from './mesh-parse.js';
 import { buildIndexedMesh } from './weld.js';
@@ -70,5 +77,24 @@ describe('the viewer, on the files the download check kept and it refused or sho
     expect(() =>
       checkTriangleBudget('bunny.ply', bunny, { maxTriangles: 69_451, maxFileBytes: Infinity }),
     ).not.toThrow();
+  });
+
+  it('warns of triangles without area by the rule the download check notes them by', async () => {
+    const data = oneTriangleWithArea(fixture);
+    const buffer = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    const parsed = await parseMesh('skull.stl', 'stl', buffer);
+    const mesh = buildIndexedMesh(parsed.positions, parsed.index);
+    // The download check's note on this file: src-main/jobs/mesh-check.test.ts.
+    expect(degenerateWarning(mesh.degenerate, mesh.triangles, formatCount)).toBe(
+      '1,367 of 1,368 triangles are degenerate (zero area) and draw nothing',
+    );
+  });
+
+  it('refuses a file past the size the download check notes as too large for the viewer', () => {
+    // One limit for both (src-shared/mesh-viewable.ts): the audit's 2 GB STL, saved with that note.
+    expect(() => checkFileSize('skull.stl', 2_138_700_034, meshBudget(64, 0))).toThrow(
+      'skull.stl is too large for this computer: 2,040 MB, more than 1,536 MB can be read.',
+    );
+    expect(() => checkFileSize('skull.stl', MAX_FILE_BYTES, meshBudget(64, 0))).not.toThrow();
   });
 });

@@ -1,4 +1,5 @@
 import { AppError, isAppError } from '../../src-shared/errors.js';
+import { degenerateWarning } from '../../src-shared/mesh-viewable.js';
 import { formatCount, formatMm, loadedStatus } from './format-units.js';
 import { checkFileSize, meshBudget } from './mesh-budget.js';
 import { requireFormat } from './mesh-format.js';
@@ -122,11 +123,9 @@ async function runLoad(job: LoadJob): Promise<void> {
         message: `${job.name}: ${formatCount(count)} ${count === 1 ? 'vertex lies' : 'vertices lie'} far outside the rest of the mesh (up to ${formatMm(farthest)} mm away); the view and the size shown leave ${count === 1 ? 'it' : 'them'} out.`,
       });
     }
-    if (mesh.degenerate > 0) {
-      s.addNotice({
-        message: `${job.name}: ${formatCount(mesh.degenerate)} of ${formatCount(mesh.triangles)} triangles are degenerate (zero area) and draw nothing.`,
-      });
-    }
+    // The download check notes the same of a saved mesh, by the same rule.
+    const degenerate = degenerateWarning(mesh.degenerate, mesh.triangles, formatCount);
+    if (degenerate) s.addNotice({ message: `${job.name}: ${degenerate}.` });
   } catch (e) {
     report(job.name, e);
   } finally {

@@ -1,4 +1,5 @@
-// The parts of Google's draco3d package (no published types) that the Draco writer and its test use.
+// The parts of Google's draco3d package (no published types) that the Draco writer, its test and the
+// download check use.
 declare module 'draco3d' {
   interface EmObject {
     readonly __brand?: 'draco';
@@ -42,7 +43,11 @@ declare module 'draco3d' {
         out: EmObject & { GetValue(i: number): number; size(): number },
       ): boolean;
       GetFaceFromMesh(mesh: EmObject, face: number, out: EmObject & { GetValue(i: number): number }): boolean;
+      GetTrianglesUInt32Array(mesh: EmObject, byteLength: number, ptr: number): boolean;
     };
+    _malloc(bytes: number): number;
+    _free(ptr: number): void;
+    HEAPU32: Uint32Array;
     DecoderBuffer: new () => EmObject & { Init(data: Int8Array, size: number): void };
     Mesh: new () => EmObject & { num_faces(): number; num_points(): number };
     DracoFloat32Array: new () => EmObject & { GetValue(i: number): number; size(): number };

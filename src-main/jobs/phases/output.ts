@@ -59,19 +59,24 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
         (mayWait && stillComing(record.status) ? coming : missing).push(record);
         continue;
       }
-      // A staging file is whole: a download gets that name only once it has been checked.
+      // A staging file is whole: a download gets that name only once it has been checked. Its
+      // check's note (what the viewer will warn of, or not read) is not kept: it is checked again.
       const staged = listed ? await statOrNull(staging) : null;
       const adopted = staged && (await adoptPlaced(staged, dest));
+      const checkNote = (): Promise<string | undefined> =>
+        checkMeshFile(staging, output.extension, basename(dest));
       if (adopted) {
-        d.store.saveOutput(job.id, output.idx, withNote({ path: adopted, bytes: staged.size }, record));
+        const saved = { path: adopted, bytes: staged.size };
+        d.store.saveOutput(job.id, output.idx, withNote(saved, record, await checkNote()));
         await removeFile(staging);
         continue;
       }
       let bytes: number;
-      if (staged) bytes = staged.size;
-      else ({ bytes, record } = await downloadMesh(run, conn, job, output, staging, record));
+      let note: string | undefined;
+      if (staged) [bytes, note] = [staged.size, await checkNote()];
+      else ({ bytes, record, note } = await downloadMesh(run, conn, job, output, staging, record));
       const final = await placeStaged(staging, dest);
-      d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record));
+      d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record, note));
       await removeFile(staging);
       run.log.info('mesh saved', { jobId: job.id, idx: output.idx, bytes });
     }
@@ -92,8 +97,9 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
 }
 
 /**
- * Downloads one mesh to its staging name, checked to be a whole file of its format. An expired address
- * is replaced by a fresh poll once; a refusal of the fresh one too is final, not waited out.
+ * Downloads one mesh to its staging name, checked to be a whole file of its format (`note`: what its
+ * check says of it, if anything). An expired address is replaced by a fresh poll once; a refusal of
+ * the fresh one too is final, not waited out.
  */
 async function downloadMesh(
   run: JobRun,
@@ -102,15 +108,18 @@ async function downloadMesh(
   output: OutputRecord,
   staging: string,
   record: MeshResult,
-): Promise<{ bytes: number; record: MeshResult }> {
+): Promise<{ bytes: number; record: MeshResult; note: string | undefined }> {
   const total = job.outputs.length;
+  let note: string | undefined;
   const download = async (r: MeshResult) =>
     (
       await conn.client.download(r.url as string, staging, {
         signal: run.signal,
         // The service's size has no stated unit: a hint for the progress, never a verdict.
         ...(r.size !== undefined ? { expectedSize: r.size } : {}),
-        verify: (path) => checkMeshFile(path, output.extension, basename(jobOutputPath(job, output))),
+        verify: async (path) => {
+          note = await checkMeshFile(path, output.extension, basename(jobOutputPath(job, output)));
+        },
         onProgress: (got, size) =>
           run.d.onProgress(job.id, {
             fraction: (output.idx + (size ? got / size : 0)) / total,
@@ -121,7 +130,7 @@ async function downloadMesh(
       })
     ).bytes;
   try {
-    return { bytes: await download(record), record };
+    return { bytes: await download(record), record, note };
   } catch (e) {
     if (!(e instanceof PresignedRefusedError)) throw e;
   }
@@ -133,7 +142,7 @@ async function downloadMesh(
       action: 'Retry the job; if it happens again, report it to the service operator.',
     });
   try {
-    return { bytes: await download(fresh), record: fresh };
+    return { bytes: await download(fresh), record: fresh, note };
   } catch (e) {
     if (!(e instanceof PresignedRefusedError)) throw e;
     throw new AppError('service', `${e.message} It was refused again with a fresh address.`, {
@@ -258,9 +267,15 @@ function partialResult(
   );
 }
 
+/** The saved mesh with what the service said of it, then what its check says (mesh-check.ts). */
 function withNote(
   saved: { path: string; bytes: number },
   record: MeshResult,
+  checked: string | undefined,
 ): { path: string; bytes: number; note?: string } {
-  return record.note !== undefined ? { ...saved, note: record.note } : saved;
+  const said = record.note?.trim();
+  if (checked === undefined) return record.note !== undefined ? { ...saved, note: record.note } : saved;
+  if (!said) return { ...saved, note: checked };
+  // Two sentences: the service's note may come without its full stop.
+  return { ...saved, note: `${said}${/[.!?]$/.test(said) ? '' : '.'} ${checked}` };
 }
