@@ -43,8 +43,7 @@ export function toReport(v: JobView, creationUnconfirmed = false): JobReport {
           ? {
               code: 'job-may-exist',
               message: 'Stopped while the job was being created: the service may have it.',
-              action:
-                'Check with the service operator for a job created at that time; submit it again only if there is none (`scan2mesh retry <id> --resubmit`): the service may bill twice.',
+              action: `Check with the service operator for a job created at that time; submit it again only if there is none (\`scan2mesh retry ${v.id} --resubmit\`): the service may bill twice.`,
             }
           : { code: 'canceled', message: `Stopped while ${v.state}; \`scan2mesh resume\` finishes it.` }
         : null,

@@ -97,6 +97,9 @@ export async function openCliQueue(
   };
 }
 
+/** How long Ctrl+C waits for the answer to a job request already sent (as a shutdown does). */
+const CREATE_ANSWER_WAIT_MS = 5000;
+
 /**
  * Shows the jobs' progress on `progress` until they all end. Ctrl+C (SIGINT or SIGTERM) stops waiting:
  * the jobs stay in the queue as they stood, for `scan2mesh resume`.
@@ -116,6 +119,12 @@ export async function waitWithProgress(
   try {
     const outcome = await Promise.race([queue.manager.waitFor(ids), interrupted]);
     if (outcome === 'interrupted') {
+      // A job request on its way may still be answered (a shutdown lets it finish for a few seconds):
+      // whether the service has the job is known only then (a review saw "may exist" for a job whose
+      // id came a second later).
+      const deadline = Date.now() + CREATE_ANSWER_WAIT_MS;
+      while (ids.some((id) => queue.manager.creationUnconfirmed(id)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       const views = ids.map((id) => queue.manager.get(id)).filter((v): v is JobView => v !== undefined);
       // Stopped while its creation was on its way: whether the service has it is open (exit 5), and
       // `resume` would say so only then (a review).
@@ -127,7 +136,7 @@ export async function waitWithProgress(
         );
       if (mayExist.length > 0)
         progress.write(
-          `Interrupted while ${mayExist.length === 1 ? 'a job was' : `${mayExist.length} jobs were`} being created: the service may have ${mayExist.length === 1 ? 'it' : 'them'}. Check with the service operator; \`scan2mesh retry <id> --resubmit\` submits one again.\n`,
+          `Interrupted while ${mayExist.length === 1 ? 'a job was' : `${mayExist.length} jobs were`} being created: the service may have ${mayExist.length === 1 ? 'it' : 'them'}. Check with the service operator; ${mayExist.map((id) => `\`scan2mesh retry ${id} --resubmit\``).join(', ')} submits ${mayExist.length === 1 ? 'it' : 'each'} again.\n`,
         );
       return { views, interrupted: true, mayExist };
     }
