@@ -46,7 +46,7 @@ describe('padding outside a round field of view is neither air nor tissue', () =
       } else expect(t.roundField).toBeUndefined();
       // Taken as air, the wall was skin: 64 % of an accepted soft_tissue's area.
       expect(() => segmentTissue(fov, 'soft-tissue', t), `${value}`).toThrow(
-        /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(5\d %\) than against air \(3\d %\)/,
+        /^More of soft_tissue's surface would lie on the edge of the scan's round field of view \(5\d %\) than against air \(3\d %\)/,
       );
       // The bone inside the field of view is still the skull's.
       expect(segmentTissue(fov, 'bone', t).components.kept).toBeGreaterThan(0);
@@ -58,7 +58,7 @@ describe('padding outside a round field of view is neither air nor tissue', () =
     // of a 150 mm field of view turned 5 degrees or more was made as skin, 46 % of its area (a review).
     const jaws = crop(head, [0, 256], [0, 256], [0, 74]);
     const wall =
-      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(3\d %\) than against air \(\d+ %\)/;
+      /^More of soft_tissue's surface would lie on the edge of the scan's round field of view \(3\d %\) than against air \(\d+ %\)/;
     for (const value of [-1024, -3024])
       for (const deg of [5, 30]) {
         const turned = turnedInPlane(outsideCylinder(jaws, 75, value, false), deg, value);
@@ -129,7 +129,7 @@ describe('padding outside a round field of view is neither air nor tissue', () =
 
   it("finds an undeclared round field of view off the planes' centre, and across any axis of the stack", () => {
     const wall =
-      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(4\d %\)/;
+      /^More of soft_tissue's surface would lie on the edge of the scan's round field of view \(4\d %\)/;
     // 6 and 4 mm off the centre: a field of view cropped or re-gridded before export.
     const off = outsideCylinder(head, 60, -1000, false, [6, -4]);
     const t = thresholds(off);

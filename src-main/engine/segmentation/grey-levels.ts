@@ -73,6 +73,9 @@ export function splitLevels(
   return null;
 }
 
+/** Below this, a value is air, whatever else a scan holds (fat is -100 HU, lung -500 to -900). */
+const NOT_AIR_HU = -500;
+
 /**
  * The levels of a scan of two values and nothing between (a ball of one density in air, made on a
  * computer): no third class to split. In Hounsfield units, with the lower value air, the denser one
@@ -88,7 +91,10 @@ function twoValues(
   while (top > 0 && h.counts[top] === 0) top--;
   const lowest = h.min;
   const highest = h.min + top * h.binWidth;
-  if (!huPossible || Math.abs(lowest + 1000) > 100) return { air: split, bone: split, scale: null };
+  // The denser value must be no air itself: a blank scan of air (-1000) in padding of -1024 is two
+  // values too, and its "skin" was the box (a review).
+  if (!huPossible || Math.abs(lowest + 1000) > 100 || highest < NOT_AIR_HU)
+    return { air: split, bone: split, scale: null };
   const scale: GreyScale = { air: lowest, soft: 0, hounsfield: true };
   const bone = highest >= BONE_MIN_HU ? split : highest + h.binWidth / 2;
   return { air: split, bone, scale };

@@ -94,7 +94,7 @@ describe('local jobs on the real head CT as other exports write it', () => {
     const result = await job(fov, ['skull', 'soft_tissue']);
     expect(result.meshes[0]?.path).toBeDefined();
     expect(result.meshes[1]?.refused).toMatch(
-      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view \(\d+ %\) than against air/,
+      /^More of soft_tissue's surface would lie on the edge of the scan's round field of view \(\d+ %\) than against air/,
     );
     expect(existsSync(join(result.workDir, 'mesh-2-soft_tissue.stl'))).toBe(false);
   }, 120_000);
@@ -108,7 +108,7 @@ describe('local jobs on the real head CT as other exports write it', () => {
     const narrow = await job(await variant('fov-50mm-undeclared', padded(50)), ['skull', 'soft_tissue']);
     expect(narrow.meshes[0]?.path).toBeDefined();
     expect(narrow.meshes[1]?.refused).toMatch(
-      /^More of the surface soft_tissue would have lies on the edge of the scan's round field of view/,
+      /^More of soft_tissue's surface would lie on the edge of the scan's round field of view/,
     );
     const wide = await job(await variant('fov-118mm-undeclared', padded(118)), ['soft_tissue']);
     expect(madeMeshes(wide)[0]?.note).toMatch(

@@ -137,7 +137,7 @@ export function checkSkin(
     const pct = (v: number): number => Math.round((100 * v) / (cut + skin));
     throw new AppError(
       'bad-input',
-      `More of the surface soft_tissue would have lies on the edge of the scan's round field of view (${pct(fovEdge)} %) than against air (${pct(skin)} %): beyond that edge the scan holds no image, only padding, so the surface would be the wall of the field of view rather than skin; no soft-tissue mesh was made.`,
+      `More of soft_tissue's surface would lie on the edge of the scan's round field of view (${pct(fovEdge)} %) than against air (${pct(skin)} %): beyond that edge the scan holds no image, only padding, so the surface would be the wall of the field of view rather than skin; no soft-tissue mesh was made.`,
       {
         action:
           'Ask for soft_tissue only on a scan whose field of view holds the skin with air around it (a larger field of view), or leave it out.',
@@ -147,7 +147,7 @@ export function checkSkin(
   if (cut / (cut + skin) > SKIN_MAX_CUT_SHARE) {
     throw new AppError(
       'bad-input',
-      `Only ${Math.round((100 * skin) / (cut + skin))} % of the surface soft_tissue would have lies against air; the rest is where the scan's field of view cuts through tissue, so it would be the scan's cut faces (the box of the scan${pad ? ', or the edge of its round field of view' : ''}) rather than skin; no soft-tissue mesh was made.`,
+      `Only ${Math.round((100 * skin) / (cut + skin))} % of soft_tissue's surface would lie against air; the rest is where the scan's field of view cuts through tissue, so it would be the scan's cut faces (the box of the scan${pad ? ', or the edge of its round field of view' : ''}) rather than skin; no soft-tissue mesh was made.`,
       { action },
     );
   }

@@ -19,7 +19,7 @@ describe('the skin of a cropped scan', () => {
     ]) {
       const inside = crop(head, [from!, to!], [from!, to!], [0, head.dims[2]]);
       expect(() => segmentTissue(inside, 'soft-tissue', thresholds(inside))).toThrow(
-        /^Only [23]\d % of the surface soft_tissue would have lies against air/,
+        /^Only [23]\d % of soft_tissue's surface would lie against air/,
       );
     }
   });

@@ -37,6 +37,24 @@ describe('otsuThreshold', () => {
   });
 });
 
+describe('a scan of two values', () => {
+  it('reads bone in air as bone, and air in padding as no tissue at all', () => {
+    const two = (low: number, high: number) =>
+      deriveThresholds(
+        Int16Array.from({ length: 8000 }, (_, i) => (i % 10 < 3 ? high : low)),
+        'CT',
+      );
+    const ball = two(-1000, 1000);
+    expect(ball.scale).toMatchObject({ hounsfield: true });
+    expect(ball.absent.bone).toBeUndefined();
+    // A review: a blank scan of air (-1000) in padding of -1024 had its box saved as skin.
+    const blank = two(-1024, -1000);
+    expect(blank.scale).toBeNull();
+    expect(blank.absent['soft-tissue']?.message).toMatch(/^No skin surface can be found/);
+    expect(blank.absent.bone).toBeDefined();
+  });
+});
+
 describe('values that are not numbers', () => {
   it('are refused in words by the histogram, before any threshold is derived from them', () => {
     for (const odd of [NaN, Infinity, -Infinity]) {
