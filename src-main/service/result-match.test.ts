@@ -61,6 +61,18 @@ describe('which result record is which requested mesh', () => {
       [skin, nerves, merged],
     );
     expect(found).toEqual([merged, nerves, skin]);
+    // The extension echoed without its dot; the shorthand echoed for the names it stands for.
+    const dotless = rec(['skull'], 'stl');
+    const both = rec(['all_nerves']);
+    expect(
+      matchResults(
+        [
+          { extension: '.stl', structures: ['skull'] },
+          { extension: '.stl', structures: ['left_nerve', 'right_nerve'] },
+        ],
+        [both, dotless],
+      ),
+    ).toEqual([dotless, both]);
     // A merged request is not answered by one of its parts.
     expect(
       matchResults([{ extension: '.stl', structures: ['mandible', 'maxillary'] }], [rec(['mandible'])]),

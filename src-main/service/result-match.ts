@@ -31,7 +31,9 @@ const SHORTHANDS: Record<string, (name: string) => boolean> = {
   all_teeth: (n) => /^tooth(?:[1-4][1-8]|[5-8][1-5])$/.test(n),
 };
 
-const sameExtension = (a: string, b: string): boolean => normal(a) === normal(b);
+/** Extensions alike, with or without their dot ("stl" for ".stl"). */
+const sameExtension = (a: string, b: string): boolean =>
+  normal(a).replace(/^\./, '') === normal(b).replace(/^\./, '');
 
 function sameNames(requested: readonly string[], listed: readonly string[]): boolean {
   const a = [...new Set(requested.map(normal))].sort();
@@ -75,7 +77,10 @@ export function matchResults(
       found[i] = records[j];
     });
   pass((want, r) => sameNames(want.structures, r.structures));
-  pass((want, r) => namesStoodFor(want.structures, r.structures));
+  // Either way round: the teeth listed for all_teeth asked for, or all_nerves listed for both nerves.
+  pass(
+    (want, r) => namesStoodFor(want.structures, r.structures) || namesStoodFor(r.structures, want.structures),
+  );
   return found;
 }
 
