@@ -53,7 +53,11 @@ export function withoutMetal(h: Histogram): Histogram {
   return splitLevels(kept, true)?.split.scale?.hounsfield ? kept : h;
 }
 
+/** At most this many distinct values: a scan made on a computer, without noise. */
+const FEW_VALUES = 8;
+
 /** The air and bone levels of a histogram (see airAndBone), or null where it has too little contrast. */
+
 export function splitLevels(
   h: Histogram,
   huPossible: boolean,
@@ -62,8 +66,14 @@ export function splitLevels(
   const spike = (h.counts[0] as number) > 0.01 * total && h.counts.length > 2;
   // A spike at the floor is padding only when air, tissue and bone are still above it. In a scan
   // without noise (a phantom made on a computer: air one value, tissue another, bone a third) they
-  // are not: there the floor is the air, and leaving it out left "too little contrast" to split.
-  for (const floorSpike of spike ? [true, false] : [false]) {
+  // are not: there the floor is the air, and leaving it out left "too little contrast" to split. A
+  // scan of a few values in all has no noise: its floor is its air (declared padding is out already);
+  // taken for padding on a scale not in Hounsfield units, its tissue was read as air, its bone as
+  // tissue and its teeth as bone (a review).
+  let values = 0;
+  for (let b = 0; b < h.counts.length && values <= FEW_VALUES; b++) if ((h.counts[b] as number) > 0) values++;
+  const order = !spike ? [false] : values <= FEW_VALUES ? [false, true] : [true, false];
+  for (const floorSpike of order) {
     const first = otsuThreshold(h, floorSpike ? { above: h.min } : {});
     const firstBone = first === null ? null : otsuThreshold(h, { above: first });
     if (first !== null && firstBone !== null)

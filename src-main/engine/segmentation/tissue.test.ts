@@ -53,6 +53,20 @@ describe('a scan of two values', () => {
     expect(blank.absent['soft-tissue']?.message).toMatch(/^No skin surface can be found/);
     expect(blank.absent.bone).toBeDefined();
   });
+
+  it('takes the lowest of a few values for air, not padding, on a scale not in Hounsfield units', () => {
+    // A review's phantom in grey values (Rescale Type US): its floor left out as padding, its tissue
+    // was read as air, its bone as tissue and its teeth as bone.
+    // 60 % air, 30 % tissue, 9 % bone, 1 % teeth, as in a head.
+    const data = Int16Array.from({ length: 10_000 }, (_, i) =>
+      i % 100 < 60 ? 0 : i % 100 < 90 ? 1040 : i % 100 < 99 ? 2200 : 3500,
+    );
+    const t = deriveThresholds(data, 'CT', undefined, { rescaleType: 'US' });
+    expect(t.padding).toBeNull();
+    expect([t.air > 0, t.air < 1040, t.bone > 1040, t.bone < 2200]).toEqual([true, true, true, true]);
+    expect(t.teeth).toBeGreaterThan(2200);
+    expect(t.teeth).toBeLessThan(3500);
+  });
 });
 
 describe('values that are not numbers', () => {
