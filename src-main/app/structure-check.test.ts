@@ -190,7 +190,7 @@ describe('jobs.submit, the last line of defence', () => {
       });
       expect(teeth).toMatchObject({ ok: false, error: { code: 'bad-input' } });
       if (!teeth.ok)
-        expect(teeth.error.message).toMatch(/all_teeth: The voxels of this scan are 5\.0 mm apart/);
+        expect(teeth.error.message).toMatch(/all_teeth: The slices are 5\.0 mm apart in this scan/);
 
       expect(await core.dispatch('jobs.list', {})).toMatchObject({ ok: true, value: { jobs: [] } });
       expect(existsSync(join(core.platform.dataDir, 'packages'))).toBe(false);

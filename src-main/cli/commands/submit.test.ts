@@ -158,7 +158,7 @@ describe('scan2mesh submit refuses what the connection cannot make, before any w
     const out = join(work, 'cranium-every-fifth-out');
     const r = cli(data, 'submit', scan, '--mesh', 'skull', '--mesh', 'all_teeth', '--out', out);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/all_teeth: The voxels of this scan are 7\.5 mm apart/);
+    expect(r.stderr).toMatch(/all_teeth: The slices are 7\.5 mm apart in this scan/);
     expect(r.stderr).toMatch(/Nothing was submitted/);
     expect(queued(data)).toEqual([]);
     expect(existsSync(out)).toBe(false);

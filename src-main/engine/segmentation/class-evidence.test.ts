@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Volume } from '../../scans/volume.js';
 import { bandProfile } from './dentition.js';
+import { resolutionRefusal } from './class-evidence.js';
 import { segmentTissue } from './tissue.js';
 import { crop, edit, realScans, thresholds } from './value-meaning.test-support.js';
 
@@ -183,3 +184,15 @@ function blur(v: Volume, sigma: number): Volume {
   }
   return { ...v, data: Int16Array.from(src, (x) => Math.round(x)) };
 }
+
+describe('the voxel size all_teeth needs', () => {
+  it('names what is coarse: the pixels or the slices', () => {
+    // A review: 2.8 mm pixels with 1.5 mm slices were told to get thinner slices.
+    const pixels = resolutionRefusal('teeth', [2.8, 2.8, 1.5]);
+    expect(pixels?.message).toMatch(/^The pixels are 2\.8 mm apart in this scan/);
+    expect(pixels?.action).toMatch(/smaller pixels/);
+    expect(resolutionRefusal('teeth', [0.5, 0.5, 3])?.action).toMatch(/thinner slices/);
+    expect(resolutionRefusal('teeth', [0.5, 0.5, 2.5])).toBeNull();
+    expect(resolutionRefusal('bone', [3, 3, 7.5])).toBeNull();
+  });
+});

@@ -199,9 +199,12 @@ export function resolutionRefusal(tissue: Tissue, spacing: readonly number[]): A
   if (tissue !== 'teeth') return null;
   const coarsest = Math.max(...spacing);
   if (coarsest <= TEETH_MAX_SPACING_MM) return null;
+  // Which is coarse, the pixels or the slices: a review's 2.8 mm pixels were told to thin the slices.
+  const pixels = Math.max(spacing[0] ?? 0, spacing[1] ?? 0) >= coarsest;
+  const what = pixels ? 'pixels are' : 'slices are';
   return {
-    message: `The voxels of this scan are ${coarsest.toFixed(1)} mm apart (slices or pixels); teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh is made.`,
-    action: 'Ask for all_teeth on a scan with thinner slices (dental CBCT: 0.1-0.4 mm), or leave it out.',
+    message: `The ${what} ${coarsest.toFixed(1)} mm apart in this scan; teeth, with crowns 8-10 mm high and less than a millimetre between them, need ${TEETH_MAX_SPACING_MM} mm or less, or they come out as a few slabs, so no teeth mesh is made.`,
+    action: `Ask for all_teeth on a scan with ${pixels ? 'smaller pixels' : 'thinner slices'} (dental CBCT: 0.1-0.4 mm voxels), or leave it out.`,
   };
 }
 

@@ -79,7 +79,7 @@ describe('a structure refused in words after the volume is read, before any work
     expect(result.meshes[0]?.path).toBe(join(workDir, 'mesh-1-skull.stl'));
     expect(existsSync(join(workDir, 'mesh-1-skull.stl'))).toBe(true);
     expect(result.meshes[1]?.refused).toMatch(
-      /The voxels of this scan are 7\.5 mm apart \(slices or pixels\); teeth, .* need 2\.5 mm or less/,
+      /The slices are 7\.5 mm apart in this scan; teeth, .* need 2\.5 mm or less/,
     );
     // Nothing was done for the teeth: no stage names them, no file of theirs.
     expect(stages.filter((s) => /teeth/.test(s))).toEqual([]);
