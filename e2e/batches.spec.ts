@@ -66,31 +66,9 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
   await expect(batch.getByTestId('job-row')).toHaveCount(5);
   await expect(row.getByTestId('batch-counts')).toContainText(/running|waiting/);
 
-  // Pausing the batch holds its waiting jobs and says so; jobs under way go on, clocks running. It is
-  // paused once a job is under way: on a loaded machine a pause at once came before any had left the
-  // queue, and then there was no running job to watch.
+  // The local engine tells its stage and percent while it works.
   const going = batch.locator('[data-testid="job-row"]:not([data-state="queued"])').first();
   await expect(going).toBeVisible({ timeout: 120_000 });
-  await row.getByRole('button', { name: 'Pause batch' }).click();
-  await expect(row.getByRole('status')).toContainText('This batch is paused');
-  await expect(row.getByRole('button', { name: 'Resume batch' })).toBeVisible();
-  const clock = going.locator('.job-elapsed');
-  const before = await clock.textContent();
-  await expect(clock).not.toHaveText(before ?? '', { timeout: 5000 });
-  await expect(going.getByTestId('job-stage')).not.toHaveText(/paused/i);
-  // Jobs that had not started when it was paused (how many depends on how far packaging got) say
-  // they are held, and a few seconds on they still have not started.
-  const held = batch.locator('[data-testid="job-row"][data-state="queued"]');
-  const waiting = await held.count();
-  for (let i = 0; i < waiting; i++)
-    await expect(held.nth(i).getByTestId('job-stage')).toHaveText('Held: paused');
-  await lookAt(page, testInfo, 'batch of 5: paused, waiting jobs held, running ones go on');
-  await page.waitForTimeout(3000);
-  await expect(held).toHaveCount(waiting);
-  await row.getByRole('button', { name: 'Resume batch' }).click();
-  await expect(row.getByRole('button', { name: 'Pause batch' })).toBeVisible();
-
-  // The local engine tells its stage and percent while it works.
   await expect(
     batch
       .getByTestId('job-stage')
@@ -103,6 +81,34 @@ test('a batch of five scans has its own row: counts, progress, times, folder, pa
   await page.setViewportSize(SMALL_WINDOW);
   await snap(page, testInfo, 'batch of 5: its row while it runs (1024 x 700)');
   await page.setViewportSize({ width: 1440, height: 900 });
+
+  // Pausing the batch holds the jobs that have not started and says so; jobs under way go on to their
+  // end, clocks running (a review found them stopped at their next step though the page said they go
+  // on). How many had started depends on how far packaging got: on a quiet machine, all five may have.
+  const finished = (await row.getAttribute('data-finished')) === 'true';
+  if (!finished) {
+    const underWay = batch.locator(
+      '[data-testid="job-row"]:not([data-state="queued"]):not([data-state="done"])',
+    );
+    // Watched by its name: a locator of the jobs under way would lose it once it is done.
+    const label = (await underWay.count()) > 0 ? await underWay.first().getAttribute('aria-label') : null;
+    const watched = batch.locator(`[data-testid="job-row"][aria-label="${label ?? ''}"]`);
+    await row.getByRole('button', { name: 'Pause batch' }).click();
+    const held = batch.locator('[data-testid="job-row"][data-state="queued"]');
+    const waiting = await held.count();
+    for (let i = 0; i < waiting; i++)
+      await expect(held.nth(i).getByTestId('job-stage')).toHaveText('Held: paused');
+    await lookAt(page, testInfo, 'batch of 5: paused, waiting jobs held, running ones go on');
+    // A job under way while the batch is paused ends done; the held ones are still held.
+    if (label) await expect(watched).toHaveAttribute('data-state', 'done', { timeout: 120_000 });
+    await page.waitForTimeout(3000);
+    await expect(held).toHaveCount(waiting);
+    if (waiting > 0) {
+      await expect(row.getByRole('status')).toContainText('This batch is paused');
+      await row.getByRole('button', { name: 'Resume batch' }).click();
+      await expect(row.getByRole('button', { name: 'Pause batch' })).toBeVisible();
+    }
+  }
 
   await expect(batch.locator('[data-testid="job-row"][data-state="done"]')).toHaveCount(5, {
     timeout: 360_000,
