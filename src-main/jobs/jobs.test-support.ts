@@ -167,3 +167,8 @@ export async function submitScan(
   });
   return job!;
 }
+
+/** Waits until `cond` holds, looking again every 10 ms; the test's own timeout bounds it. */
+export async function until(cond: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await cond())) await new Promise((r) => setTimeout(r, 10));
+}

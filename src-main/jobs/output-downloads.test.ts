@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { BUNNY_PLY, SPIDER_STL, startTestEngine } from '../service/test-engine.test-support.js';
-import { DICOM, FAST, harness, type Harness } from './jobs.test-support.js';
+import { until, DICOM, FAST, harness, type Harness } from './jobs.test-support.js';
 import { stagingPath } from './output-place.js';
 import type { JobView, MeshChoice } from '../../src-shared/jobs.js';
 
@@ -228,11 +228,3 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
   });
 });
-
-async function until(cond: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
