@@ -25,6 +25,8 @@ interface ServiceInKb {
   cutLastByte: boolean;
   /** While set, storage refuses every download as expired (403), as S3 does. */
   refuseDownloads: boolean;
+  /** While set, the finished job's answer lists this record twice, the copy for another file. */
+  listTwice: number | undefined;
   /** Resolves at the first poll answered while held: the job is processing. */
   held: Promise<void>;
   server: Server;
@@ -39,6 +41,7 @@ async function serviceInKb(engine: RunningEngine): Promise<ServiceInKb> {
     hold: true,
     cutLastByte: false,
     refuseDownloads: false,
+    listTwice: undefined,
     held: new Promise<void>((resolve) => (heldPoll = resolve)),
     server: createServer((req, res) => {
       const url = req.url ?? '/';
@@ -56,7 +59,13 @@ async function serviceInKb(engine: RunningEngine): Promise<ServiceInKb> {
       const upstream = request(
         `${engineOrigin}${url}`,
         { method: req.method, headers: req.headers },
-        (answer) => relay(answer, res, url, { from: engineOrigin, to: self.origin, cut: self.cutLastByte }),
+        (answer) =>
+          relay(answer, res, url, {
+            from: engineOrigin,
+            to: self.origin,
+            cut: self.cutLastByte,
+            twice: self.listTwice,
+          }),
       );
       req.pipe(upstream);
     }),
@@ -71,7 +80,7 @@ function relay(
   answer: IncomingMessage,
   res: ServerResponse,
   url: string,
-  { from, to, cut }: { from: string; to: string; cut: boolean },
+  { from, to, cut, twice }: { from: string; to: string; cut: boolean; twice: number | undefined },
 ): void {
   const headers = { ...answer.headers };
   delete headers['content-length'];
@@ -84,8 +93,11 @@ function relay(
     if (!json) return void res.end(Buffer.concat(chunks).subarray(0, -1));
     let text = Buffer.concat(chunks).toString('utf8').split(from).join(to);
     if (url.includes('/pollJobResults') && answer.statusCode === 200) {
-      const result = JSON.parse(text) as { outputFiles: { meshes: { size: number }[] } };
-      for (const mesh of result.outputFiles.meshes) mesh.size = Math.max(1, Math.round(mesh.size / 1024));
+      const result = JSON.parse(text) as { outputFiles: { meshes: { size: number; url: string }[] } };
+      const { meshes } = result.outputFiles;
+      for (const mesh of meshes) mesh.size = Math.max(1, Math.round(mesh.size / 1024));
+      const copied = twice === undefined ? undefined : meshes[twice];
+      if (copied) meshes.push({ ...copied, url: copied.url.replace(/(\?|$)/, '-other$1') });
       text = JSON.stringify(result);
     }
     res.end(text);
@@ -226,5 +238,23 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     const [done] = await h.manager.waitFor([job.id]);
     expect([done?.state, done?.error]).toEqual(['done', undefined]);
     expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
+  });
+  it('saves no file for a mesh the answer lists twice as different files, and says so', async () => {
+    // A review: a second record for one mesh was ignored without a word, the first taken as the mesh.
+    service.refuseDownloads = false;
+    engine.setFaults({});
+    service.listTwice = 0;
+    try {
+      const job = await submitMultiframe(TWO_MESHES, '{jobId}/{structures}{ext}');
+      const [failed] = await h.manager.waitFor([job.id]);
+      expect(failed?.state).toBe('failed');
+      expect(failed?.error?.message).toMatch(
+        /mandible\.stl has status "Listed more than once": the service's answer lists 2 different records for this mesh/,
+      );
+      // The other mesh is saved; nothing is saved as the mandible.
+      expect(failed?.outputs.map((o) => o.structures)).toEqual([['left_nerve', 'right_nerve']]);
+    } finally {
+      service.listTwice = undefined;
+    }
   });
 });

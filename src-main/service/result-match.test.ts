@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MeshResult } from '../../src-shared/job-spec.js';
-import { matchResults, notListed } from './result-match.js';
+import { matchResults, notListed, OUTPUT_LISTED_TWICE } from './result-match.js';
 
 const rec = (structures: string[], extension = '.stl', url = structures.join('+')): MeshResult => ({
   status: 'Available',
@@ -77,5 +77,37 @@ describe('which result record is which requested mesh', () => {
     expect(
       matchResults([{ extension: '.stl', structures: ['mandible', 'maxillary'] }], [rec(['mandible'])]),
     ).toEqual([undefined]);
+  });
+  it('takes the same file listed twice, but refuses to pick between two different ones for one mesh', () => {
+    const want = { extension: '.stl', structures: ['skull'] };
+    const signed = (sig: string, path = 'skull'): MeshResult =>
+      rec(['skull'], '.stl', `https://store.example/out/${path}.stl?X-Amz-Signature=${sig}`);
+    // One file, signed afresh for each record: harmless.
+    expect(matchResults([want], [signed('a'), signed('b')])).toEqual([signed('a')]);
+    const same = rec(['skull']);
+    expect(matchResults([want], [same, { ...same }])).toEqual([same]);
+    // Two files, or two statuses, for one mesh: which is the skull cannot be told.
+    const two = matchResults([want], [signed('a'), signed('b', 'other')])[0];
+    expect(two).toMatchObject({
+      status: OUTPUT_LISTED_TWICE,
+      structures: ['skull'],
+      message: expect.stringContaining('2 different records') as string,
+    });
+    expect(two?.url).toBeUndefined();
+    const failedToo = { ...rec(['skull']), status: 'Failed' };
+    expect(matchResults([want], [rec(['skull']), failedToo])[0]?.status).toBe(OUTPUT_LISTED_TWICE);
+    // Several files that each stand for the teeth asked for as one mesh: none is taken for all of them.
+    const teeth = matchResults(
+      [{ extension: '.stl', structures: ['all_teeth'] }],
+      [rec(['tooth11']), rec(['tooth21'])],
+    );
+    expect(teeth[0]?.status).toBe(OUTPUT_LISTED_TWICE);
+    // Two alike requests still take two alike records, and the other meshes are untouched.
+    const a = rec(['skull'], '.stl', 'a');
+    const b = rec(['skull'], '.stl', 'b');
+    const mandible = rec(['mandible']);
+    expect(
+      matchResults([want, want, { extension: '.stl', structures: ['mandible'] }], [a, mandible, b]),
+    ).toEqual([a, b, mandible]);
   });
 });

@@ -58,7 +58,8 @@ function namesStoodFor(requested: readonly string[], listed: readonly string[]):
 /**
  * The record of each requested mesh, or undefined where the answer lists none for it: first the
  * records with the same extension and names (the n-th of two alike requests takes the n-th alike
- * record), then those listing what a shorthand asked for stands for. No record is used twice.
+ * record), then those listing what a shorthand asked for stands for. No record is used twice. A
+ * request the answer lists more different records for than it asked stands as failed (listedTwice).
  */
 export function matchResults(
   requested: readonly Requested[],
@@ -76,12 +77,58 @@ export function matchResults(
       taken.add(j);
       found[i] = records[j];
     });
-  pass((want, r) => sameNames(want.structures, r.structures));
+  const alike = (want: Requested, r: MeshResult): boolean => sameNames(want.structures, r.structures);
   // Either way round: the teeth listed for all_teeth asked for, or all_nerves listed for both nerves.
-  pass(
-    (want, r) => namesStoodFor(want.structures, r.structures) || namesStoodFor(r.structures, want.structures),
-  );
+  const stoodFor = (want: Requested, r: MeshResult): boolean =>
+    namesStoodFor(want.structures, r.structures) || namesStoodFor(r.structures, want.structures);
+  pass(alike);
+  pass(stoodFor);
+  // Records left over that also fit a request: the same file listed twice is harmless, but two
+  // different ones (or two statuses) for one mesh leave no way to tell which is the mesh asked for.
+  requested.forEach((want, i) => {
+    const mine = found[i];
+    if (!mine) return;
+    const others = records.filter(
+      (r, k) =>
+        !taken.has(k) && sameExtension(r.extension, want.extension) && (alike(want, r) || stoodFor(want, r)),
+    );
+    if (others.some((r) => !sameFile(r, mine))) found[i] = listedTwice(want, [mine, ...others]);
+  });
   return found;
+}
+
+/**
+ * Two records for the same file: the same status and the same address but for its query (a
+ * pre-signed address is signed afresh for each record).
+ */
+function sameFile(a: MeshResult, b: MeshResult): boolean {
+  if (a.status !== b.status) return false;
+  if (a.url === b.url) return true;
+  if (!a.url || !b.url) return false;
+  try {
+    const x = new URL(a.url);
+    const y = new URL(b.url);
+    return x.origin === y.origin && x.pathname === y.pathname;
+  } catch {
+    return false;
+  }
+}
+
+/** The status given to a requested mesh the answer lists several different records for. */
+export const OUTPUT_LISTED_TWICE = 'Listed more than once';
+
+/**
+ * A record standing for a requested mesh the answer lists several different files (or statuses) for:
+ * failed in words rather than the first one taken as the mesh, since nothing tells which is.
+ */
+function listedTwice(want: Requested, records: readonly MeshResult[]): MeshResult {
+  const statuses = [...new Set(records.map((r) => r.status))].join(', ');
+  return {
+    status: OUTPUT_LISTED_TWICE,
+    extension: want.extension,
+    structures: [...want.structures],
+    message: `the service's answer lists ${records.length} different records for this mesh (statuses: ${statuses}), and nothing tells which of them is the mesh asked for, so none is saved as it; report it to the service operator`,
+  };
 }
 
 /** The status given to a requested mesh the answer lists no record for. */

@@ -11,6 +11,7 @@ describe('an output status', () => {
       'Upload error',
       'Refused',
       'Not listed',
+      'Listed more than once',
       'Canceled',
       'Expired',
       'Unavailable',
