@@ -1,5 +1,5 @@
 import type { Transaction } from 'better-sqlite3';
-import type { JobState } from '../../src-shared/jobs.js';
+import { isTerminal, type JobState } from '../../src-shared/jobs.js';
 import type { Db } from './job-db.js';
 import type {
   InputPatch,
@@ -197,8 +197,10 @@ export class JobStore {
     // The inputs and outputs known before stay true unless the commit changes them: not read again.
     const known = batch.map((t) => this.records.get(t.id));
     for (const t of batch) this.records.wrote(t.id);
+    // An end forgets the inputs' addresses (job-writes.ts): they are read again then too.
     const readChildren = batch.map(
-      (t, i) => !known[i] || t.extras.forgetRemote === true || (t.extras.inputs?.length ?? 0) > 0,
+      (t, i) =>
+        !known[i] || t.extras.forgetRemote === true || (t.extras.inputs?.length ?? 0) > 0 || isTerminal(t.to),
     );
     let outcomes: (Written | Error)[] = [];
     const each = (): void => {
