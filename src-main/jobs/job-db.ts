@@ -199,8 +199,8 @@ const ENDED = JOB_STATES.filter(isTerminal)
 /**
  * Addresses no job can use any more, left by versions that kept them: the upload and notify addresses
  * of jobs that ended, an upload address once its upload is done, a notify address once notified. A
- * pre-signed address grants access to the service's storage until it expires; the store forgets each
- * as it is spent (job-writes.ts), and this clears what an older version left, at every start.
+ * pre-signed upload address grants access to the service's storage until it expires; the store forgets
+ * each address as it is spent (job-writes.ts), and this clears what an older version left, at every start.
  */
 function forgetSpentAddresses(db: Db): void {
   db.exec(`

@@ -126,9 +126,9 @@ export class JobWrites {
   }
 
   /**
-   * An input's fields. The pre-signed upload address and the notify address grant access to the
-   * service's storage until they expire: each is forgotten in the commit that records it spent (the
-   * upload done, the service notified), whatever the caller's patch says of it.
+   * An input's fields. The pre-signed upload address grants access to the service's storage until it
+   * expires, and the notify address starts the remote job: each is forgotten in the commit that records
+   * it spent (the upload done, the service notified), whatever the caller's patch says of it.
    */
   writeInput(jobId: string, name: string, patch: InputPatch): void {
     const { sets, values } = inputColumns({
