@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { AppError, isAppError } from '../../src-shared/errors.js';
+import { isTerminal, JOB_STATES } from '../../src-shared/jobs.js';
 import { sqliteNativeBinding } from '../platform/native-binding.js';
 import { PRIVATE_DIR_MODE } from '../platform/private-files.js';
 
@@ -187,5 +188,26 @@ function migrate(db: Db): void {
       db.exec(MIGRATIONS[v] as string);
       db.pragma(`user_version = ${v + 1}`);
     }
+    forgetSpentAddresses(db);
   }).immediate();
+}
+
+const ENDED = JOB_STATES.filter(isTerminal)
+  .map((s) => `'${s}'`)
+  .join(', ');
+
+/**
+ * Addresses no job can use any more, left by versions that kept them: the upload and notify addresses
+ * of jobs that ended, an upload address once its upload is done, a notify address once notified. A
+ * pre-signed upload address grants access to the service's storage until it expires; the store forgets
+ * each address as it is spent (job-writes.ts), and this clears what an older version left, at every start.
+ */
+function forgetSpentAddresses(db: Db): void {
+  db.exec(`
+    UPDATE job_inputs SET upload_url = NULL, notify_url = NULL
+      WHERE (upload_url IS NOT NULL OR notify_url IS NOT NULL)
+        AND job_id IN (SELECT id FROM jobs WHERE state IN (${ENDED}));
+    UPDATE job_inputs SET upload_url = NULL WHERE upload_url IS NOT NULL AND uploaded = 1;
+    UPDATE job_inputs SET notify_url = NULL WHERE notify_url IS NOT NULL AND notified = 1;
+  `);
 }

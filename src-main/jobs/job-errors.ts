@@ -75,18 +75,27 @@ export function isUnknownJob(e: unknown): boolean {
 }
 
 /**
- * A retry creates a new remote job when there is none, or when the service failed or forgot the old
- * one; otherwise it goes on with the job the service still has.
+ * A retry creates a new remote job when there is none, when the service failed or forgot the old one,
+ * or when the old one never got its scan: a job that ended kept none of its upload and notify
+ * addresses (pre-signed ones grant access to storage), so that scan cannot be sent to it any more.
+ * Otherwise it goes on with the job the service still has (polled, its meshes downloaded).
  */
-export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'error'>): boolean {
-  return !job.remoteJobId || job.error?.code === 'job-failed' || job.error?.code === 'job-unknown';
+export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'error' | 'inputs'>): boolean {
+  return (
+    !job.remoteJobId ||
+    job.error?.code === 'job-failed' ||
+    job.error?.code === 'job-unknown' ||
+    job.inputs.some((i) => !i.notified)
+  );
 }
 
 /**
  * What a retry writes: the job queued again, its error cleared, and, when its remote job cannot be
  * gone on with (retryNeedsNewRemoteJob), that job forgotten so that a new one is created.
  */
-export function retryChange(rec: Pick<JobRecord, 'state' | 'error' | 'remoteJobId' | 'attempts'>): {
+export function retryChange(
+  rec: Pick<JobRecord, 'state' | 'error' | 'remoteJobId' | 'attempts' | 'inputs'>,
+): {
   patch: JobPatch;
   detail: Record<string, unknown>;
   extras: { forgetRemote: boolean };

@@ -217,8 +217,8 @@ export class JobManager {
   }
 
   /**
-   * Runs a failed or canceled job again. When its remote job still stands (it failed on the network, or
-   * was canceled), it goes on with that job; when the service failed or forgot it, a new job is created.
+   * Runs a failed or canceled job again: on with its remote job when that one stands and has the scan,
+   * else with a new one (retryNeedsNewRemoteJob says when).
    * A job whose creation may have reached the service ('job-may-exist') is created again only when the
    * user says so (`resubmit`): the service may then hold, and bill, two jobs.
    */

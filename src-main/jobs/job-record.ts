@@ -114,9 +114,14 @@ export interface JobPatch {
   priority?: number;
 }
 
-/** Fields of an input that code may change. */
-/** A change to an input; `uploadUrl: null` forgets a pre-signed address once its upload is done. */
-export type InputPatch = Partial<Omit<InputRecord, 'name' | 'uploadUrl'>> & { uploadUrl?: string | null };
+/**
+ * A change to an input; `null` forgets an address. The store forgets each address by itself once it
+ * is spent (the upload done, the service notified) and all of them when the job ends (job-writes.ts).
+ */
+export type InputPatch = Partial<Omit<InputRecord, 'name' | 'uploadUrl' | 'notifyUrl'>> & {
+  uploadUrl?: string | null;
+  notifyUrl?: string | null;
+};
 
 /** What goes with a state change, in the same commit. */
 export interface TransitionExtras {

@@ -124,7 +124,7 @@ describe('resuming from the states a crash leaves', () => {
       },
     );
 
-    it('keeps no pre-signed upload address in the database once the upload is done', async () => {
+    it('keeps no upload or notify address in the database once they are spent', async () => {
       const job = await submitScan(h, [join(DICOM, 'multiframe')]);
       const [done] = await h.manager.waitFor([job.id]);
       expect(done?.state).toBe('done');
@@ -133,8 +133,7 @@ describe('resuming from the states a crash leaves', () => {
         const row = db
           .prepare('SELECT upload_url, notify_url, uploaded FROM job_inputs WHERE job_id = ?')
           .get(job.id);
-        expect(row).toMatchObject({ upload_url: null, uploaded: 1 });
-        expect((row as { notify_url: string }).notify_url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+        expect(row).toMatchObject({ upload_url: null, notify_url: null, uploaded: 1 });
       } finally {
         db.close();
       }

@@ -1,4 +1,5 @@
-import type { JobState } from '../../src-shared/jobs.js';
+import type { Transaction } from 'better-sqlite3';
+import { isTerminal, type JobState } from '../../src-shared/jobs.js';
 import type { Db } from './job-db.js';
 import type {
   InputPatch,
@@ -29,6 +30,20 @@ export { TransitionRefused } from './job-writes.js';
 // The records the store reads and writes, for its importers.
 export type { JobRecord, NewJob } from './job-record.js';
 
+/**
+ * A transaction that writes, begun IMMEDIATE: it takes the write lock first, waiting for it as long as
+ * busy_timeout allows. A DEFERRED one (better-sqlite3's default) that reads before it writes cannot
+ * wait: when another process (the app, a second `scan2mesh submit`) holds or has just committed a
+ * write, SQLite refuses the upgrade at once with SQLITE_BUSY ("database is locked"), busy_timeout or
+ * not, and the job failed on it. Inside another transaction it is a savepoint, as before.
+ */
+function writeTransaction<F extends Parameters<Db['transaction']>[0]>(
+  db: Db,
+  fn: F,
+): Transaction<F>['immediate'] {
+  return db.transaction(fn).immediate;
+}
+
 /** Below this many rows, a list reads each job's inputs and outputs; above, all of them at once. */
 const CHILDREN_ONE_BY_ONE = 16;
 
@@ -57,7 +72,8 @@ export class JobStore {
   constructor(private readonly db: Db) {
     this.stmts = prepareStatements(db);
     this.writes = new JobWrites(db, this.stmts);
-    this.transitionTx = db.transaction(
+    this.transitionTx = writeTransaction(
+      db,
       (
         id: string,
         to: JobState,
@@ -67,17 +83,19 @@ export class JobStore {
         readChildren: boolean,
       ) => this.writes.transition(id, to, patch, detail, extras, readChildren),
     );
-    this.togetherTx = db.transaction((fn: () => void) => fn());
-    this.insertTx = db.transaction((jobs: NewJob[]) => this.writes.insert(jobs));
-    this.updateTx = db.transaction(
+    this.togetherTx = writeTransaction(db, (fn: () => void) => fn());
+    this.insertTx = writeTransaction(db, (jobs: NewJob[]) => this.writes.insert(jobs));
+    this.updateTx = writeTransaction(
+      db,
       (id: string, patch: JobPatch, event?: { kind: string; detail?: Record<string, unknown> }) =>
         this.writes.update(id, patch, event),
     );
-    this.setInputTx = db.transaction((jobId: string, name: string, patch: InputPatch) => {
+    this.setInputTx = writeTransaction(db, (jobId: string, name: string, patch: InputPatch) => {
       this.writes.writeInput(jobId, name, patch);
       this.stmts.touch.run(stamp(), jobId);
     });
-    this.saveOutputTx = db.transaction(
+    this.saveOutputTx = writeTransaction(
+      db,
       (jobId: string, idx: number, saved: { path: string; bytes: number; note?: string }) => {
         this.stmts.saveOutput.run(saved.path, saved.bytes, saved.note ?? null, jobId, idx);
         const now = stamp();
@@ -179,8 +197,10 @@ export class JobStore {
     // The inputs and outputs known before stay true unless the commit changes them: not read again.
     const known = batch.map((t) => this.records.get(t.id));
     for (const t of batch) this.records.wrote(t.id);
+    // An end forgets the inputs' addresses (job-writes.ts): they are read again then too.
     const readChildren = batch.map(
-      (t, i) => !known[i] || t.extras.forgetRemote === true || (t.extras.inputs?.length ?? 0) > 0,
+      (t, i) =>
+        !known[i] || t.extras.forgetRemote === true || (t.extras.inputs?.length ?? 0) > 0 || isTerminal(t.to),
     );
     let outcomes: (Written | Error)[] = [];
     const each = (): void => {

@@ -53,6 +53,9 @@ export class JobWrites {
       this.stmts.resetOutputs.run(id);
     }
     for (const input of extras.inputs ?? []) this.writeInput(id, input.name, input.patch);
+    // A job that ended needs none of its addresses: a retry goes on only with a remote job that has
+    // its scan already (it is only polled and downloaded) or makes a new one (job-errors.ts).
+    if (isTerminal(to)) this.stmts.forgetAddresses.run(id);
     const now = stamp();
     const sets: string[] = ['state = ?', 'updated_at = ?'];
     const values: unknown[] = [to, now];
@@ -122,8 +125,17 @@ export class JobWrites {
     if (event) this.event(id, now, event.kind, null, null, event.detail);
   }
 
+  /**
+   * An input's fields. The pre-signed upload address grants access to the service's storage until it
+   * expires, and the notify address starts the remote job: each is forgotten in the commit that records
+   * it spent (the upload done, the service notified), whatever the caller's patch says of it.
+   */
   writeInput(jobId: string, name: string, patch: InputPatch): void {
-    const { sets, values } = inputColumns(patch);
+    const { sets, values } = inputColumns({
+      ...patch,
+      ...(patch.uploaded === true ? { uploadUrl: null } : {}),
+      ...(patch.notified === true ? { notifyUrl: null } : {}),
+    });
     if (sets.length === 0) return;
     this.updateStatement('job_inputs', sets, 'job_id = ? AND name = ?').run(...values, jobId, name);
   }

@@ -154,7 +154,8 @@ async function forgetUnreachableRemote(
 ): Promise<JobRecord> {
   if (!job.remoteJobId || conn.kind !== 'local-engine') return job;
   const input = job.inputs.find((i) => i.name === CBCT);
-  // The engine's own addresses (the upload address is forgotten once used; the notify one stays).
+  // The engine's own addresses (the upload address is forgotten once used, the notify one once
+  // notified: an input notified is never sent again).
   const address = input?.notifyUrl ?? input?.uploadUrl;
   if (!input || input.notified || !address) return job;
   if (sameOrigin(address, conn.baseUrl)) return job;
