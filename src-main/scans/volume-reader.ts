@@ -136,6 +136,8 @@ export interface VolumeReadOptions {
    * int16 range.
    */
   copyPlanes?: (planes: PlaneCopy[], out: Int16Array) => Promise<boolean>;
+  /** Told every few planes read (done of total): a big or compressed series takes seconds. */
+  onPlanes?: (done: number, total: number) => void;
 }
 
 export async function volumeFromHeaders(
@@ -148,9 +150,7 @@ export async function volumeFromHeaders(
     throw new AppError(
       'bad-input',
       `The files belong to ${seriesUids.size} different series; a volume is made from one.`,
-      {
-        action: 'Choose the files of a single series.',
-      },
+      { action: 'Choose the files of a single series.' },
     );
   }
   for (const h of headers) {
@@ -347,6 +347,7 @@ async function decodeVolume(
       }
     }
     // Let other work (IPC, progress) run between slices of a long series.
+    if (m % 32 === 31 || m === sources.length - 1) opts.onPlanes?.(m + 1, sources.length);
     if (m % 32 === 31) await new Promise<void>((r) => setImmediate(r));
   }
   if (copyElsewhere && elsewhere.length > 0) {

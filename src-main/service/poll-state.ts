@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PollResult } from '../../src-shared/job-spec.js';
+import { STAGE_MAX_CHARS } from '../../src-shared/stage-text.js';
 import { retryAfterMs } from './http-transport.js';
 
 export type PollState =
@@ -38,5 +39,5 @@ export function stageHeader(raw: string | string[] | undefined): string | undefi
   }
   // eslint-disable-next-line no-control-regex
   text = text.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
-  return text.length > 0 && text.length <= 120 ? text : undefined;
+  return text.length > 0 && text.length <= STAGE_MAX_CHARS ? text : undefined;
 }

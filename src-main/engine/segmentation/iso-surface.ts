@@ -53,7 +53,12 @@ export interface IsoSurfaceOptions {
   signal?: AbortSignal;
   /** Most triangles the surface may have (default: what half this computer's memory carries through). */
   maxTriangles?: number;
+  /** Told as each of the extraction's passes over the volume ends (done of passes), for progress. */
+  onPass?: (done: number, passes: number) => void;
 }
+
+/** The extraction's passes over the volume: which cubes are inside, how many triangles, the triangles. */
+const PASSES = 3;
 
 /**
  * The iso-surface of a volume, vertices in patient coordinates (mm, DICOM LPS), closed and
@@ -152,10 +157,13 @@ export async function extractIsoSurfaceVoxels(
     Promise.race([Promise.all(ranges.map((range) => pool.run(task(range)))), abort]);
   try {
     await all((range) => ({ kind: 'bits', grid, range, bits }));
+    opts.onPass?.(1, PASSES);
     await all((range) => ({ kind: 'count', grid, range, bits, counts }));
+    opts.onPass?.(2, PASSES);
     const { offsets, vertices, triangles } = prefixSums(counts, g, true, opts.maxTriangles);
     const out = allocate(vertices, triangles, true);
     await all((range) => ({ kind: 'fill', grid, range, bits, offsets, ...out }));
+    opts.onPass?.(3, PASSES);
     return { ...out, layers: layersOf(offsets, g, triangles) };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

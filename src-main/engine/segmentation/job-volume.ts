@@ -31,11 +31,14 @@ export async function readJobVolume(
   source: SliceSource,
   pool: SlabPool,
   signal?: AbortSignal,
+  /** Told as planes are read, and as parts of them are copied into the volume by the workers. */
+  onRead?: (step: 'planes' | 'copied', done: number, total: number) => void,
 ): Promise<Volume> {
   const read = await readVolumeForSegmentation(files, {
     source,
     shared: true,
-    copyPlanes: (planes, out) => copyOnWorkers(planes, out, pool),
+    copyPlanes: (planes, out) => copyOnWorkers(planes, out, pool, (d, n) => onRead?.('copied', d, n)),
+    onPlanes: (done, total) => onRead?.('planes', done, total),
     ...(signal ? { signal } : {}),
   });
   const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
@@ -64,14 +67,24 @@ export async function readJobVolume(
 /** Parts per worker: small enough that a slower thread does not hold the others up. */
 const PARTS_PER_WORKER = 4;
 
-async function copyOnWorkers(planes: PlaneCopy[], out: Int16Array, pool: SlabPool): Promise<boolean> {
+async function copyOnWorkers(
+  planes: PlaneCopy[],
+  out: Int16Array,
+  pool: SlabPool,
+  onCopied?: (done: number, total: number) => void,
+): Promise<boolean> {
   const parts = Math.min(planes.length, pool.size * PARTS_PER_WORKER);
+  let done = 0;
   const tasks = Array.from({ length: parts }, (_, p) => {
     const chunk = planes.slice(
       Math.round((planes.length * p) / parts),
       Math.round((planes.length * (p + 1)) / parts),
     );
-    return pool.run({ kind: 'planes', planes: chunk, out }) as Promise<boolean>;
+    const copied = pool.run({ kind: 'planes', planes: chunk, out }) as Promise<boolean>;
+    return copied.then((inRange) => {
+      onCopied?.(++done, parts);
+      return inRange;
+    });
   });
   return (await Promise.all(tasks)).every(Boolean);
 }

@@ -16,6 +16,7 @@ import { simplifyMesh, type SimplifiedMesh } from './simplify.js';
 import type { SimplifyPartResult } from './simplify-parts.js';
 import type { MeshLayers } from './slab-grid.js';
 import { taubinSmooth } from './smooth.js';
+import { simplifyProgress, stepOf } from './step-progress.js';
 import {
   isPlainAbove,
   levelOf,
@@ -71,6 +72,13 @@ export interface MeshContext {
   at: (fraction: number) => (stage: string) => void;
 }
 
+/**
+ * Where each step of a mesh starts, as a share of the mesh's part of the job (its progress). The
+ * simplification takes the most: on a big CBCT it is most of the mesh's time (a review measured
+ * 45 s of it), the extraction and the smoothing a second or two each.
+ */
+export const MESH_STEPS = { segment: 0, extract: 0.15, smooth: 0.25, simplify: 0.35, write: 0.9 } as const;
+
 /** Milliseconds per stage, for the job's log: `lap(stage)` ends a stage and starts the next. */
 export function stageClock(): { ms: Record<string, number>; lap: (stage: string) => void } {
   const ms: Record<string, number> = {};
@@ -118,30 +126,43 @@ export async function surfaceOf(
   const { label, settings } = plan;
   const [nx, ny, nz] = volume.dims;
   const { ms, lap } = stageClock();
-  c.at(0)(`segmenting ${label}`);
+  const S = MESH_STEPS;
+  c.at(S.segment)(`segmenting ${label}`);
   for (const t of plan.tissues) await segmentRegion(t, label, c);
   lap('segment');
-  c.at(0.3)(`extracting the surface of ${label}`);
-  const mesh = await extractRegions(volume, plan.tissues, regions, c.pool, c.signal);
+  const extracting = stepOf(c.at, S.extract, S.smooth);
+  extracting(0, `extracting the surface of ${label}`);
+  const mesh = await extractRegions(volume, plan.tissues, regions, c.pool, c.signal, (done, total) =>
+    extracting(
+      done / total,
+      `extracting the surface of ${label}: ${done} of ${total} passes over the scan done`,
+    ),
+  );
   lap('extract');
   if (c.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
-  c.at(0.6)(`smoothing and simplifying ${label}`);
+  const smoothing = stepOf(c.at, S.smooth, S.simplify);
+  const iterations = settings.smoothingIterations;
+  smoothing(0, `smoothing the surface of ${label}`);
   // Smoothing in voxel space is the same as in patient space (the map is affine and the smoothing a
   // weighted average), and there the scan's extent is a box to clamp to.
-  await taubinSmooth(mesh.positions, mesh.indices, settings.smoothingIterations, {
+  await taubinSmooth(mesh.positions, mesh.indices, iterations, {
     clamp: { min: [-0.5, -0.5, -0.5], max: [nx - 0.5, ny - 0.5, nz - 0.5] },
     run: (task) => c.pool.run(task),
     parts: c.pool.size * 2,
+    onIteration: (done) =>
+      smoothing(done / iterations, `smoothing the surface of ${label}: ${done} of ${iterations} passes done`),
   });
   lap('smooth');
   voxelToPatient(mesh, volume);
   const extracted = mesh.indices.length / 3;
+  const simplifying = simplifyProgress(stepOf(c.at, S.simplify, S.write), label);
   // In slabs on the mesh workers: both cores, and meshoptimizer's cost grows faster than the mesh.
   const simple = await simplifyMesh(mesh, settings.decimateMaxError, {
     parts: Math.max(2, c.pool.size),
     runPart: (task) => c.pool.run(task) as Promise<SimplifyPartResult>,
     ...(mesh.layers ? { layers: mesh.layers } : {}),
-  });
+    onStep: simplifying.onStep,
+  }).finally(simplifying.stop);
   lap('simplify');
   if (c.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
   return { simple, extracted, ms };
@@ -158,11 +179,17 @@ async function extractRegions(
   tissues: Tissue[],
   regions: Map<Tissue, TissueRegion>,
   pool: SlabPool,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  /** Told as each pass over the volume ends (done of total, for every surface of the mesh). */
+  onPasses: (done: number, total: number) => void,
 ): Promise<Mesh & { layers?: MeshLayers }> {
   const parts: ExtractedMesh[] = [];
   const dense = tissues.filter((x) => x !== 'airway');
-  const opts = { pool, ...(signal ? { signal } : {}) };
+  // Airway is a second surface, extracted after the dense one: its passes come after the other's.
+  const surfaces = (dense.length > 0 ? 1 : 0) + (tissues.includes('airway') ? 1 : 0);
+  const onPass = (done: number, passes: number): void =>
+    onPasses(parts.length * passes + done, surfaces * passes);
+  const opts = { pool, onPass, ...(signal ? { signal } : {}) };
   if (dense.length > 0) {
     const first = regions.get(dense[0] as Tissue) as TissueRegion;
     const iso = Math.min(...dense.map((d) => (regions.get(d) as TissueRegion).iso));

@@ -12,6 +12,7 @@ import { writeMesh } from './mesh-writers.js';
 import { structureNote, validateSpec } from './plan.js';
 import { resolutionRefusal } from './class-evidence.js';
 import {
+  MESH_STEPS,
   planMesh,
   segmentRegion,
   stageClock,
@@ -41,7 +42,12 @@ interface RunContext {
  */
 export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Promise<ProcessorResult> {
   const log = ctx.logger ?? silentLogger;
-  const progress = (fraction: number, stage: string): void => ctx.onProgress?.({ fraction, stage });
+  // Never backwards, whatever a step reports: a bar that jumps back reads as work lost.
+  let reached = 0;
+  const progress = (fraction: number, stage: string): void => {
+    reached = Math.max(reached, Math.min(1, fraction));
+    ctx.onProgress?.({ fraction: reached, stage });
+  };
   const checkAbort = (): void => {
     if (ctx.signal?.aborted) throw new AppError('canceled', 'The job was canceled.');
   };
@@ -63,8 +69,14 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     const { files, source } = await unpackInput(input, job.workDir, ctx.signal);
     lap('unpack');
     checkAbort();
-    progress(0.05, `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`);
-    const volume = await readJobVolume(files, source, pool, ctx.signal);
+    const reading = `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`;
+    progress(0.05, reading);
+    // Planes are decoded here, or (uploaded uncompressed) queued here and copied on the mesh workers.
+    const volume = await readJobVolume(files, source, pool, ctx.signal, (step, done, total) =>
+      step === 'planes'
+        ? progress(0.05 + (0.15 * done) / total, `${reading}: ${done} of ${total} slices read`)
+        : progress(0.2 + (0.15 * done) / total, `${reading}: ${done} of ${total} parts of the volume copied`),
+    );
     lap('read');
     checkAbort();
     progress(0.35, 'deriving thresholds from the histogram');
@@ -115,8 +127,9 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
       // Keep only the regions this or a later mesh needs: each costs a byte per voxel.
       const later = new Set(plans.slice(m).flatMap((p) => p.tissues));
       for (const t of regions.keys()) if (!later.has(t)) regions.delete(t);
+      // Within this mesh's share of the job, whatever a step reports.
       const at = (f: number): ((stage: string) => void) => {
-        return (stage) => progress(0.4 + (0.6 * (m + f)) / plans.length, stage);
+        return (stage) => progress(0.4 + (0.6 * (m + Math.min(1, Math.max(0, f)))) / plans.length, stage);
       };
       const made = await produceMesh(
         plan,
@@ -146,7 +159,7 @@ async function produceMesh(
   const t0 = performance.now();
   const name = plan.request.structures.join('+').replace(/[^a-z0-9_+-]/gi, '_');
   const path = join(workDir, `mesh-${plan.index + 1}-${name}${plan.format}`);
-  c.at(0.85)(`writing ${label}${plan.format}`);
+  c.at(MESH_STEPS.write)(`writing ${label}${plan.format}`);
   const written = await writeMesh(simple, path, plan.format);
   ms.write = Math.round(performance.now() - t0);
   const triangles = written.triangles;

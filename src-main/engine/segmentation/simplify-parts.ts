@@ -122,6 +122,8 @@ export async function simplifyInParts(
   parts: number,
   run: PartRunner,
   layers?: MeshLayers,
+  /** Told as each slab comes back from its worker (done of total): a slab can take tens of seconds. */
+  onPart?: (done: number, total: number) => void,
 ): Promise<PartsResult> {
   const vcount = mesh.positions.length / 3;
   // Shared so that every worker reads the same memory: nothing big is copied to them.
@@ -131,10 +133,16 @@ export async function simplifyInParts(
   const { slabs, seamVertices } = layers
     ? layerSlabs(mesh, layers, parts, seamLock)
     : axisSlabs(mesh, parts, seamLock);
+  const filled = slabs.filter((s) => s.length > 0);
+  let done = 0;
+  onPart?.(0, filled.length);
   const results = await Promise.all(
-    slabs
-      .filter((s) => s.length > 0)
-      .map((s) => run({ kind: 'simplify', positions, indices: s, lock: seamLock, maxErrorMm })),
+    filled.map((s) =>
+      run({ kind: 'simplify', positions, indices: s, lock: seamLock, maxErrorMm }).then((r) => {
+        onPart?.(++done, filled.length);
+        return r;
+      }),
+    ),
   );
   const merged = new Uint32Array(results.reduce((n, r) => n + r.indices.length, 0));
   let at = 0;

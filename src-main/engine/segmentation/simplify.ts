@@ -30,10 +30,18 @@ interface SimplifyOptions {
   partsFromTriangles?: number;
   /** Where the extraction's layers lie: the slabs are cut between them (simplify-parts.ts). */
   layers?: MeshLayers;
+  /** Told as each slab is done and as each round's result is checked (for the job's progress). */
+  onStep?: (step: SimplifyStep) => void;
 }
+
+/** Where a simplification has got to: slabs done of a round, or that round's result being checked. */
+export type SimplifyStep =
+  { kind: 'parts'; round: number; done: number; parts: number } | { kind: 'check'; round: number };
 
 /** Lock radius (in edges) around the defects of each failed round; after the last, the input is kept. */
 const LOCK_RADII = [3, 8, 20];
+/** Simplifier runs at most: the first, and one per lock radius. */
+export const MAX_SIMPLIFY_ROUNDS = LOCK_RADII.length + 1;
 
 /**
  * Fewer triangles within a maximum deviation in mm (the real service's `decimateMaxError`), with
@@ -75,10 +83,14 @@ export async function simplifyMesh(
     let seamVertices = 0;
     let indices: Uint32Array;
     let error: number;
+    const onPart = (done: number, total: number): void =>
+      opts.onStep?.({ kind: 'parts', round, done, parts: total });
     if (parts > 1) {
-      const r = await simplifyInParts(mesh, lock, maxErrorMm, parts, runPart, opts.layers);
+      const r = await simplifyInParts(mesh, lock, maxErrorMm, parts, runPart, opts.layers, onPart);
       [indices, error, seamVertices] = [r.indices, r.errorMm, r.seamVertices];
     } else {
+      // A small mesh, in this thread: a fraction of a second.
+      onPart(0, 1);
       [indices, error] = lock
         ? MeshoptSimplifier.simplifyWithAttributes(
             mesh.indices,
@@ -93,7 +105,9 @@ export async function simplifyMesh(
             ['ErrorAbsolute'],
           )
         : MeshoptSimplifier.simplify(mesh.indices, mesh.positions, 3, 0, maxErrorMm, ['ErrorAbsolute']);
+      onPart(1, 1);
     }
+    opts.onStep?.({ kind: 'check', round });
     // Checked on the kept vertices only: a few per cent of the input's.
     const compacted = compact(mesh.positions, indices);
     const bad = badEdgeVertices(compacted.indices, compacted.positions.length / 3);

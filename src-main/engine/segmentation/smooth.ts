@@ -19,6 +19,8 @@ interface SmoothOptions {
   run?: (task: SmoothTask) => Promise<unknown>;
   /** Vertex ranges per step when `run` is given (default 4). */
   parts?: number;
+  /** Told as each iteration (a shrinking and an inflating step) ends, for progress. */
+  onIteration?: (done: number, iterations: number) => void;
 }
 
 /** One smoothing step over vertices [v0, v1): reads `from`, writes `to`. Arrays are shared, not copied. */
@@ -79,6 +81,7 @@ export async function taubinSmooth(
     }));
     if (opts.run) await Promise.all(tasks.map(opts.run));
     else tasks.forEach(smoothStep);
+    if (s % 2 === 1) opts.onIteration?.((s + 1) / 2, iterations);
   }
   if (work !== positions) positions.set(work);
 }

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppError } from '../../../src-shared/errors.js';
+import { shortStage } from '../../../src-shared/stage-text.js';
 import type { Logger } from '../../logging/logger.js';
 import { loggableError } from '../../logging/redact.js';
 import type { Processor } from '../processor.js';
@@ -145,9 +146,10 @@ export class JobProcessing {
         },
         (p) => {
           const stage = job.progress.stage;
-          job.progress = { fraction: Math.min(1, Math.max(0, p.fraction)), stage: p.stage };
+          // Within what a client shows: a longer stage would be dropped there, and the user see none.
+          job.progress = { fraction: Math.min(1, Math.max(0, p.fraction)), stage: shortStage(p.stage) };
           // A stage at 100 % is the end, which answers held polls itself a moment later.
-          if (p.stage !== stage && p.fraction < 1) this.changed(job.id);
+          if (job.progress.stage !== stage && p.fraction < 1) this.changed(job.id);
         },
         signal,
       );

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalEngine, type LocalEngineOptions, type RunningEngine } from '../local-engine.js';
-import type { ProcessorJob } from '../processor.js';
+import type { Processor, ProcessorJob } from '../processor.js';
+import { processingState } from '../../service/poll-state.js';
 import { createFixtureProcessor, FIXTURES } from './fixture-processor.test-support.js';
 
 /** The engine's protocol server spoken to with plain HTTP requests, without the app's client. */
@@ -310,6 +311,55 @@ describe('local engine protocol server', () => {
     }
     expect(res.status).toBe(200);
     expect(((await res.json()) as { success: boolean }).success).toBe(true);
+  });
+
+  it("wakes a held poll with each stage of a running job, in words the app's client shows", async () => {
+    // A mesh naming many structures makes a long stage; its end holds the count that moves.
+    const label = Array.from({ length: 8 }, (_, i) => `structure_number_${i + 1}`).join(' + ');
+    const stages = [1, 2].map(
+      (k) => `simplifying the surface of ${label}: ${k} of 4 parts done (${k} s so far)`,
+    );
+    let next: () => void = () => {};
+    const processor: Processor = {
+      validate: () => null,
+      async process(_job, onProgress, signal) {
+        const closed = new Promise<never>((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('closed'))),
+        );
+        for (const [i, stage] of stages.entries()) {
+          // Each stage is told once the test holds a poll for it.
+          await Promise.race([new Promise<void>((resolve) => (next = resolve)), closed]);
+          onProgress({ fraction: 0.5 + i / 10, stage });
+        }
+        return closed;
+      },
+    };
+    // The hold is far longer than the test may take: only a new stage can answer the polls.
+    const engine = await start({ processor, pollHoldMs: 600_000 });
+    const auth = await bearer(engine);
+    const job = (await (await createJob(engine, auth, BODY)).json()) as Created;
+    const cbct = job.presignedUploadUrl.cbct;
+    await fetch(cbct?.presignedUploadUrl as string, { method: 'PUT', body: await readFile(SCAN) });
+    await fetch(cbct?.notifyFinishUploadUrl as string, { method: 'POST', headers: { Authorization: auth } });
+    const seen: { progress?: number; stage?: string }[] = [];
+    for (const _ of stages) {
+      const polls = engine.stats.polls;
+      const held = poll(engine, auth, job.jobId);
+      // Held once counted (the count and the hold are one step of the server).
+      while (engine.stats.polls === polls) await new Promise((r) => setTimeout(r, 10));
+      next();
+      const res = await held;
+      expect(res.status).toBe(202);
+      await res.text();
+      const state = processingState(Object.fromEntries(res.headers));
+      if (state.state === 'processing') seen.push(state);
+    }
+    expect(seen.map((s) => s.progress)).toEqual([0.5, 0.6]);
+    for (const [i, s] of seen.entries()) {
+      expect(s.stage?.length).toBeLessThanOrEqual(120);
+      expect(s.stage).toMatch(/^simplifying the surface of structure_number_1 \+ .*…/);
+      expect(s.stage?.endsWith(`${i + 1} of 4 parts done (${i + 1} s so far)`)).toBe(true);
+    }
   });
 
   it('answers a held poll with 202 when the hold runs out before the job ends', async () => {
