@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobState } from '../../src-shared/jobs.js';
 import type { RunningEngine } from '../engine/local-engine.js';
@@ -9,6 +9,7 @@ import { startTestEngine } from '../service/test-engine.test-support.js';
 import { openJobDatabase, type Db } from './job-db.js';
 import { JobStore, type JobRecord } from './job-store.js';
 import { DICOM, FIXTURES } from './jobs.test-support.js';
+import { JOB_MANIFEST } from './output-folder.js';
 
 /** The command line's flags for a connection given in full (its secret goes in the environment). */
 function connectionArgs(e: RunningEngine): string[] {
@@ -208,6 +209,17 @@ describe('crash test: SIGKILL at random moments, then resume', () => {
       }
     };
     await walk(out);
+    // One folder per job, and in each the file that says which job it is.
+    const manifests = files.filter((f) => basename(f) === JOB_MANIFEST);
+    expect(manifests).toHaveLength(4);
+    const owners = await Promise.all(
+      manifests.map(async (f) => (JSON.parse(await readFile(f, 'utf8')) as { job: string }).job),
+    );
+    expect([...owners].sort()).toEqual(jobs.map((j) => j.id).sort());
+    for (const j of jobs)
+      for (const o of j.outputs)
+        expect(manifests[owners.indexOf(j.id)]).toBe(join(dirname(o.path as string), JOB_MANIFEST));
+    files.splice(0, files.length, ...files.filter((f) => basename(f) !== JOB_MANIFEST));
     expect(files).toHaveLength(8);
     for (const f of files) {
       expect(relative(out, f)).toMatch(/^[^/]+\/(mandible|left_nerve\+right_nerve)\.stl$/);

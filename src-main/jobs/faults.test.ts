@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
 import { DICOM, FIXTURES, harness, type Harness } from './jobs.test-support.js';
+import { JOB_MANIFEST } from './output-folder.js';
 
 /**
  * 50 jobs against the local engine with its fault injection on. The engine runs the FIXTURE processor
@@ -82,8 +83,12 @@ describe('50 jobs through 5xx, 429, resets, dropped connections and a token expi
       const out = v.outputs[0]!;
       expect(out.path).toBe(join(h.outDir, v.remoteJobId as string, 'mandible.stl'));
       expect((await stat(out.path)).size).toBe(size);
-      // Nothing else in the job's folder: no second copy, no partial download left behind.
-      expect(await readdir(join(h.outDir, v.remoteJobId as string))).toEqual(['mandible.stl']);
+      // Nothing else in the job's folder: no second copy, no partial download left behind; only the
+      // file that says whose it is.
+      expect((await readdir(join(h.outDir, v.remoteJobId as string))).sort()).toEqual([
+        'mandible.stl',
+        JOB_MANIFEST,
+      ]);
     }
     const history = done.flatMap((v) => h.manager.history(v.id));
     expect(history.filter((e) => e.kind === 'state' && e.to === 'submitting')).toHaveLength(50);

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
-import { jobOutputPath } from '../settings/output-naming.js';
+import { findJobFolder, meshPathIn } from './output-folder.js';
 import { removeFile, stagingPath } from './output-place.js';
 import type { JobRecord } from './job-record.js';
 import { PRIVATE_DIR_MODE, privateDir } from '../platform/private-files.js';
@@ -90,11 +90,17 @@ export async function removeJobPackage(packagesDir: string, job: JobRecord): Pro
 /** Staging files of a job's meshes that were not saved, and the `.part` files of their downloads. */
 export async function removePartialDownloads(job: JobRecord): Promise<Leftover[]> {
   const removed: Leftover[] = [];
+  let folder: string | undefined;
+  try {
+    folder = await findJobFolder(job);
+  } catch {
+    return removed; // a pattern that no longer names files named none then either
+  }
   for (const output of job.outputs) {
     if (output.status === 'saved') continue;
     let staging: string;
     try {
-      staging = stagingPath(jobOutputPath(job, output), job.id, output.idx);
+      staging = stagingPath(meshPathIn(folder, job, output), job.id, output.idx);
     } catch {
       continue; // a pattern that no longer names files named none then either
     }

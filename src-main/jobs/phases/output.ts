@@ -5,11 +5,11 @@ import type { ResolvedConnection } from '../../connections/connection-resolver.j
 import { PresignedRefusedError } from '../../service/service-client.js';
 import { matchResults, notListed } from '../../service/result-match.js';
 import { unavailableOutput } from '../../service/service-errors.js';
-import { jobOutputPath } from '../../settings/output-naming.js';
 import { errorOf, isUnknownJob } from '../job-errors.js';
 import { removeJobPackage } from '../job-leftovers.js';
 import type { JobRecord, OutputRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
+import { claimJobFolder, meshPathIn } from '../output-folder.js';
 import {
   adoptPlaced,
   checkMeshFile,
@@ -38,9 +38,11 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
     // Meshes it lists as still coming: asked for again once the others are saved (stillComing).
     const coming: MeshResult[] = [];
     run.comingSince ??= Date.now();
+    // Claimed before the first download: the staging files go there too.
+    const folder = await claimJobFolder(job);
     const mayWait = conn.kind !== 'local-engine' && Date.now() - run.comingSince < MAX_COMING_MS;
     for (const output of job.outputs) {
-      const dest = jobOutputPath(job, output);
+      const dest = meshPathIn(folder, job, output);
       const staging = stagingPath(dest, job.id, output.idx);
       if (output.status === 'saved') {
         // Saved, but a crash may have come before the staging name was removed.
@@ -118,7 +120,7 @@ async function downloadMesh(
         // The service's size has no stated unit: a hint for the progress, never a verdict.
         ...(r.size !== undefined ? { expectedSize: r.size } : {}),
         verify: async (path) => {
-          note = await checkMeshFile(path, output.extension, basename(jobOutputPath(job, output)));
+          note = await checkMeshFile(path, output.extension, basename(meshPathIn(undefined, job, output)));
         },
         onProgress: (got, size) =>
           run.d.onProgress(job.id, {

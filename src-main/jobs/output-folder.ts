@@ -1,0 +1,159 @@
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { AppError } from '../../src-shared/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../platform/private-files.js';
+import { jobOutputPath } from '../settings/output-naming.js';
+import type { JobRecord, OutputRecord } from './job-record.js';
+
+/**
+ * Each job's meshes in a folder of their own. The naming pattern gives a job a folder from names that
+ * need not be unique ({scan}/{series}/...: a dropped folder named "DICOM", two patients of one name,
+ * "Bone" and "BONE" on a file system that ignores case), and a review found two patients' skulls in
+ * one folder, told apart only by " (2)" in a file name, with no word. So the folder the pattern names
+ * is the job's only while no other job (nor anything of the user's) is in it: otherwise the job takes
+ * "name (2)", "name (3)"... A file in the folder says which job it is (JOB_MANIFEST): it claims the
+ * folder, lets a resumed job find it again, and tells whoever opens the folder where its meshes came
+ * from. Patterns whose folders are shared by design (no folder part, or folders by {structures}) keep
+ * their folders; their files are numbered as before.
+ */
+export const JOB_MANIFEST = 'scan2mesh-job.json';
+
+/** How many "name (n)" folders are tried before the output folder is called too full. */
+const MAX_FOLDERS = 999;
+
+/** The folder the pattern gives this job's meshes, when it gives each job one; else undefined. */
+export function patternFolderOf(job: JobRecord): string | undefined {
+  const segments = job.namingTemplate.trim().split(/[\\/]/);
+  const folderPart = segments.slice(0, -1).join('/');
+  if (!folderPart || folderPart.includes('{structures}')) return undefined;
+  const first = job.outputs[0];
+  return first ? dirname(jobOutputPath(job, first)) : undefined;
+}
+
+/** Where a mesh of the job goes: its name by the pattern, in the job's own folder when it has one. */
+export function meshPathIn(folder: string | undefined, job: JobRecord, output: OutputRecord): string {
+  const byPattern = jobOutputPath(job, output);
+  return folder === undefined ? byPattern : join(folder, basename(byPattern));
+}
+
+/**
+ * The job's own folder, claimed for it (made, with its JOB_MANIFEST) if not yet; undefined when the
+ * pattern gives jobs no folder of their own.
+ */
+export async function claimJobFolder(job: JobRecord): Promise<string | undefined> {
+  const natural = patternFolderOf(job);
+  if (natural === undefined) return undefined;
+  const known = await knownFolder(job, natural);
+  if (known !== undefined) return known;
+  for (let n = 1; n <= MAX_FOLDERS; n++) {
+    const candidate = numbered(natural, n);
+    const owner = await ownerOf(candidate);
+    if (owner === job.id) return candidate;
+    if (owner !== undefined) continue;
+    const names = await namesIn(candidate);
+    if (names === undefined) await mkdir(candidate, { recursive: true, mode: PRIVATE_DIR_MODE });
+    // Anything but this job's own unfinished downloads: someone else's files.
+    else if (names.some((name) => !isOwnPartial(name, job))) continue;
+    try {
+      await writeFile(join(candidate, JOB_MANIFEST), manifest(job), { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      return candidate;
+    } catch (e) {
+      // Another process claimed it a moment ago (for this job, or another).
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if ((await ownerOf(candidate)) === job.id) return candidate;
+    }
+  }
+  throw new AppError('bad-input', `Too many folders named like ${natural} exist already.`, {
+    action: 'Choose another output folder, or tidy this one.',
+  });
+}
+
+/** The job's folder if it has claimed one already (read only: for tidying after it), else undefined. */
+export async function findJobFolder(job: JobRecord): Promise<string | undefined> {
+  const natural = patternFolderOf(job);
+  if (natural === undefined) return undefined;
+  const known = await knownFolder(job, natural);
+  if (known !== undefined) return known;
+  for (let n = 1; n <= MAX_FOLDERS; n++) {
+    const candidate = numbered(natural, n);
+    const owner = await ownerOf(candidate);
+    if (owner === job.id) return candidate;
+    if (owner === undefined && (await namesIn(candidate)) === undefined) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The folder of a mesh of the job already saved: a job begun by a version that claimed no folder
+ * goes on where its first meshes are.
+ */
+async function knownFolder(job: JobRecord, natural: string): Promise<string | undefined> {
+  const saved = job.outputs.find((o) => o.status === 'saved' && o.path)?.path;
+  if (!saved) return undefined;
+  const folder = dirname(saved);
+  // Only a folder of the pattern's ("name" or "name (n)"): a pattern changed since names another.
+  if (folder !== natural && !folder.startsWith(`${natural} (`)) return undefined;
+  const owner = await ownerOf(folder);
+  if (owner === undefined)
+    await writeFile(join(folder, JOB_MANIFEST), manifest(job), { flag: 'wx', mode: PRIVATE_FILE_MODE }).catch(
+      () => {},
+    );
+  return owner === undefined || owner === job.id ? folder : undefined;
+}
+
+const numbered = (folder: string, n: number): string => (n === 1 ? folder : `${folder} (${n})`);
+
+/**
+ * Which job a folder's manifest names; '' for a manifest not of ours or unreadable (the folder is
+ * someone's), undefined when there is none.
+ */
+async function ownerOf(folder: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(folder, JOB_MANIFEST), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return '';
+  }
+  try {
+    const job = (JSON.parse(text) as { job?: unknown }).job;
+    return typeof job === 'string' ? job : '';
+  } catch {
+    return '';
+  }
+}
+
+async function namesIn(folder: string): Promise<string[] | undefined> {
+  try {
+    return await readdir(folder);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // A file where the folder would be, or one that cannot be read: not the job's.
+    return [''];
+  }
+}
+
+/** A staging file or partial download of this job's (output-place.ts names them so). */
+const isOwnPartial = (name: string, job: JobRecord): boolean =>
+  name.startsWith('.') && name.includes(`.${job.id.slice(0, 8)}-`);
+
+/** What the folder's manifest says: which job, of which scan, from which service, made what. */
+function manifest(job: JobRecord): string {
+  return `${JSON.stringify(
+    {
+      about:
+        'Meshes made by scan2mesh for one job. Every mesh in this folder is of the scan named here; a mesh of another job goes to a folder of its own.',
+      job: job.id,
+      serviceJob: job.remoteJobId ?? null,
+      service: job.profileName,
+      created: job.createdAt,
+      scan: job.scanName,
+      series: job.seriesDescription,
+      deidentified: job.deidentify,
+      meshes: job.outputs.map((o) => ({ structures: o.structures, extension: o.extension })),
+    },
+    null,
+    2,
+  )}\n`;
+}
