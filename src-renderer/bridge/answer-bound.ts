@@ -17,14 +17,14 @@ useLink.subscribe((now, before) => {
   for (const c of waiting) c.abort(new GivenUp('link-lost'));
 });
 
-const seconds = (ms: number): string =>
+const duration = (ms: number): string =>
   ms >= 120_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} seconds`;
 
 function givenUpError(why: GivenUp['why'], what: string, boundMs: number): AppError {
   const action =
     'Check that `scan2mesh web` is still running (its terminal says what went wrong), then try again. It may have been done all the same: look before you do it twice.';
   return why === 'too-long'
-    ? new AppError('network', `${what} got no answer from scan2mesh within ${seconds(boundMs)}.`, { action })
+    ? new AppError('network', `${what} got no answer from scan2mesh within ${duration(boundMs)}.`, { action })
     : new AppError('network', `${what} got no answer: scan2mesh stopped answering.`, { action });
 }
 
