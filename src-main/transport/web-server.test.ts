@@ -1,10 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { request } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWebServer, type RunningWebServer } from './web-server.js';
 import { testCore } from '../app/core.test-support.js';
-import { raw } from './web-request.test-support.js';
+import { pageHeaders, raw } from './web-request.test-support.js';
+import { HEARTBEAT_MS } from '../../src-shared/link-timing.js';
 
 describe('web mode server', () => {
   let server: RunningWebServer | undefined;
@@ -139,5 +141,39 @@ describe('web mode server', () => {
       headers: { Host: `127.0.0.1:${s.port}`, 'X-Scan2mesh-Token': s.token },
     });
     expect(r.status).toBe(404);
+  });
+
+  it('says something on the event stream every heartbeat, even with nothing to report', async () => {
+    // The page tells a hung app (socket open, nothing said) from a quiet one by this beat.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const s = await start();
+      const chunks: string[] = [];
+      let heard: (() => void) | null = null;
+      const req = request({ host: '127.0.0.1', port: s.port, path: '/api/events', headers: pageHeaders(s) });
+      req.on('response', (res) =>
+        res.on('data', (c: Buffer) => {
+          chunks.push(c.toString());
+          heard?.();
+        }),
+      );
+      req.end();
+      const next = (): Promise<string> =>
+        new Promise((ok) => {
+          heard = () => ok(chunks.join(''));
+          if (chunks.length > 0) ok(chunks.join(''));
+        }).then((text) => {
+          chunks.length = 0;
+          return text as string;
+        });
+      expect(await next()).toBe(': connected\n\n');
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      expect(await next()).toMatch(/^: \w+\n\n$/);
+      vi.advanceTimersByTime(HEARTBEAT_MS);
+      expect(await next()).toMatch(/^: \w+\n\n$/);
+      req.destroy();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { SECURITY_HEADERS } from './security-headers.js';
 import { checkEvent } from '../app/dispatch.js';
 import { createStage, DEFAULT_STAGE_LIMITS, type StageLimits } from './web-stage.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
+import { HEARTBEAT_MS } from '../../src-shared/link-timing.js';
 
 /** The only credential the server accepts; it is never put in a cookie or in an address the page fetches. */
 const TOKEN_HEADER = 'x-scan2mesh-token';
@@ -123,6 +124,13 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     const data = `event: message\ndata: ${JSON.stringify({ event, payload: checkEvent(event, payload) })}\n\n`;
     for (const c of sseClients) c.write(data);
   });
+
+  // An SSE comment: the page's reader counts it as a sign of life and hands it to no listener. Not
+  // logged (it would fill the log), and unref'd so that it never keeps the process alive.
+  const heartbeat = setInterval(() => {
+    for (const c of sseClients) c.write(': beat\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
@@ -240,6 +248,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     server,
     stagedDrops: () => stage.drops(),
     async close() {
+      clearInterval(heartbeat);
       unsubscribe();
       for (const c of sseClients) c.end();
       server.closeAllConnections();

@@ -8,6 +8,8 @@ import type {
   ScanGrant,
 } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
+import { withAnswerBound } from './answer-bound';
+import { fileBoundMs } from './answer-bounds';
 import type { DroppedItem } from './dropped-item';
 import { createWebBridge, stageFiles, type StagingProgress } from './web-bridge';
 import { webFetch } from './web-session';
@@ -65,7 +67,8 @@ export function grantsForFiles(
  * and needs the session token as a header, which a bare fetch (or an <img>, a link) would not send.
  */
 export function fetchAppFile(url: string): Promise<Response> {
-  return electronBridge ? fetch(url, { credentials: 'same-origin' }) : webFetch(url);
+  if (electronBridge) return fetch(url, { credentials: 'same-origin' });
+  return withAnswerBound((signal) => webFetch(url, { signal }), fileBoundMs, 'Reading a mesh file');
 }
 
 export interface ErrorText {

@@ -1,6 +1,8 @@
 import { buildApi, eventListeners } from '../../src-shared/channels';
 import type { RendererBridge, ScanGrant } from '../../src-shared/contract';
 import { AppError } from '../../src-shared/errors';
+import { withAnswerBound } from './answer-bound';
+import { invokeBoundMs, stageCopyBoundMs, stageLimitsBoundMs } from './answer-bounds';
 import type { DroppedItem } from './dropped-item';
 import { streamWebEvents } from './web-events';
 import { forgetWebSession, webFetch } from './web-session';
@@ -26,7 +28,11 @@ const size = (n: number): string =>
 
 /** The server's caps, so that an oversized drop is refused at once instead of after gigabytes of copying. */
 async function checkAgainstLimits(items: readonly DroppedItem[], total: number): Promise<void> {
-  const res = await webFetch('/api/stage');
+  const res = await withAnswerBound(
+    (signal) => webFetch('/api/stage', { signal }),
+    stageLimitsBoundMs,
+    'Checking the size of what you added',
+  );
   // The server has the last word (413); without its limits the copy simply starts.
   if (!res.ok) return;
   const limits = (await res.json()) as StageLimits;
@@ -72,11 +78,17 @@ export async function stageFiles(
     while (next < items.length) {
       const item = items[next++] as DroppedItem;
       const rel = item.relativePath || item.file.name;
-      const res = await webFetch(`/api/stage?drop=${drop}&path=${encodeURIComponent(rel)}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/octet-stream' },
-        body: item.file,
-      });
+      const res = await withAnswerBound(
+        (signal) =>
+          webFetch(`/api/stage?drop=${drop}&path=${encodeURIComponent(rel)}`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/octet-stream' },
+            body: item.file,
+            signal,
+          }),
+        stageCopyBoundMs(item.file.size, STAGING_PARALLEL),
+        `The copy of ${rel}`,
+      );
       if (res.status === 413 || res.status === 507) throw new AppError('bad-input', await res.text());
       if (!res.ok) throw new Error(`Could not copy ${rel} into the app: ${await res.text()}`);
       const { grant } = (await res.json()) as { grant: ScanGrant };
@@ -115,12 +127,20 @@ export function createWebBridge(): RendererBridge<DroppedItem> {
     api: buildApi(async (channel, req) => {
       let res: Response;
       try {
-        res = await webFetch(`/api/invoke/${channel}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify(req),
-        });
-      } catch {
+        res = await withAnswerBound(
+          (signal) =>
+            webFetch(`/api/invoke/${channel}`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json' },
+              body: JSON.stringify(req),
+              signal,
+            }),
+          invokeBoundMs(channel),
+          'This request',
+        );
+      } catch (e) {
+        // Unanswered (given up): say so. Failed to connect at all: the app is not there.
+        if (e instanceof AppError) return { ok: false as const, error: e.toShape() };
         return {
           ok: false as const,
           error: {
