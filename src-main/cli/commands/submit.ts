@@ -14,6 +14,7 @@ import { checkMeshes, connectionCapabilities, scanRefusalFor } from '../../app/s
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-files.js';
+import { scanFileStem } from '../../scans/scan-file-name.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { CliExit, EXIT, exitCodeOf, interruptedExit } from '../exit-codes.js';
@@ -379,6 +380,6 @@ function seriesPart(s: SeriesSummary, deidentify: boolean): string {
 
 /** "…/Patient 7/" -> "Patient 7"; "scan.zip" -> "scan"; "vol.dcm.gz" -> "vol". */
 function scanBaseName(path: string): string {
-  const base = basename(path.replace(/[\\/]+$/, '')).replace(/(\.dcm|\.zip|\.dicom)?(\.gz)?$/i, '');
+  const base = scanFileStem(basename(path.replace(/[\\/]+$/, '')));
   return sanitizeFileNamePart(base) || 'scan';
 }
