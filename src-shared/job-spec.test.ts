@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PollResultSchema, sanitizeFileNamePart } from './job-spec.js';
+import { fileNamePartWithSuffix, PollResultSchema, sanitizeFileNamePart } from './job-spec.js';
 
 const mesh = {
   status: 'Available',
@@ -76,5 +76,18 @@ describe('sanitizeFileNamePart', () => {
     const cjk = sanitizeFileNamePart('患'.repeat(200));
     expect(new TextEncoder().encode(cjk).length).toBeLessThanOrEqual(240);
     expect(cjk).toBe('患'.repeat(80));
+  });
+});
+
+describe('fileNamePartWithSuffix', () => {
+  it('keeps the suffix of a name at the limit, which the cut where the path is made took off', () => {
+    const long = 'a'.repeat(130);
+    const second = fileNamePartWithSuffix(long, '-2');
+    expect(second).toBe(`${'a'.repeat(118)}-2`);
+    // Made safe again where the path is made, it is still itself, and not the first one's name.
+    expect(sanitizeFileNamePart(second)).toBe(second);
+    expect(second).not.toBe(sanitizeFileNamePart(long));
+    expect(fileNamePartWithSuffix(`${'b'.repeat(117)}😀x`, '-10')).toBe(`${'b'.repeat(117)}-10`);
+    expect(fileNamePartWithSuffix('short', '-2')).toBe('short-2');
   });
 });

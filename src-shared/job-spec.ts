@@ -222,19 +222,31 @@ export function sanitizeFileNamePart(text: string): string {
 const utf8 = new TextEncoder();
 
 /**
+ * `base` made safe (sanitizeFileNamePart) and cut short enough that `suffix` ("-2") still fits after
+ * it: a suffix added to a name at the limit was cut off again where the path was made, so a long
+ * name's "-2" folder was the first one's. '' when nothing of `base` is left.
+ */
+export function fileNamePartWithSuffix(base: string, suffix: string): string {
+  const safe = sanitizeFileNamePart(base);
+  if (!safe) return '';
+  const cut = cutWhole(safe, MAX_PART_UNITS - suffix.length, MAX_PART_BYTES - utf8.encode(suffix).length);
+  return `${cut.replace(/[. ]+$/, '')}${suffix}`;
+}
+
+/**
  * The longest start of `text` within the limits that ends between two characters as a reader sees
  * them (grapheme clusters): a cut by UTF-16 unit split an emoji's surrogate pair into a replacement
  * character, and a cut by code point can still part a letter from its accent or a flag's halves.
  * One cluster past the limits on its own (a letter with a hundred marks) is cut by code point.
  */
-function cutWhole(text: string): string {
-  if (text.length <= MAX_PART_UNITS && utf8.encode(text).length <= MAX_PART_BYTES) return text;
+function cutWhole(text: string, maxUnits = MAX_PART_UNITS, maxBytes = MAX_PART_BYTES): string {
+  if (text.length <= maxUnits && utf8.encode(text).length <= maxBytes) return text;
   const fits = (pieces: Iterable<string>): string => {
     let out = '';
     let bytes = 0;
     for (const piece of pieces) {
       const size = utf8.encode(piece).length;
-      if (out.length + piece.length > MAX_PART_UNITS || bytes + size > MAX_PART_BYTES) break;
+      if (out.length + piece.length > maxUnits || bytes + size > maxBytes) break;
       out += piece;
       bytes += size;
     }

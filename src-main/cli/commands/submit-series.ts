@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { sanitizeFileNamePart } from '../../../src-shared/job-spec.js';
+import { fileNamePartWithSuffix, sanitizeFileNamePart } from '../../../src-shared/job-spec.js';
 import type { IntakeResult, SeriesSummary } from '../../../src-shared/scans.js';
 import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { scanFileStem } from '../../scans/scan-file-name.js';
@@ -93,10 +93,15 @@ export async function findSeries(
     notes.push(...notesOnSent(scan, usable, result));
     const scanName = scanBaseName(scan);
     usable.forEach((s, k) => {
-      let name = usable.length === 1 ? scanName : `${scanName}-${k + 1}${seriesPart(s, deidentify)}`;
+      // The place before the description, kept whole however long the scan's name (the cut takes the description).
+      let name =
+        usable.length === 1
+          ? scanName
+          : `${fileNamePartWithSuffix(scanName, `-${k + 1}`)}${seriesPart(s, deidentify)}`;
       name = sanitizeFileNamePart(name) || `scan-${units.length + 1}`;
       let unique = name;
-      for (let n = 2; usedNames.has(unique.toLowerCase()); n++) unique = `${name}-${n}`;
+      for (let n = 2; usedNames.has(unique.toLowerCase()); n++)
+        unique = fileNamePartWithSuffix(name, `-${n}`);
       usedNames.add(unique.toLowerCase());
       const same = units.find((u) => u.series.seriesUid !== '' && u.series.seriesUid === s.seriesUid);
       if (same) say.push(sameSeriesNote(scan, s, same));
@@ -130,7 +135,7 @@ export async function findSeries(
  * review: one series, four jobs, no word).
  */
 function sameSeriesNote(scan: string, s: SeriesSummary, first: Unit): string {
-  return `${seriesLabel(scan, s)} is the same series (Series Instance UID) as ${seriesLabel(first.scan, first.series)}; a copy in another folder is another scan, with a job of its own\n`;
+  return `${seriesLabel(scan, s)} is the same series (Series Instance UID) as ${seriesLabel(first.scan, first.series)} (folder ${oneLine(first.dirName)}); a copy in another folder is another scan, with a job of its own\n`;
 }
 
 /** Files left out of a scan that are listed one by one; inspect lists them all. */

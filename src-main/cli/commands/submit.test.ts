@@ -344,7 +344,7 @@ describe('scan2mesh submit --json prints one document with every scan fate, what
     // The copy in another folder is another scan, and said to be the same series.
     expect(doc.scans[1]!.series[0]!.sameSeriesAs).toBe(a);
     expect(r.stderr).toContain(
-      `${b}: series "BONE" is the same series (Series Instance UID) as ${a}: series "BONE"; a copy in another folder is another scan`,
+      `${b}: series "BONE" is the same series (Series Instance UID) as ${a}: series "BONE" (folder scan); a copy in another folder is another scan`,
     );
     expect(queued(data)).toEqual([]);
   });
@@ -387,5 +387,30 @@ describe('scan2mesh submit --json prints one document with every scan fate, what
     const sent = fates.find((s) => s.fate === 'submitted')!;
     expect(sent.folder).toBe('both');
     expect(doc.jobs.map((j) => [j.scan, j.seriesId, j.state])).toEqual([[both, sent.seriesId, 'done']]);
+  });
+});
+
+describe('scan2mesh submit with long scan names', () => {
+  it('gives two scans whose names are cut alike folders of their own', () => {
+    // A review: 120 characters kept of each name, and the "-2" made to tell them apart cut off again.
+    const root = join(work, 'long-names');
+    const name = 'a'.repeat(130);
+    craniumCopy(join(root, 'one', name), 7, 'BONE');
+    craniumCopy(join(root, 'two', name), 8, 'BONE');
+    const out = join(root, 'out');
+    const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
+    const r = cli(
+      join(root, 'data'),
+      'submit',
+      join(root, 'one', name),
+      join(root, 'two', name),
+      '--mesh',
+      mesh,
+      '--out',
+      out,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual([`${'a'.repeat(118)}-2`, 'a'.repeat(120)]);
+    expect(filesUnder(out).every((f) => basename(f) === `${mesh}.stl`)).toBe(true);
   });
 });
