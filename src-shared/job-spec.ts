@@ -187,18 +187,71 @@ export function meshFileName(structures: string[], extension: string): string {
   return stem.slice(0, 150) + ext;
 }
 
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)$/i;
+/**
+ * Names Windows keeps for devices: with any extension too (`aux.scan`, `CON.txt` cannot be made), a
+ * space before the dot, and COM/LPT with a digit or a superscript digit (COM¹); CONIN$ and CONOUT$
+ * on newer versions.
+ */
+const WINDOWS_RESERVED =
+  /^(con|prn|aux|nul|conin\$|conout\$|(com|lpt)[0-9\u00b9\u00b2\u00b3\u2074-\u2079]) *(\..*)?$/i;
 
-/** One path segment safe on Windows, macOS and Linux; never empty, never '.' or '..'. */
+/**
+ * A part's most UTF-16 units, and UTF-8 bytes: most file systems allow 255 bytes a name, and 120
+ * letters of a script written in 3 bytes each (CJK) would be 360; the rest leaves room for " (2)".
+ */
+const MAX_PART_UNITS = 120;
+const MAX_PART_BYTES = 240;
+
+/** One path segment safe on Windows, macOS and Linux; never '.' or '..'; '' when nothing is left. */
 export function sanitizeFileNamePart(text: string): string {
-  const cleaned = text
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f<>:"/\\|?*]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+/, '_')
+  const cleaned = cutWhole(
+    text
+      .normalize('NFC')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f<>:"/\\|?*]+/g, '_')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^\.+/, '_'),
+  )
+    // After the cut, which can end on a dot or a space: Windows drops both from a name's end.
     .replace(/[. ]+$/, '');
   if (!cleaned) return '';
-  return WINDOWS_RESERVED.test(cleaned) ? `_${cleaned}` : cleaned.slice(0, 120);
+  return WINDOWS_RESERVED.test(cleaned) ? `_${cleaned}` : cleaned;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * `base` made safe (sanitizeFileNamePart) and cut short enough that `suffix` ("-2") still fits after
+ * it: a suffix added to a name at the limit was cut off again where the path was made, so a long
+ * name's "-2" folder was the first one's. '' when nothing of `base` is left.
+ */
+export function fileNamePartWithSuffix(base: string, suffix: string): string {
+  const safe = sanitizeFileNamePart(base);
+  if (!safe) return '';
+  const cut = cutWhole(safe, MAX_PART_UNITS - suffix.length, MAX_PART_BYTES - utf8.encode(suffix).length);
+  return `${cut.replace(/[. ]+$/, '')}${suffix}`;
+}
+
+/**
+ * The longest start of `text` within the limits that ends between two characters as a reader sees
+ * them (grapheme clusters): a cut by UTF-16 unit split an emoji's surrogate pair into a replacement
+ * character, and a cut by code point can still part a letter from its accent or a flag's halves.
+ * One cluster past the limits on its own (a letter with a hundred marks) is cut by code point.
+ */
+function cutWhole(text: string, maxUnits = MAX_PART_UNITS, maxBytes = MAX_PART_BYTES): string {
+  if (text.length <= maxUnits && utf8.encode(text).length <= maxBytes) return text;
+  const fits = (pieces: Iterable<string>): string => {
+    let out = '';
+    let bytes = 0;
+    for (const piece of pieces) {
+      const size = utf8.encode(piece).length;
+      if (out.length + piece.length > maxUnits || bytes + size > maxBytes) break;
+      out += piece;
+      bytes += size;
+    }
+    return out;
+  };
+  const clusters = new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text);
+  return fits([...clusters].map((c) => c.segment)) || fits(text);
 }

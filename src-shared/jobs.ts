@@ -67,6 +67,8 @@ export const JobViewSchema = z.object({
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),
   priority: z.number().int(),
+  /** Its place in the order jobs were submitted (a batch's jobs share one createdAt). */
+  submissionSeq: z.number().int(),
 });
 export type JobView = z.infer<typeof JobViewSchema>;
 

@@ -6,6 +6,8 @@ import { safeLines } from './terminal-text.js';
 export interface JobReport {
   scan: string;
   series: string;
+  /** The series key, as `scan2mesh status --json` and submit's `scans` give it: two series of one folder share scan and series names. */
+  seriesId?: string;
   jobId: string | null;
   /** 'stopped': interrupted (Ctrl+C) before it ended; it stays in the queue and `resume` finishes it. */
   state: 'done' | 'failed' | 'canceled' | 'stopped';
@@ -23,6 +25,7 @@ export function toReport(v: JobView, creationUnconfirmed = false): JobReport {
   return {
     scan: v.scanName,
     series: v.seriesDescription,
+    ...(v.seriesId !== undefined ? { seriesId: v.seriesId } : {}),
     jobId: v.remoteJobId ?? null,
     state,
     outputs: v.outputs.map((o) => ({

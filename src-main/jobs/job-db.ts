@@ -98,6 +98,11 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE jobs ADD COLUMN accept_burned_in INTEGER NOT NULL DEFAULT 0;`,
   // The patient's name for the opt-in {patient} naming field; kept only when the job's pattern uses it.
   `ALTER TABLE jobs ADD COLUMN patient_name TEXT;`,
+  // Submission order. A batch's jobs share one created_at and were then ordered by their random id,
+  // so lists and the processing order were shuffled (a review). Rows so far were inserted in order.
+  `ALTER TABLE jobs ADD COLUMN submission_seq INTEGER NOT NULL DEFAULT 0;
+   UPDATE jobs SET submission_seq = rowid;
+   CREATE INDEX jobs_submission ON jobs(submission_seq);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

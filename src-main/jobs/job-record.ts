@@ -73,6 +73,8 @@ export interface JobRecord {
   owner?: string;
   ownerPid?: number;
   leaseUntil?: number;
+  /** Its place in the order jobs were submitted, across batches: lists and the queue follow it. */
+  submissionSeq: number;
   createdAt: string;
   updatedAt: string;
   startedAt?: string;

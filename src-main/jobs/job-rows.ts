@@ -43,6 +43,7 @@ export interface JobRow {
   owner: string | null;
   owner_pid: number | null;
   lease_until: number | null;
+  submission_seq: number;
   created_at: string;
   updated_at: string;
   started_at: string | null;
@@ -87,6 +88,7 @@ export const JOB_COLUMNS = [
   'updated_at',
   'started_at',
   'finished_at',
+  'submission_seq',
 ] as const satisfies readonly (keyof JobRow)[];
 
 /** A job row read as an array in JOB_COLUMNS order. */
@@ -124,6 +126,7 @@ export function jobRowOf(v: unknown[]): JobRow {
     updated_at: v[29],
     started_at: v[30],
     finished_at: v[31],
+    submission_seq: v[32],
   } as JobRow;
 }
 
@@ -307,6 +310,7 @@ export function withRows(r: JobRow, inputs: InputRecord[], outputs: OutputRecord
     priority: r.priority,
     progress: parseJson(r.progress, ProgressSchema, 'progress') ?? {},
     attempts: r.attempts,
+    submissionSeq: r.submission_seq,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     inputs,

@@ -11,12 +11,13 @@ export function prepareStatements(db: Db) {
     db.prepare<P, unknown[]>(`SELECT ${JOB_ROW} FROM jobs ${where}`).raw(true);
   return {
     job: jobRows<[string]>('WHERE id = ?'),
-    all: jobRows<[]>('ORDER BY created_at, id'),
-    since: jobRows<[string]>('WHERE updated_at >= ? ORDER BY created_at, id'),
+    // In submission order: a batch's jobs share one created_at, and their ids are random.
+    all: jobRows<[]>('ORDER BY submission_seq'),
+    since: jobRows<[string]>('WHERE updated_at >= ? ORDER BY submission_seq'),
     unfinished: jobRows<[]>(
-      `WHERE state NOT IN ('done', 'failed', 'canceled') ORDER BY priority DESC, created_at, id`,
+      `WHERE state NOT IN ('done', 'failed', 'canceled') ORDER BY priority DESC, submission_seq`,
     ),
-    inBatch: jobRows<[string]>('WHERE batch_id = ? ORDER BY created_at, id'),
+    inBatch: jobRows<[string]>('WHERE batch_id = ? ORDER BY submission_seq'),
     /** What a transition checks before it writes. */
     stateOf: db.prepare<[string], { state: string; started_at: string | null; finished_at: string | null }>(
       'SELECT state, started_at, finished_at FROM jobs WHERE id = ?',
@@ -39,8 +40,9 @@ export function prepareStatements(db: Db) {
     insertJob: db.prepare(
       `INSERT INTO jobs (id, batch_id, state, profile_id, profile_name, connection, series_id, scan_name,
         series_description, source_files, meshes, options, deidentify, output_dir, naming_template, priority,
-        created_at, updated_at, accept_burned_in, patient_name)
-       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        created_at, updated_at, accept_burned_in, patient_name, submission_seq)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+        (SELECT COALESCE(MAX(submission_seq), 0) + 1 FROM jobs))`,
     ),
     insertInput: db.prepare<[string]>(`INSERT INTO job_inputs (job_id, name) VALUES (?, 'cbct')`),
     insertOutput: db.prepare<[string, number, string, string]>(

@@ -259,3 +259,52 @@ describe('JobStore', () => {
     other.close();
   });
 });
+
+describe('job order', () => {
+  // A batch's jobs share one created_at; ordered then by their random ids, `status`, the Jobs page
+  // and the processing order were shuffled against the order submitted (a review).
+  const ids = ['e-third', 'b-first', 'd-fourth', 'a-last', 'c-second'];
+  const batch = (list: string[], batchId: string): NewJob[] => list.map((id) => ({ ...job(id), batchId }));
+
+  it('lists, queues and reads back a batch in the order submitted, whatever the ids, after the older batches', () => {
+    store.insert(batch(ids, 'b1'));
+    store.insert(batch(['0-next-batch'], 'b2'));
+    const all = [...ids, '0-next-batch'];
+    expect(store.list().map((j) => j.id)).toEqual(all);
+    expect(store.batch('b1').map((j) => j.id)).toEqual(ids);
+    expect(store.unfinished().map((j) => j.id)).toEqual(all);
+    expect(store.changedSince('').map((j) => j.id)).toEqual(all);
+    expect(store.list().map((j) => toView(j).submissionSeq)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Another process (the command line beside the app) reads the same order.
+    const other = new JobStore(openJobDatabase(dir));
+    try {
+      expect(other.list().map((j) => j.id)).toEqual(all);
+      other.insert(batch(['00-from-other'], 'b3'));
+    } finally {
+      other.close();
+    }
+    expect(
+      store
+        .list()
+        .map((j) => j.id)
+        .at(-1),
+    ).toBe('00-from-other');
+    // A removed job's place is not taken by the next one submitted.
+    store.remove('0-next-batch');
+    store.remove('00-from-other');
+    store.insert(batch(['000-after-removal'], 'b4'));
+    expect(store.list().map((j) => j.id)).toEqual([...ids, '000-after-removal']);
+  });
+
+  it('keeps the order of jobs stored by an older version, as they were inserted', () => {
+    store.insert(batch(ids, 'b1'));
+    db.exec('DROP INDEX jobs_submission; ALTER TABLE jobs DROP COLUMN submission_seq;');
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.close();
+    db = openJobDatabase(dir);
+    store = new JobStore(db);
+    expect(store.list().map((j) => j.id)).toEqual(ids);
+    store.insert(batch(['0-new'], 'b2'));
+    expect(store.unfinished().map((j) => j.id)).toEqual([...ids, '0-new']);
+  });
+});

@@ -27,6 +27,7 @@ export function toView(r: JobRecord, live?: JobProgress): JobView {
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     priority: r.priority,
+    submissionSeq: r.submissionSeq,
   };
   if (r.remoteJobId) view.remoteJobId = r.remoteJobId;
   if (r.batchId) view.batchId = r.batchId;

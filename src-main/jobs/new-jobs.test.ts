@@ -1,12 +1,15 @@
 // The names a job gets from its series: sent de-identified, never the Series Description (free text
 // that can name the patient, "CT HEAD DOE JANE"), in the list or in the folders {series} makes.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { sanitizeFileNamePart } from '../../src-shared/job-spec.js';
 import { DEFAULT_NAMING_TEMPLATE } from '../../src-shared/job-states.js';
 import { ScanService } from '../scans/scan-service.js';
+import { phantomFiles } from '../scans/scans.test-support.js';
+import { writeZip } from '../scans/zip.test-support.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import { DICOM } from './jobs.test-support.js';
 import { newJobs } from './new-jobs.js';
@@ -53,3 +56,50 @@ describe('newJobs, series names', () => {
     }
   });
 });
+
+describe('newJobs, scan names of archives', () => {
+  // A zip with its slices at its root was named after the drop's temporary unpack folder, "a0", for
+  // every drop: different patients' scans all alike (a review). The user knows the archive's name.
+  it('names a de-identified scan from an archive after the archive, whatever kind or nesting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'new-jobs-archives-'));
+    const slices = phantomFiles().slice(0, 3);
+    const flat = join(dir, 'patient7.zip');
+    await writeZip(
+      flat,
+      slices.map((f) => ({ name: basename(f), file: f })),
+    );
+    const inFolder = join(dir, 'patient8.zip');
+    await writeZip(
+      inFolder,
+      slices.map((f) => ({ name: `export/DICOM/${basename(f)}`, file: f })),
+    );
+    const nested = join(dir, 'outer 9.zip');
+    await writeZip(nested, [{ name: 'inner.zip', file: flat }]);
+    const gz = join(dir, 'volume10.dcm.gz');
+    writeFileSync(gz, gzipSync(readFileSync(slices[0]!)));
+    const zipGz = join(dir, 'patient11.zip.gz');
+    writeFileSync(zipGz, gzipSync(readFileSync(flat)));
+    const expected = ['patient7', 'patient8', 'outer 9', 'volume10', 'patient11'];
+    const names: string[] = [];
+    // One drop each (the same slices in one drop are one series, sent once).
+    for (const path of [flat, inFolder, nested, gz, zipGz]) names.push(...(await scanNames([path])));
+    expect(names).toEqual(expected);
+  });
+});
+
+async function scanNames(paths: string[]): Promise<string[]> {
+  const scans = new ScanService({ tempDir: mkdtempSync(join(tmpdir(), 'new-jobs-work-')) });
+  const { series } = await scans.intake(paths);
+  return newJobs(
+    {
+      seriesIds: series.map((s) => s.id),
+      meshes: [{ structures: ['skull'], extension: '.stl' }],
+      deidentify: true,
+    },
+    'b1',
+    { profileId: 'local', profileName: 'Local engine' },
+    { outputDir: '/out', namingTemplate: DEFAULT_NAMING_TEMPLATE },
+    scans,
+    {},
+  ).map((j) => j.scanName);
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { SubmitJobsRequest } from '../../src-shared/jobs.js';
+import { scanFileStem } from '../scans/scan-file-name.js';
 import type { ScanService } from '../scans/scan-service.js';
 import type { NewJob, StoredConnection } from './job-record.js';
 
@@ -38,7 +39,8 @@ export function newJobs(
       // A scan sent de-identified is not named after its patient in the list or in file paths; the
       // {patient} field (opt-in, in the naming pattern) is the one way to put the name there.
       scanName:
-        overrides.scanNames?.[seriesId] ?? scanNameOf(r.deidentify ? '' : summary.patient.name, files),
+        overrides.scanNames?.[seriesId] ??
+        scanNameOf(r.deidentify ? '' : summary.patient.name, files, scans.inputsOf(seriesId)),
       seriesDescription: seriesNameOf(summary, r.deidentify, k),
       // What the user gave (a folder, a zip), not unpacked copies that vanish: enough to find the
       // series again under the same id after a restart, if its package has to be made again.
@@ -59,10 +61,18 @@ export function newJobs(
   });
 }
 
-/** What the user calls the scan: the patient's name as DICOM writes it ("DOE^JANE"), else its folder's name. */
-function scanNameOf(patientName: string, files: string[]): string {
+/**
+ * What the user calls the scan: the patient's name as DICOM writes it ("DOE^JANE"), else the file or
+ * folder they gave. Files unpacked from an archive lie in the drop's temporary folder, named `a0`,
+ * `a1`... afresh for every drop, so the archive's own name is used: every zip with its slices at its
+ * root was named "a0", different patients' scans alike (a review).
+ */
+function scanNameOf(patientName: string, files: string[], inputs: string[]): string {
   const name = readableName(patientName);
   if (name) return name;
+  const unpacked = new Set(files);
+  const archive = inputs.length > 0 && inputs.every((i) => !unpacked.has(i)) ? inputs[0] : undefined;
+  if (archive !== undefined) return scanFileStem(basename(archive)) || 'scan';
   const first = files[0] ?? 'scan';
   return files.length === 1
     ? basename(first).replace(/\.[^.]*$/, '') || 'scan'

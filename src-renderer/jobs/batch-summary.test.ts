@@ -21,6 +21,7 @@ const job = (id: string, over: Partial<JobView> = {}): JobView => ({
   createdAt: at(0),
   updatedAt: at(0),
   priority: 0,
+  submissionSeq: 1,
   ...over,
 });
 

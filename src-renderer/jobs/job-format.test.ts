@@ -27,6 +27,7 @@ const job = (over: Partial<JobView> = {}): JobView => ({
   createdAt: '2026-01-01T10:00:00.000Z',
   updatedAt: '2026-01-01T10:00:00.000Z',
   priority: 0,
+  submissionSeq: 1,
   ...over,
 });
 
@@ -147,19 +148,32 @@ describe('stage names', () => {
 });
 
 describe('jobOrder', () => {
-  it('lists the newest first, and the jobs of one submission by scan name, numbers as numbers', () => {
-    // A review: a batch's jobs, made at one moment, came out as patient-22, 20, 02, 11...
+  it('lists the newest submission first, and the jobs of one submission in the order submitted', () => {
+    // A review: a batch's jobs, made at one moment, came out as Series 5, 3, 2, 4, 1.
     const at = '2026-11-30T10:00:00.000Z';
-    const names = ['patient-22', 'patient-2', 'patient-11', 'Patient-01', 'patient-10'];
-    const batch = names.map((scanName, i) => job({ id: `b${i}`, scanName, createdAt: at }));
-    const newer = job({ id: 'n', scanName: 'zz', createdAt: '2026-11-30T11:00:00.000Z' });
-    expect(jobOrder([...batch, newer]).map((j) => j.scanName)).toEqual([
-      'zz',
-      'Patient-01',
-      'patient-2',
-      'patient-10',
-      'patient-11',
-      'patient-22',
+    const batch = [1, 2, 3, 4, 5].map((n) =>
+      job({
+        id: `z${6 - n}`,
+        scanName: n % 2 ? 'DICOM' : 'patient-10',
+        seriesDescription: `Series ${n}`,
+        createdAt: at,
+        submissionSeq: 10 + n,
+      }),
+    );
+    const newer = job({
+      id: 'n',
+      seriesDescription: 'newer',
+      createdAt: '2026-11-30T11:00:00.000Z',
+      submissionSeq: 20,
+    });
+    const shuffled = [batch[3]!, batch[0]!, newer, batch[4]!, batch[2]!, batch[1]!];
+    expect(jobOrder(shuffled).map((j) => j.seriesDescription)).toEqual([
+      'newer',
+      'Series 1',
+      'Series 2',
+      'Series 3',
+      'Series 4',
+      'Series 5',
     ]);
   });
 });

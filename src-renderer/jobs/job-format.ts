@@ -125,17 +125,16 @@ export function progressText(job: JobView): string {
   return f !== null && !bytes && !waiting ? `${name} · ${Math.round(f * 100)} %` : name;
 }
 
-const byName = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
 /**
- * Newest first, as a person looks for what they just did; the jobs of one submission (made at the
- * same moment) by scan name, patient-2 before patient-10, as a technician looks one up in a batch.
+ * Newest submission first, as a person looks for what they just did; the jobs of one submission (made
+ * at the same moment) in the order they were submitted: the order the technician picked the scans in,
+ * the order they are processed in (so the running one is near the top and the rest follow it), and
+ * the order of their de-identified names "Series 1", "Series 2"... Sorting them by scan name instead
+ * put Series 5, 3, 2, 4, 1 in a review (scans of one name, ties broken by random id) and separated a
+ * row from its neighbours in the queue.
  */
 export const jobOrder = (jobs: JobView[]): JobView[] =>
   [...jobs].sort(
     (a, b) =>
-      b.createdAt.localeCompare(a.createdAt) ||
-      b.priority - a.priority ||
-      byName.compare(a.scanName, b.scanName) ||
-      a.id.localeCompare(b.id),
+      b.createdAt.localeCompare(a.createdAt) || b.priority - a.priority || a.submissionSeq - b.submissionSeq,
   );

@@ -30,7 +30,10 @@ export function registerSubmit(program: Command): void {
         '--out <dir>',
         'output folder; meshes go to <dir>/<scan name>/<structures joined by +>.<format>',
       )
-      .option('--json', 'print one JSON document with every job, its state, outputs and error')
+      .option(
+        '--json',
+        "print one JSON document, whatever the exit code: every job (its state, outputs and error) and every scan's fate (sent, refused, left out, not sent) with the reason",
+      )
       .option('--deidentify', 'remove patient data before upload (default for remote services)')
       .option('--no-deidentify', 'send the scan as it is (default for the local engine)')
       .option(

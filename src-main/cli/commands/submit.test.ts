@@ -291,3 +291,126 @@ describe('scan2mesh submit --deidentify names folders without the series descrip
     expect(JSON.stringify(queued(data))).not.toMatch(/DOE|JANE|Series [79]/);
   });
 });
+
+/** What `submit --json` prints (submit-fates.ts). */
+interface SubmitDoc {
+  connection: string | null;
+  jobs: { scan: string; seriesId?: string; state: string }[];
+  refused: { name: string; reason: string }[];
+  scans: {
+    scan: string;
+    fate: string;
+    reason?: string;
+    series: { seriesId: string; fate: string; reason?: string; folder?: string; sameSeriesAs?: string }[];
+  }[];
+}
+
+/** A copy of the cranium's slices with another Series Instance UID (its last digit `k`), and a description. */
+function craniumCopy(dir: string, k: number, description: string, count?: number): void {
+  const cranium = join(FIXTURES, 'ct-human-cranium-teeth');
+  mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(cranium).slice(0, count)) {
+    const bytes = readFileSync(join(cranium, f));
+    patchElement(bytes, 'x0008103e', Buffer.from(description.padEnd(8, ' ')));
+    const uid = dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010' }).elements.x0020000e!;
+    bytes.write(String(k), uid.dataOffset + uid.length - 1, 'latin1');
+    writeFileSync(join(dir, f), bytes);
+  }
+}
+
+describe('scan2mesh submit --json prints one document with every scan fate, whatever the exit code', () => {
+  // A review: 0 bytes on stdout (exit 2) when one scan of several was refused, where another refusal
+  // printed a document; and a series left out of a folder was on stderr only, with exit 0.
+  it('names the refused scan with its reason, the scans not sent, and a series given twice (exit 2)', () => {
+    const root = join(work, 'json-refused');
+    craniumCopy(join(root, 'a', 'scan'), 3, 'BONE');
+    craniumCopy(join(root, 'b', 'scan'), 3, 'BONE');
+    craniumCopy(join(root, 'short'), 4, 'BONE', 2);
+    const [a, b, short] = [join(root, 'a', 'scan'), join(root, 'b', 'scan'), join(root, 'short')];
+    const data = join(root, 'data');
+    const r = cli(data, 'submit', a, b, short, '--mesh', makeable[0]!, '--out', join(root, 'out'), '--json');
+    expect(r.status, r.stderr).toBe(2);
+    const doc = JSON.parse(r.stdout) as SubmitDoc;
+    expect(doc.connection).toBe('the local engine');
+    expect(doc.jobs).toEqual([]);
+    expect(doc.scans.map((s) => [s.scan, s.fate])).toEqual([
+      [a, 'not-sent'],
+      [b, 'not-sent'],
+      [short, 'refused'],
+    ]);
+    expect(doc.scans[2]!.reason).toMatch(/no CT series a model can be made of/);
+    expect(doc.scans[2]!.series.map((s) => s.fate)).toEqual(['left-out']);
+    expect(doc.scans[2]!.series[0]!.reason).toBeTruthy();
+    // The copy in another folder is another scan, and said to be the same series.
+    expect(doc.scans[1]!.series[0]!.sameSeriesAs).toBe(a);
+    expect(r.stderr).toContain(
+      `${b}: series "BONE" is the same series (Series Instance UID) as ${a}: series "BONE" (folder scan); a copy in another folder is another scan`,
+    );
+    expect(queued(data)).toEqual([]);
+  });
+
+  it('says the usage error it stopped on (exit 2), with the scans not sent', () => {
+    const root = join(work, 'json-usage');
+    const r = cli(
+      join(root, 'data'),
+      'submit',
+      PHANTOM_DIR,
+      '--mesh',
+      'skull',
+      '--format',
+      'xyz',
+      '--out',
+      root,
+      '--json',
+    );
+    expect(r.status).toBe(2);
+    const doc = JSON.parse(r.stdout) as SubmitDoc & { error: { code: string; message: string } };
+    expect(doc.error.code).toBe('usage');
+    expect(doc.error.message).toMatch(/--format must be one of/);
+    expect(doc.scans.map((s) => [s.scan, s.fate])).toEqual([[PHANTOM_DIR, 'not-sent']]);
+  });
+
+  it('lists a series left out of a folder with why, beside the job of the one sent (exit 0)', () => {
+    const root = join(work, 'json-left-out');
+    const both = join(root, 'both');
+    craniumCopy(join(both, 'ct'), 5, 'BONE');
+    craniumCopy(join(both, 'few'), 6, 'FEW', 3);
+    const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
+    const r = cli(join(root, 'data'), 'submit', both, '--mesh', mesh, '--out', join(root, 'out'), '--json');
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as SubmitDoc;
+    expect(doc.scans).toHaveLength(1);
+    expect(doc.scans[0]!.fate).toBe('submitted');
+    const fates = doc.scans[0]!.series;
+    expect(fates.map((s) => s.fate).sort()).toEqual(['left-out', 'submitted']);
+    expect(fates.find((s) => s.fate === 'left-out')!.reason).toBeTruthy();
+    const sent = fates.find((s) => s.fate === 'submitted')!;
+    expect(sent.folder).toBe('both');
+    expect(doc.jobs.map((j) => [j.scan, j.seriesId, j.state])).toEqual([[both, sent.seriesId, 'done']]);
+  });
+});
+
+describe('scan2mesh submit with long scan names', () => {
+  it('gives two scans whose names are cut alike folders of their own', () => {
+    // A review: 120 characters kept of each name, and the "-2" made to tell them apart cut off again.
+    const root = join(work, 'long-names');
+    const name = 'a'.repeat(130);
+    craniumCopy(join(root, 'one', name), 7, 'BONE');
+    craniumCopy(join(root, 'two', name), 8, 'BONE');
+    const out = join(root, 'out');
+    const mesh = makeable.includes('skull') ? 'skull' : makeable[0]!;
+    const r = cli(
+      join(root, 'data'),
+      'submit',
+      join(root, 'one', name),
+      join(root, 'two', name),
+      '--mesh',
+      mesh,
+      '--out',
+      out,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual([`${'a'.repeat(118)}-2`, 'a'.repeat(120)]);
+    expect(filesUnder(out).every((f) => basename(f) === `${mesh}.stl`)).toBe(true);
+  });
+});

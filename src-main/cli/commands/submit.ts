@@ -1,22 +1,20 @@
-import { mkdir, realpath, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import {
   MESH_EXTENSIONS,
   meshFileName,
-  sanitizeFileNamePart,
   type KnownMeshExtension,
   type MeshExtension,
 } from '../../../src-shared/job-spec.js';
-import type { IntakeResult, SeriesSummary } from '../../../src-shared/scans.js';
 import { parseStructureList, STRUCTURE_NAME_PATTERN } from '../../../src-shared/structures.js';
 import type { StructureVerdict } from '../../../src-shared/structure-check.js';
 import { checkMeshes, connectionCapabilities, scanRefusalFor } from '../../app/structure-check.js';
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { createSegmentationProcessor } from '../../engine/segmentation/index.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-files.js';
-import type { ScanService } from '../../scans/scan-service.js';
-import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { CliExit, EXIT, exitCodeOf, interruptedExit } from '../exit-codes.js';
+import { SubmitFates } from './submit-fates.js';
+import { findSeries } from './submit-series.js';
 import { printReports, toReport, type JobReport } from '../job-report.js';
 import type { ProgressTarget } from '../progress-view.js';
 import { openCliQueue, waitWithProgress, type CliQueueDeps } from '../queue-driver.js';
@@ -45,13 +43,6 @@ interface SubmitIo {
   progress: ProgressTarget;
 }
 
-interface Unit {
-  scan: string;
-  series: SeriesSummary;
-  /** Folder under --out for this series' meshes. */
-  dirName: string;
-}
-
 const defaultIo: SubmitIo = {
   out: terminal.out,
   err: terminal.err,
@@ -70,6 +61,25 @@ export async function runSubmit(
   deps: CliQueueDeps,
   io: SubmitIo = defaultIo,
 ): Promise<number> {
+  const fates = new SubmitFates(scans);
+  try {
+    return await submitScans(scans, opts, deps, io, fates);
+  } catch (e) {
+    fates.failed(e);
+    throw e;
+  } finally {
+    // One document whatever the exit code (submit-fates.ts says why); the reasons also go to stderr.
+    if (opts.json) io.out(`${JSON.stringify(fates.document(), null, 2)}\n`);
+  }
+}
+
+async function submitScans(
+  scans: string[],
+  opts: SubmitOptions,
+  deps: CliQueueDeps,
+  io: SubmitIo,
+  fates: SubmitFates,
+): Promise<number> {
   const meshes = parseMeshes(opts.mesh);
   const extension = parseFormat(opts.format);
   const concurrency = opts.concurrency ?? opts.parallel ?? 2;
@@ -78,6 +88,7 @@ export async function runSubmit(
     uploads: concurrency,
     downloads: concurrency,
   });
+  fates.connection = queue.label;
   try {
     // What the connection cannot make is refused before the scans are read, packed or sent.
     const caps = connectionCapabilities(queue.kind, createSegmentationProcessor());
@@ -87,11 +98,13 @@ export async function runSubmit(
       queue.label,
     );
     if (verdict.refused.length > 0) {
-      printRefusal(queue.label, verdict, opts.json, io);
+      printRefusal(queue.label, verdict, io);
+      fates.refused = verdict.refused;
+      fates.accepted = verdict.accepted;
       return EXIT.usage;
     }
     const deidentify = opts.deidentify ?? queue.kind === 'remote';
-    const units = await findSeries(scans, deps.scans, io, deidentify);
+    const units = await findSeries(scans, deps.scans, io, deidentify, fates);
     if (units.length === 0) return EXIT.usage;
     // What the engine cannot make of a series' voxel size is said now, not after packing it.
     const coarse = units.flatMap((u) => {
@@ -100,11 +113,11 @@ export async function runSubmit(
         caps,
         u.series,
       );
+      if (why) fates.refuseSeries(u.series.id, why);
       return why ? [{ name: u.scan, reason: why }] : [];
     });
     if (coarse.length > 0) {
-      if (opts.json)
-        io.out(`${JSON.stringify({ connection: queue.label, refused: coarse, jobs: [] }, null, 2)}\n`);
+      fates.refused = coarse;
       io.err(
         `${coarse.map((c) => `scan2mesh: ${oneLine(c.name)}: ${oneLine(c.reason)}`).join('\n')}\nNothing was submitted.\n`,
       );
@@ -131,6 +144,7 @@ export async function runSubmit(
         scanNames: Object.fromEntries(units.map((u) => [u.series.id, u.dirName])),
       },
     );
+    fates.submitted();
     const { views, interrupted, mayExist } = await waitWithProgress(
       queue,
       submitted.map((v) => v.id),
@@ -149,7 +163,8 @@ export async function runSubmit(
             `${oneLine(v.scanName)}: note: ${wanted} existed already and was kept; saved as ${oneLine(basename(o.path))}\n`,
           );
       }
-    printReports(queue.label, reports, opts.json, io.out);
+    fates.jobs = reports;
+    if (!opts.json) printReports(queue.label, reports, false, io.out);
     return interruptedExit(interrupted, mayExist) ?? exitCodeOf(views);
   } finally {
     await queue.close();
@@ -157,16 +172,7 @@ export async function runSubmit(
 }
 
 /** Every name the connection cannot make with its reason, and the names it can; nothing was sent. */
-function printRefusal(
-  connection: string,
-  verdict: StructureVerdict,
-  json: boolean | undefined,
-  io: SubmitIo,
-): void {
-  if (json)
-    io.out(
-      `${JSON.stringify({ connection, refused: verdict.refused, accepted: verdict.accepted, jobs: [] }, null, 2)}\n`,
-    );
+function printRefusal(connection: string, verdict: StructureVerdict, io: SubmitIo): void {
   const lines = [`scan2mesh: ${connection} cannot make:`];
   for (const r of verdict.refused) lines.push(`  ${r.name}: ${r.reason}`);
   lines.push(
@@ -236,149 +242,4 @@ async function prepareOutDir(dir: string): Promise<void> {
             : (e as Error).message;
     throw new CliExit(EXIT.usage, `--out ${dir} cannot be used as the output folder (${why})`);
   }
-}
-
-/** Reads every scan first, so that a typo in the last one fails before anything is sent. */
-async function findSeries(
-  scans: string[],
-  service: ScanService,
-  io: SubmitIo,
-  deidentify: boolean,
-): Promise<Unit[]> {
-  const units: Unit[] = [];
-  const problems: string[] = [];
-  // What is sent with warnings, and what of each scan is not sent: said before anything is.
-  const notes: string[] = [];
-  // Whether a scan held series, none of which a model can be made of (rather than no DICOM at all).
-  let unfitOnly = true;
-  const usedNames = new Set<string>();
-  // One folder or file named twice (`scan scan/`, or through a link) made two jobs of one scan.
-  // Copies in other folders are other scans.
-  const named = new Map<string, string>();
-  for (const scan of scans) {
-    const real = await realpath(scan).catch(() => resolve(scan));
-    const before = named.get(real);
-    if (before !== undefined) {
-      io.err(`${oneLine(scan)}: left out: the same folder or file as ${oneLine(before)}, given again\n`);
-      continue;
-    }
-    named.set(real, scan);
-    let result: IntakeResult;
-    let series: SeriesSummary[];
-    let overall: string[];
-    try {
-      result = await service.intake([scan]);
-      series = result.series;
-      overall = result.problems
-        .filter((p) => p.severity === 'error')
-        .map((p) => oneLine(p.message.replace(/\.$/, '')));
-    } catch (e) {
-      problems.push(`${oneLine(scan)}: ${oneLine(e instanceof Error ? e.message : String(e))}`);
-      unfitOnly = false;
-      continue;
-    }
-    // A series is sent only when its files are sound and a model can honestly be made of it.
-    const usable = series.filter(isUsable);
-    for (const s of series.filter((x) => !usable.includes(x))) {
-      const problem = s.problems.find((p) => p.severity === 'error');
-      const error = problem?.message;
-      const reasons = unfitReasons(s, error ? [error] : []);
-      // The file a problem was found in, as inspect shows it: the one to look at or leave out.
-      const where = problem?.file ? ` (${oneLine(problem.file)})` : '';
-      const why = [
-        ...(error ? [oneLine(error) + where] : []),
-        ...(reasons.length > 0
-          ? ['no model can be made of it:', ...reasons.map((r) => `  - ${oneLine(r)}`)]
-          : []),
-      ];
-      io.err(`${seriesLabel(scan, s)} left out: ${why.join('\n') || 'not usable'}\n`);
-    }
-    if (usable.length === 0) {
-      if (series.length === 0) unfitOnly = false;
-      problems.push(
-        `${oneLine(scan)}: no CT series a model can be made of${overall.length ? ` (${overall.join('; ')})` : ''}`,
-      );
-      continue;
-    }
-    notes.push(...notesOnSent(scan, usable, result));
-    const scanName = scanBaseName(scan);
-    usable.forEach((s, k) => {
-      let name = usable.length === 1 ? scanName : `${scanName}-${k + 1}${seriesPart(s, deidentify)}`;
-      name = sanitizeFileNamePart(name) || `scan-${units.length + 1}`;
-      let unique = name;
-      for (let n = 2; usedNames.has(unique.toLowerCase()); n++) unique = `${name}-${n}`;
-      usedNames.add(unique.toLowerCase());
-      units.push({ scan, series: s, dirName: unique });
-    });
-  }
-  if (problems.length > 0) {
-    for (const p of problems) io.err(`scan2mesh: ${p}\n`);
-    io.err(
-      unfitOnly
-        ? 'Nothing was submitted: no model can be made of these scans as they are; each reason above says why.\n'
-        : 'Nothing was submitted. Give DICOM folders, zips of them or multi-frame .dcm files.\n',
-    );
-    return [];
-  }
-  for (const n of notes) io.err(n);
-  return units;
-}
-
-/** Files left out of a scan that are listed one by one; inspect lists them all. */
-const MAX_LISTED_LEFT_OUT = 20;
-
-/**
- * What the user is told of a scan before its usable series are sent: each series' warnings (a gap
- * filled in from neighbouring slices, lossy compression...) and every file of the scan that is not
- * sent (damaged, unreadable or skipped). Nothing is left out unseen.
- */
-function notesOnSent(scan: string, sent: SeriesSummary[], result: IntakeResult): string[] {
-  const notes: string[] = [];
-  for (const s of sent) {
-    const warnings = s.problems.filter((p) => p.severity === 'warning');
-    if (warnings.length === 0) continue;
-    notes.push(
-      `${seriesLabel(scan, s)} is sent with ${warnings.length === 1 ? 'this warning' : 'these warnings'}:\n`,
-      ...warnings.map((p) => `  warning: ${oneLine(p.message)}\n`),
-    );
-  }
-  const leftOut = [
-    ...result.problems
-      .filter((p) => p.severity !== 'info')
-      .map((p) => `  ${p.severity}: ${oneLine(p.message)}${p.file ? ` (${oneLine(p.file)})` : ''}\n`),
-    ...result.skipped.map((f) => `  skipped: ${oneLine(f.path)}: ${oneLine(f.reason)}\n`),
-  ];
-  if (leftOut.length > 0) {
-    notes.push(
-      `${oneLine(scan)}: left out of what is sent:\n`,
-      ...leftOut.slice(0, MAX_LISTED_LEFT_OUT),
-      ...(leftOut.length > MAX_LISTED_LEFT_OUT
-        ? [
-            `  and ${leftOut.length - MAX_LISTED_LEFT_OUT} more (scan2mesh inspect ${oneLine(scan)} lists them all)\n`,
-          ]
-        : []),
-    );
-  }
-  return notes;
-}
-
-/** 'scan: series "BONE 1MM"', each part on one line whatever the file says (terminal-text.ts). */
-function seriesLabel(scan: string, s: SeriesSummary): string {
-  return `${oneLine(scan)}: series "${oneLine(s.seriesDescription || s.id)}"`;
-}
-
-/**
- * What tells apart the folders of one scan's series, after their place. Sent de-identified, nothing
- * more: the description is free text that can name the patient ("CT HEAD DOE JANE"), and the Series
- * Number any digits (a review found "-series-99887766" in an output path).
- */
-function seriesPart(s: SeriesSummary, deidentify: boolean): string {
-  if (deidentify) return '';
-  return s.seriesDescription ? `-${s.seriesDescription}` : '';
-}
-
-/** "…/Patient 7/" -> "Patient 7"; "scan.zip" -> "scan"; "vol.dcm.gz" -> "vol". */
-function scanBaseName(path: string): string {
-  const base = basename(path.replace(/[\\/]+$/, '')).replace(/(\.dcm|\.zip|\.dicom)?(\.gz)?$/i, '');
-  return sanitizeFileNamePart(base) || 'scan';
 }
