@@ -33,6 +33,7 @@ function job(id: string, opts: { pattern?: string; saved?: string } = {}): JobRe
     priority: 0,
     progress: {},
     attempts: 1,
+    submissionSeq: 1,
     createdAt: '2026-11-30T18:00:00.000Z',
     updatedAt: '2026-11-30T18:00:00.000Z',
     inputs: [],
