@@ -29,6 +29,7 @@ import {
   sameLength,
 } from '../../scans/scans.test-support.js';
 import { runStatus } from './status.js';
+import { JOB_MANIFEST } from '../../jobs/output-folder.js';
 
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'scan2mesh-submit-cli-'));
@@ -411,6 +412,15 @@ describe('scan2mesh submit with long scan names', () => {
     );
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual([`${'a'.repeat(118)}-2`, 'a'.repeat(120)]);
-    expect(filesUnder(out).every((f) => basename(f) === `${mesh}.stl`)).toBe(true);
+    // In each folder its mesh, and the file that says which job it is.
+    const files = filesUnder(out)
+      .map((f) => join(basename(dirname(f)), basename(f)))
+      .sort();
+    expect(files).toEqual(
+      [`${'a'.repeat(118)}-2`, 'a'.repeat(120)].flatMap((d) => [
+        join(d, JOB_MANIFEST),
+        join(d, `${mesh}.stl`),
+      ]),
+    );
   });
 });
