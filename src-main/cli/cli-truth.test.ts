@@ -64,6 +64,17 @@ describe('a data folder that cannot be used is refused in words, exit 2', () => 
     },
   );
 
+  it('web mode started without the command line (npm start without Electron) refuses it too', async () => {
+    const before = process.env.SCAN2MESH_DATA_DIR;
+    process.env.SCAN2MESH_DATA_DIR = join(home, 'afile');
+    try {
+      const { runWebMode } = await import('../transport/web-mode.js');
+      await expect(runWebMode({})).rejects.toThrow('(SCAN2MESH_DATA_DIR) is a file, not a folder');
+    } finally {
+      process.env.SCAN2MESH_DATA_DIR = before;
+    }
+  });
+
   it('web mode says so instead of saying it is running', () => {
     const r = cli(['web'], env);
     expect(r.status, r.stderr).toBe(2);

@@ -22,7 +22,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const [{ sweepTempFoldersOf }, { dataDir }, { checkDataFolder }] = await Promise.all([
       import('../platform/temp-folders.js'),
       import('../platform/paths.js'),
-      import('./folder-checks.js'),
+      import('../platform/folder-problem.js'),
     ]);
     // Every command but inspect keeps something in the data folder: one that cannot be used is said in
     // words before anything starts (web mode said it was running, then its page showed "Internal error").

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createCore, type Core } from '../app/core.js';
 import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
 import { dataDir as defaultDataDir } from '../platform/paths.js';
+import { checkDataFolder } from '../platform/folder-problem.js';
 import { rendererDir } from '../platform/app-paths.js';
 import { revealWithSystemTools } from '../platform/reveal.js';
 import { startWebServer, webFileUrl, type RunningWebServer } from './web-server.js';
@@ -76,6 +77,8 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
  * `scan2mesh web` and `npm start` without Electron.
  */
 export async function runWebMode(opts: { port?: number }): Promise<void> {
+  // Before it says it is running: its page showed only "Internal error" on an unusable data folder.
+  await checkDataFolder(defaultDataDir());
   const web = await startWebMode(opts.port !== undefined ? { port: opts.port } : {});
   // Only logged, a mistyped limit went unseen (a review): the terminal that started it is told too.
   for (const w of web.warnings) process.stderr.write(`scan2mesh: ${w}\n`);
