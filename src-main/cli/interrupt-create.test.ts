@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const CLI = join(import.meta.dirname, 'cli.ts');
 const SERIES = join(import.meta.dirname, '../../../shared/fixtures/dicom/ct-human-cranium-teeth');
 const POSIX = process.platform !== 'win32';
+const WAITING = "Ctrl+C: a job request is on its way; waiting up to 5 s for the service's answer.";
 const dir = mkdtempSync(join(tmpdir(), 's2m-interrupt-create-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -61,7 +62,17 @@ async function interruptedSubmit(
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const res = await Promise.race([creating, exited.then(() => null)]);
     child.kill('SIGINT');
-    if (res && answerLate) setTimeout(() => res.end(JSON.stringify(answerLate)), 1000);
+    // Said at once, before any answer (a review saw nothing for 5 s): the answer is sent only then.
+    const told = await new Promise<boolean>((r) => {
+      const look = (): void => {
+        if (out.includes(WAITING)) r(true);
+      };
+      child.stdout.on('data', look);
+      child.stderr.on('data', look);
+      look();
+      void exited.then(() => r(out.includes(WAITING)));
+    });
+    if (res && answerLate && told) res.end(JSON.stringify(answerLate));
     return { code: await exited, out };
   } finally {
     for (const r of held) r.destroy();
@@ -73,6 +84,7 @@ describe.skipIf(!POSIX)('scan2mesh submit, interrupted while the job is being cr
   it('exits 5 and says the service may have the job when no answer comes', async () => {
     const { code, out } = await interruptedSubmit('never');
     expect(code, out).toBe(5);
+    expect(out).toContain(WAITING);
     expect(out).toContain('Interrupted while a job was being created: the service may have it.');
     expect(out).toContain('Stopped while the job was being created: the service may have it.');
     expect(out).toMatch(/scan2mesh retry [0-9a-f-]{36} --resubmit/);
@@ -88,6 +100,7 @@ describe.skipIf(!POSIX)('scan2mesh submit, interrupted while the job is being cr
       },
     });
     expect(code, out).toBe(1);
+    expect(out).toContain(WAITING);
     expect(out).toContain('`scan2mesh resume` finishes');
     expect(out).not.toContain('may have it');
   });

@@ -18,11 +18,15 @@ export async function runCli(argv: string[]): Promise<number> {
   await registerCommands(program, argv);
   // Before any command runs (not for a help): what a killed scan2mesh left unpacked goes first, whether
   // or not this command unpacks anything (README: removed by the next scan2mesh process).
-  program.hook('preAction', async () => {
-    const [{ sweepTempFoldersOf }, { dataDir }] = await Promise.all([
+  program.hook('preAction', async (_program, command) => {
+    const [{ sweepTempFoldersOf }, { dataDir }, { checkDataFolder }] = await Promise.all([
       import('../platform/temp-folders.js'),
       import('../platform/paths.js'),
+      import('../platform/folder-problem.js'),
     ]);
+    // Every command but inspect keeps something in the data folder: one that cannot be used is said in
+    // words before anything starts (web mode said it was running, then its page showed "Internal error").
+    if (command.name() !== 'inspect') await checkDataFolder(dataDir());
     await sweepTempFoldersOf(dataDir());
   });
   try {

@@ -2,6 +2,7 @@ import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:f
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, win32 } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
+import { expandHome } from '../platform/home-path.js';
 import { POSIX_SYSTEM_FOLDERS, WINDOWS_SYSTEM_FOLDERS, within } from '../platform/system-folders.js';
 
 /**
@@ -99,7 +100,7 @@ export function checkOutputFolder(typed: string, env: OutputFolderEnv = {}): Out
   const home = realOrSelf(env.home ?? homedir());
   const text = typed.trim();
   if (text.includes('\0')) refuse('The folder name contains a character no folder can have.', CHOOSE_ANOTHER);
-  const expanded = text === '~' ? home : /^~[\\/]/.test(text) ? join(home, text.slice(2)) : text;
+  const expanded = expandHome(text, home);
   if (!isAbsolute(expanded))
     refuse(
       `"${typed}" is not a full path.`,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createCore, type Core } from '../app/core.js';
 import { createKeytarSecretStore, type SecretStore } from '../secrets/secret-store.js';
 import { dataDir as defaultDataDir } from '../platform/paths.js';
+import { checkDataFolder } from '../platform/folder-problem.js';
 import { rendererDir } from '../platform/app-paths.js';
 import { revealWithSystemTools } from '../platform/reveal.js';
 import { startWebServer, webFileUrl, type RunningWebServer } from './web-server.js';
@@ -18,6 +19,8 @@ interface WebModeOptions {
 interface RunningWebMode {
   core: Core;
   server: RunningWebServer;
+  /** What was wrong in the environment's settings (a staging limit that is no number): said at start. */
+  warnings: string[];
   close(): Promise<void>;
 }
 
@@ -34,19 +37,32 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
     },
     { logger, fileUrl: webFileUrl },
   );
-  const server = await startWebServer({
-    core,
-    rendererDir: rendererDir(),
-    ...(opts.port !== undefined ? { port: opts.port } : {}),
-    ...(opts.token !== undefined ? { token: opts.token } : {}),
-    stagingDir: join(dataDir, 'staging'),
-    stageLimits: stageLimitsFromEnv(process.env, (message) => logger.warn(message)),
+  const warnings: string[] = [];
+  const stageLimits = stageLimitsFromEnv(process.env, (message) => {
+    logger.warn(message);
+    warnings.push(message);
   });
+  let server: RunningWebServer;
+  try {
+    server = await startWebServer({
+      core,
+      rendererDir: rendererDir(),
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+      ...(opts.token !== undefined ? { token: opts.token } : {}),
+      stagingDir: join(dataDir, 'staging'),
+      stageLimits,
+    });
+  } catch (e) {
+    // A port in use: the core made for it goes too, or its timers kept the command from ending.
+    await core.dispose();
+    throw e;
+  }
   logger.info('web mode started', { origin: server.origin });
   core.start().catch((e: unknown) => logger.error('resuming jobs failed', { error: String(e) }));
   return {
     core,
     server,
+    warnings,
     async close() {
       await server.close();
       // Copies of patient data the page dropped and never submitted: no page can use them now.
@@ -61,7 +77,11 @@ export async function startWebMode(opts: WebModeOptions = {}): Promise<RunningWe
  * `scan2mesh web` and `npm start` without Electron.
  */
 export async function runWebMode(opts: { port?: number }): Promise<void> {
+  // Before it says it is running: its page showed only "Internal error" on an unusable data folder.
+  await checkDataFolder(defaultDataDir());
   const web = await startWebMode(opts.port !== undefined ? { port: opts.port } : {});
+  // Only logged, a mistyped limit went unseen (a review): the terminal that started it is told too.
+  for (const w of web.warnings) process.stderr.write(`scan2mesh: ${w}\n`);
   process.stdout.write(
     `scan2mesh is running in web mode. Open this address in your browser:\n\n  ${web.server.url}\n\n`,
   );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parsePort } from '../option-parsers.js';
+import { onPort, parsePort } from '../option-parsers.js';
 import type { EngineOptions } from './engine.js';
 
 /** `scan2mesh engine` as the command line takes it; what it does is in engine.ts, loaded when it runs. */
@@ -11,5 +11,8 @@ export function registerEngine(program: Command): void {
     .option('--data-dir <dir>', 'keep jobs in this folder across restarts (default: a temporary folder)')
     .option('--json', 'print the addresses as one JSON line')
     .option('--verbose', 'log requests to stderr (tokens, secrets and signatures are redacted)')
-    .action(async (opts: EngineOptions) => (await import('./engine.js')).runEngine(opts));
+    .action(async (opts: EngineOptions) => {
+      const { runEngine } = await import('./engine.js');
+      await onPort(opts.port, () => runEngine(opts));
+    });
 }

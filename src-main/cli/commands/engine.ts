@@ -1,4 +1,4 @@
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startDefaultEngine } from '../../engine/default-engine.js';
@@ -7,6 +7,9 @@ import { privateDir } from '../../platform/private-files.js';
 import { cliLogger } from '../cli-logger.js';
 
 export const ENGINE_SECRET_ENV = 'SCAN2MESH_ENGINE_SECRET';
+
+/** What randomBytes(32) gives in base64url: 43 characters. */
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * The secret the engine accepts: from SCAN2MESH_ENGINE_SECRET, or made here and written to a file only
@@ -18,10 +21,13 @@ export async function engineSecret(
 ): Promise<{ secret: string; source: 'environment' | 'file'; file?: string }> {
   const fromEnv = env[ENGINE_SECRET_ENV];
   if (fromEnv) return { secret: fromEnv, source: 'environment' };
-  const secret = randomBytes(32).toString('base64url');
   // The data folder: private whoever makes it first (a review found it 0755 when `engine` did).
   await privateDir(dir);
   const file = join(dir, 'engine-client-secret');
+  // A second engine on the same data folder keeps the secret the first one printed its recipe with:
+  // a new one in the file made that recipe fail with 401 (a review). Only one this code made is kept.
+  const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
+  const secret = SECRET_SHAPE.test(kept) ? kept : randomBytes(32).toString('base64url');
   await writeFile(file, `${secret}\n`, { mode: 0o600 });
   // writeFile keeps the mode of a file that exists already.
   await chmod(file, 0o600);

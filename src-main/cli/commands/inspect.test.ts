@@ -51,7 +51,7 @@ describe('scan2mesh inspect', () => {
   it('exits with 2 when nothing usable was found', () => {
     const r = cli('inspect', join(FIXTURES, 'bad'), join(FIXTURES, 'dicomdir', 'DICOMDIR'));
     expect(r.status).toBe(2);
-    expect(r.stdout).toMatch(/error: No series in what you dropped can be used/);
+    expect(r.stdout).toMatch(/error: No series in what you gave can be used/);
     expect(r.stdout).toMatch(/DICOMDIR\n +a DICOMDIR index/);
     const json = cli('inspect', join(FIXTURES, 'bad', 'structured-report-no-pixeldata.dcm'), '--json');
     expect(json.status).toBe(2);
@@ -66,7 +66,7 @@ describe('scan2mesh inspect', () => {
     expect(r.stdout).toMatch(
       /no model can be made of it\n +The series has only 2 slices; a scan that holds a jaw has at least 20\./,
     );
-    expect(r.stdout).toMatch(/error: No series in what you dropped can be used; each one says why\./);
+    expect(r.stdout).toMatch(/error: No series in what you gave can be used; each one says why\./);
   });
 
   it('prints what the files say without the control characters in it: no escape reaches the terminal', () => {
@@ -94,9 +94,10 @@ describe('scan2mesh inspect', () => {
     }
   });
 
-  it('explains a missing path', () => {
-    const r = cli('inspect', join(FIXTURES, 'no-such-folder'));
+  it('explains a missing path, named as it was given', () => {
+    const missing = join(FIXTURES, 'no-such-folder');
+    const r = cli('inspect', missing);
     expect(r.status).toBe(2);
-    expect(r.stdout).toMatch(/error: no-such-folder does not exist/);
+    expect(r.stderr).toContain(`${missing} does not exist.`);
   });
 });

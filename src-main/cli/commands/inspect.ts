@@ -6,6 +6,8 @@ import { isUsable, unfitReasons } from '../../../src-shared/series-usable.js';
 import { EXIT } from '../exit-codes.js';
 import { createOwnedTempFolder } from '../../platform/temp-folders.js';
 import { safeLines, terminal } from '../terminal-text.js';
+import { checkScanPaths } from '../folder-checks.js';
+import { givenNotDropped } from '../cli-wording.js';
 
 /**
  * Looks at files, folders and zips and reports the series found and every problem. Patient data
@@ -50,7 +52,7 @@ function formatIntake(r: IntakeResult): string {
     for (const p of r.problems) lines.push(...problemLines(p, '  '));
   }
   // Names, descriptions and file names come from the files: each stays on its line (terminal-text.ts).
-  return `${safeLines(lines)}\n`;
+  return `${givenNotDropped(safeLines(lines))}\n`;
 }
 
 function seriesBlock(s: SeriesSummary, k: number, n: number): string[] {
@@ -101,9 +103,11 @@ export function registerInspect(program: Command): void {
   program
     .command('inspect')
     .description('Look at DICOM files, folders and zips: list the series found and what is wrong with them')
-    .argument('<path...>', 'files, folders or zip archives, in any mix')
+    .argument('<path...>', 'files, folders or zip archives, in any mix (a leading ~/ is your home folder)')
     .option('--json', 'print one JSON document instead of text')
-    .action(async (paths: string[], opts: { json?: boolean }) => {
-      process.exitCode = await runInspect(paths, opts);
+    .action(async (typed: string[], opts: { json?: boolean }) => {
+      // `'~/scan'` reaches us unexpanded; a path that is not there is named as typed (a review saw
+      // "cranium does not exist" for '~/cranium').
+      process.exitCode = await runInspect(await checkScanPaths(typed), opts);
     });
 }

@@ -188,7 +188,7 @@ function printRefusal(connection: string, verdict: StructureVerdict, io: SubmitI
 
 /** Each --mesh value is one output file: "left_nerve,right_nerve" merges both. */
 function parseMeshes(values: string[]): string[][] {
-  if (values.length === 0) throw new CliExit(EXIT.usage, 'give at least one --mesh, e.g. --mesh mandible');
+  if (values.length === 0) throw new CliExit(EXIT.usage, 'give at least one --mesh, e.g. --mesh skull');
   const seen = new Set<string>();
   const out: string[][] = [];
   for (const value of values) {
@@ -198,7 +198,7 @@ function parseMeshes(values: string[]): string[][] {
     if (bad)
       throw new CliExit(
         EXIT.usage,
-        `"${bad}" is not a structure name (lower-case letters, digits, _ and -; e.g. mandible, left_nerve, tooth36)`,
+        `"${bad}" is not a structure name (lower-case letters, digits, _ and -; e.g. skull, all_teeth, soft_tissue, airway)`,
       );
     const key = [...structures].sort().join(',');
     if (seen.has(key)) continue;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { parsePort } from '../option-parsers.js';
+import { onPort, parsePort } from '../option-parsers.js';
 
 /** `scan2mesh web` as the command line takes it; web mode (transport/web-mode.ts) is loaded when it runs. */
 export function registerWeb(program: Command): void {
@@ -7,7 +7,8 @@ export function registerWeb(program: Command): void {
     .command('web')
     .description('Serve the app on 127.0.0.1 for a browser (no Electron needed)')
     .option('--port <n>', 'port to listen on (default: a random free port)', parsePort)
-    .action(async (opts: { port?: number }) =>
-      (await import('../../transport/web-mode.js')).runWebMode(opts),
-    );
+    .action(async (opts: { port?: number }) => {
+      const { runWebMode } = await import('../../transport/web-mode.js');
+      await onPort(opts.port, () => runWebMode(opts));
+    });
 }
