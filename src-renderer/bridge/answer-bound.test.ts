@@ -49,7 +49,7 @@ describe('a request to the app that gets no answer', () => {
     vi.useRealTimers();
     useLink.getState().live();
     stuck.server.closeAllConnections();
-    await new Promise((ok) => stuck.server.close(ok));
+    await new Promise<void>((ok) => stuck.server.close(() => ok()));
   });
 
   const call = (): Promise<Response> =>
