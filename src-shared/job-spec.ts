@@ -219,7 +219,18 @@ export function sanitizeFileNamePart(text: string): string {
   return WINDOWS_RESERVED.test(cleaned) ? `_${cleaned}` : cleaned;
 }
 
-const utf8 = new TextEncoder();
+/**
+ * Bytes of `text` in UTF-8, from its code points (src-shared has no TextEncoder: it is typed for
+ * every side, Node's and the page's alike). A lone surrogate counts as U+FFFD does: 3 bytes.
+ */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) as number;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
 
 /**
  * `base` made safe (sanitizeFileNamePart) and cut short enough that `suffix` ("-2") still fits after
@@ -229,7 +240,7 @@ const utf8 = new TextEncoder();
 export function fileNamePartWithSuffix(base: string, suffix: string): string {
   const safe = sanitizeFileNamePart(base);
   if (!safe) return '';
-  const cut = cutWhole(safe, MAX_PART_UNITS - suffix.length, MAX_PART_BYTES - utf8.encode(suffix).length);
+  const cut = cutWhole(safe, MAX_PART_UNITS - suffix.length, MAX_PART_BYTES - utf8Length(suffix));
   return `${cut.replace(/[. ]+$/, '')}${suffix}`;
 }
 
@@ -240,12 +251,12 @@ export function fileNamePartWithSuffix(base: string, suffix: string): string {
  * One cluster past the limits on its own (a letter with a hundred marks) is cut by code point.
  */
 function cutWhole(text: string, maxUnits = MAX_PART_UNITS, maxBytes = MAX_PART_BYTES): string {
-  if (text.length <= maxUnits && utf8.encode(text).length <= maxBytes) return text;
+  if (text.length <= maxUnits && utf8Length(text) <= maxBytes) return text;
   const fits = (pieces: Iterable<string>): string => {
     let out = '';
     let bytes = 0;
     for (const piece of pieces) {
-      const size = utf8.encode(piece).length;
+      const size = utf8Length(piece);
       if (out.length + piece.length > maxUnits || bytes + size > maxBytes) break;
       out += piece;
       bytes += size;
