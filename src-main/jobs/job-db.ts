@@ -202,16 +202,16 @@ const ENDED = JOB_STATES.filter(isTerminal)
   .join(', ');
 
 /**
- * Addresses no job can use any more, left by versions that kept them: the upload and notify addresses
- * of jobs that ended, an upload address once its upload is done, a notify address once notified. A
+ * Addresses no job can use any more, left by versions that kept them: the upload addresses of jobs
+ * that ended, an upload address once its upload is done, a notify address once notified (one not yet
+ * used is kept: job-writes.ts says why). A
  * pre-signed upload address grants access to the service's storage until it expires; the store forgets
  * each address as it is spent (job-writes.ts), and this clears what an older version left, at every start.
  */
 function forgetSpentAddresses(db: Db): void {
   db.exec(`
-    UPDATE job_inputs SET upload_url = NULL, notify_url = NULL
-      WHERE (upload_url IS NOT NULL OR notify_url IS NOT NULL)
-        AND job_id IN (SELECT id FROM jobs WHERE state IN (${ENDED}));
+    UPDATE job_inputs SET upload_url = NULL
+      WHERE upload_url IS NOT NULL AND job_id IN (SELECT id FROM jobs WHERE state IN (${ENDED}));
     UPDATE job_inputs SET upload_url = NULL WHERE upload_url IS NOT NULL AND uploaded = 1;
     UPDATE job_inputs SET notify_url = NULL WHERE notify_url IS NOT NULL AND notified = 1;
   `);

@@ -76,16 +76,17 @@ export function isUnknownJob(e: unknown): boolean {
 
 /**
  * A retry creates a new remote job when there is none, when the service failed or forgot the old one,
- * or when the old one never got its scan: a job that ended kept none of its upload and notify
- * addresses (pre-signed ones grant access to storage), so that scan cannot be sent to it any more.
- * Otherwise it goes on with the job the service still has (polled, its meshes downloaded).
+ * or when the old one never got its scan: a job that ended kept no pre-signed upload address (it
+ * grants access to storage), so that scan cannot be sent to it any more. Otherwise it goes on with the
+ * job the service still has: notified again with the address it kept (a notify that failed may have
+ * reached the service, and a new job would then be billed twice), polled, its meshes downloaded.
  */
 export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'error' | 'inputs'>): boolean {
   return (
     !job.remoteJobId ||
     job.error?.code === 'job-failed' ||
     job.error?.code === 'job-unknown' ||
-    job.inputs.some((i) => !i.notified)
+    job.inputs.some((i) => !i.uploaded || (!i.notified && !i.notifyUrl))
   );
 }
 

@@ -52,10 +52,9 @@ export function prepareStatements(db: Db) {
       `UPDATE jobs SET progress = ?, updated_at = ? WHERE id = ? AND state NOT IN ('done', 'failed', 'canceled')`,
     ),
     touch: db.prepare<[string, string]>('UPDATE jobs SET updated_at = ? WHERE id = ?'),
-    /** A job that ended keeps none of its addresses (job-writes.ts says why). */
+    /** A job that ended keeps no pre-signed upload address (job-writes.ts says why). */
     forgetAddresses: db.prepare<[string]>(
-      `UPDATE job_inputs SET upload_url = NULL, notify_url = NULL
-       WHERE job_id = ? AND (upload_url IS NOT NULL OR notify_url IS NOT NULL)`,
+      'UPDATE job_inputs SET upload_url = NULL WHERE job_id = ? AND upload_url IS NOT NULL',
     ),
     forgetInputs: db.prepare<[string]>(
       'UPDATE job_inputs SET upload_url = NULL, notify_url = NULL, uploaded = 0, notified = 0 WHERE job_id = ?',

@@ -53,8 +53,11 @@ export class JobWrites {
       this.stmts.resetOutputs.run(id);
     }
     for (const input of extras.inputs ?? []) this.writeInput(id, input.name, input.patch);
-    // A job that ended needs none of its addresses: a retry goes on only with a remote job that has
-    // its scan already (it is only polled and downloaded) or makes a new one (job-errors.ts).
+    // A job that ended keeps no pre-signed upload address (it grants access to the service's storage):
+    // a retry goes on only with a remote job that has its scan already, or makes a new one
+    // (job-errors.ts). Its notify address is kept until used: it grants nothing but starting the job
+    // it names, and a notify that failed may still have reached the service, which then has the job
+    // under way; a new job in its place would be billed twice (a review).
     if (isTerminal(to)) this.stmts.forgetAddresses.run(id);
     const now = stamp();
     const sets: string[] = ['state = ?', 'updated_at = ?'];

@@ -17,10 +17,12 @@ import {
 } from './jobs.test-support.js';
 
 /**
- * The pre-signed addresses the service hands out (upload and notify per input, download per mesh)
- * grant access to its storage until they expire. The job database keeps one only while the job may
- * still use it: a job that ended (done, failed, canceled) keeps none, and nothing puts one in the
- * job's events or in the log. The database is read directly, as anyone with the file could.
+ * The pre-signed addresses the service hands out (upload per input, download per mesh) grant access to
+ * its storage until they expire. The job database keeps one only while the job may still use it: a job
+ * that ended (done, failed, canceled) keeps none, and nothing puts one in the job's events or in the
+ * log. A notify address, which only starts the job it names, is kept until used: a notify that failed
+ * may have reached the service, and a retry must then go on with that job rather than make (and have
+ * billed) another. The database is read directly, as anyone with the file could.
  */
 
 let engine: RunningEngine;
@@ -60,7 +62,12 @@ function signaturesLogged(): string[] {
 }
 
 /** A job of the engine's created as a crash after POST /job leaves it: its addresses stored, nothing sent. */
-async function leftUploading(): Promise<{ id: string; remoteJobId: string }> {
+async function leftUploading(): Promise<{
+  id: string;
+  remoteJobId: string;
+  uploadUrl: string;
+  notifyUrl: string;
+}> {
   h.manager.pause();
   const job = await submitScan(h, [join(DICOM, 'multiframe')]);
   await h.manager.close();
@@ -77,8 +84,11 @@ async function leftUploading(): Promise<{ id: string; remoteJobId: string }> {
   });
   // Still live: the addresses are what its resume needs.
   expect(addressesStored(h.dataDir, job.id)).toEqual([upload.uploadUrl, upload.notifyUrl]);
-  return { id: job.id, remoteJobId: created.jobId };
+  return { id: job.id, remoteJobId: created.jobId, uploadUrl: upload.uploadUrl, notifyUrl: upload.notifyUrl };
 }
+
+/** The engine's notify endpoint. */
+const NOTIFY = /\/notifyFinishUpload\//;
 
 beforeEach(async () => {
   ({ engine } = await startTestEngine({ processingDelayMs: 30, stepMs: 0 }));
@@ -107,7 +117,7 @@ describe('pre-signed addresses in the job database', () => {
     const [failed] = await h.manager.waitFor([job.id]);
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(/^Storage refused the upload/);
-    expect(addressesStored(h.dataDir, job.id)).toEqual([]);
+    expect(addressesStored(h.dataDir, job.id)).toEqual([expect.stringMatching(NOTIFY) as string]);
     engine.setFaults({});
     h.manager.retry(job.id);
     const [done] = await h.manager.waitFor([job.id]);
@@ -126,15 +136,35 @@ describe('pre-signed addresses in the job database', () => {
     expect(signaturesLogged()).toEqual([]);
   });
 
-  it('canceled while uploading: none kept; a retry makes a new job, as the old one never got the scan', async () => {
-    const { id, remoteJobId } = await leftUploading();
+  it('canceled while uploading: the upload address not kept; a retry makes a new job, as the old one never got the scan', async () => {
+    const { id, remoteJobId, notifyUrl } = await leftUploading();
     const m = await h.open();
     m.cancel(id);
-    expect(addressesStored(h.dataDir, id)).toEqual([]);
+    expect(addressesStored(h.dataDir, id)).toEqual([notifyUrl]);
     m.retry(id);
     const [done] = await m.waitFor([id]);
     expect(done?.state).toBe('done');
     expect(done?.remoteJobId).not.toBe(remoteJobId);
+    expect(addressesStored(h.dataDir, id)).toEqual([]);
+  });
+
+  it('canceled after its upload, before its notify: the notify address is kept, and a retry goes on with the same job', async () => {
+    // A review: a notify whose answer was lost had started the service's job; the retry made and
+    // uploaded a second job, which the service ran (and would bill) too.
+    const { id, remoteJobId, uploadUrl, notifyUrl } = await leftUploading();
+    const client = clientFor(engine);
+    await client.upload(uploadUrl, join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm'));
+    client.close();
+    writeAsAnotherProcess(h.dataDir, (s) => s.setInput(id, 'cbct', { uploaded: true }));
+    const m = await h.open();
+    m.cancel(id);
+    expect(addressesStored(h.dataDir, id)).toEqual([notifyUrl]);
+    expect(m.retry(id).remoteJobId).toBe(remoteJobId);
+    const [done] = await m.waitFor([id]);
+    expect(done?.state).toBe('done');
+    expect(done?.remoteJobId).toBe(remoteJobId);
+    expect(engine.stats.jobsCreated).toBe(1);
+    expect(engine.stats.uploads).toBe(1);
     expect(addressesStored(h.dataDir, id)).toEqual([]);
   });
 
