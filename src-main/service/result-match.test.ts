@@ -110,4 +110,39 @@ describe('which result record is which requested mesh', () => {
       matchResults([want, want, { extension: '.stl', structures: ['mandible'] }], [a, mandible, b]),
     ).toEqual([a, b, mandible]);
   });
+  it('tells files apart by what names them, not by how they are signed (a review)', () => {
+    const want = { extension: '.stl', structures: ['skull'] };
+    const at = (url: string, status = 'Available'): MeshResult => ({
+      ...rec(['skull'], '.stl', url),
+      status,
+    });
+    // A service that names the file in the query: two files.
+    const v1 = at('https://svc.example/download?jobId=J&file=skull_v1.stl&X-Amz-Signature=a');
+    const v2 = at('https://svc.example/download?jobId=J&file=skull_v2.stl&X-Amz-Signature=b');
+    expect(matchResults([want], [v1, v2])[0]?.status).toBe(OUTPUT_LISTED_TWICE);
+    // One file: signed twice (in another order, or as a relative address), or its status in capitals.
+    const s1 = at('https://svc.example/download?file=skull.stl&X-Amz-Date=1&X-Amz-Signature=a');
+    const s2 = at('https://svc.example/download?X-Amz-Signature=b&X-Amz-Date=2&file=skull.stl', 'AVAILABLE');
+    expect(matchResults([want], [s1, s2])).toEqual([s1]);
+    const r1 = at('/storage/J/skull.stl?X-Signature=a&X-Expires=1');
+    const r2 = at('/storage/J/skull.stl?X-Signature=b&X-Expires=2');
+    expect(matchResults([want], [r1, r2])).toEqual([r1]);
+    // Two alike requests, and the first one's file listed again: each request has its own file.
+    const f0 = at('https://svc.example/out/0.stl');
+    const f1 = at('https://svc.example/out/1.stl');
+    expect(matchResults([want, want], [f0, f1, { ...f0 }])).toEqual([f0, f1]);
+  });
+
+  it('takes the record of the very names asked for, whatever else a shorthand could stand for', () => {
+    const teeth = rec(['all_teeth']);
+    const nerves = rec(['all_nerves']);
+    const found = matchResults(
+      [
+        { extension: '.stl', structures: ['all_teeth'] },
+        { extension: '.stl', structures: ['all_nerves'] },
+      ],
+      [rec(['tooth11']), teeth, rec(['tooth21']), rec(['left_nerve']), nerves, rec(['right_nerve'])],
+    );
+    expect(found).toEqual([teeth, nerves]);
+  });
 });

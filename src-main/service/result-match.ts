@@ -82,36 +82,56 @@ export function matchResults(
   const stoodFor = (want: Requested, r: MeshResult): boolean =>
     namesStoodFor(want.structures, r.structures) || namesStoodFor(r.structures, want.structures);
   pass(alike);
+  const exact = new Set(found.flatMap((r, i) => (r ? [i] : [])));
   pass(stoodFor);
-  // Records left over that also fit a request: the same file listed twice is harmless, but two
-  // different ones (or two statuses) for one mesh leave no way to tell which is the mesh asked for.
+  // Records left over that also fit a request: the same file listed twice is harmless (also one
+  // another request took), but two different ones (or two statuses) for one mesh leave no way to tell
+  // which is the mesh asked for. A request its own names matched is judged by records of those names
+  // only: the teeth listed one by one beside the all_teeth record asked for do not make it doubtful.
+  const takenRecords = [...taken].map((k) => records[k] as MeshResult);
   requested.forEach((want, i) => {
     const mine = found[i];
     if (!mine) return;
+    const fits = exact.has(i) ? alike : (w: Requested, r: MeshResult) => alike(w, r) || stoodFor(w, r);
     const others = records.filter(
       (r, k) =>
-        !taken.has(k) && sameExtension(r.extension, want.extension) && (alike(want, r) || stoodFor(want, r)),
+        !taken.has(k) &&
+        sameExtension(r.extension, want.extension) &&
+        fits(want, r) &&
+        !takenRecords.some((t) => sameFile(r, t)),
     );
-    if (others.some((r) => !sameFile(r, mine))) found[i] = listedTwice(want, [mine, ...others]);
+    if (others.length > 0) found[i] = listedTwice(want, [mine, ...others]);
   });
   return found;
 }
 
 /**
- * Two records for the same file: the same status and the same address but for its query (a
- * pre-signed address is signed afresh for each record).
+ * Query parameters that sign an address rather than name a file (S3, Google Cloud Storage, Azure,
+ * CloudFront and the like, and the local engine's X-Signature/X-Expires): the same file signed twice
+ * differs only in these. A service that names the file in the query (?file=skull_v2.stl) keeps it.
  */
+const SIGNING =
+  /^(x-amz-.*|x-goog-.*|x-ms-.*|x-signature|x-expires|signature|expires|key-pair-id|policy|googleaccessid|awsaccesskeyid|sig|se|st|sp|sv|sr|spr|srt|ss|skoid|sktid|skt|ske|sks|skv|token)$/i;
+
+/** An address without its signing parameters: what names the file. */
+function fileOf(url: string): string | undefined {
+  try {
+    // A relative address is read against a stand-in base: only its path and query matter here.
+    const u = new URL(url, 'http://relative.invalid/');
+    const kept = [...u.searchParams].filter(([k]) => !SIGNING.test(k)).sort(([x], [y]) => (x < y ? -1 : 1));
+    return `${u.origin}${u.pathname}?${new URLSearchParams(kept).toString()}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Two records for the same file: the same status (case aside) and the same address but for its signing. */
 function sameFile(a: MeshResult, b: MeshResult): boolean {
-  if (a.status !== b.status) return false;
+  if (a.status.toLowerCase() !== b.status.toLowerCase()) return false;
   if (a.url === b.url) return true;
   if (!a.url || !b.url) return false;
-  try {
-    const x = new URL(a.url);
-    const y = new URL(b.url);
-    return x.origin === y.origin && x.pathname === y.pathname;
-  } catch {
-    return false;
-  }
+  const fa = fileOf(a.url);
+  return fa !== undefined && fa === fileOf(b.url);
 }
 
 /** The status given to a requested mesh the answer lists several different records for. */
