@@ -1,7 +1,7 @@
 import { chmod, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
-import { findJobFolder, meshPathIn } from './output-folder.js';
+import { findJobFolder, meshPathIn, releaseEmptyJobFolder } from './output-folder.js';
 import { removeFile, stagingPath } from './output-place.js';
 import type { JobRecord } from './job-record.js';
 import { PRIVATE_DIR_MODE, privateDir } from '../platform/private-files.js';
@@ -120,6 +120,7 @@ export async function removePartialDownloads(job: JobRecord): Promise<Leftover[]
       removed.push({ kind: 'partial download', path, bytes, jobId: job.id });
     }
   }
+  await releaseEmptyJobFolder(job);
   return removed;
 }
 

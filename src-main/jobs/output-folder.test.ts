@@ -1,9 +1,15 @@
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord, OutputRecord } from './job-record.js';
-import { claimJobFolder, findJobFolder, JOB_MANIFEST, meshPathIn } from './output-folder.js';
+import {
+  claimJobFolder,
+  findJobFolder,
+  JOB_MANIFEST,
+  meshPathIn,
+  releaseEmptyJobFolder,
+} from './output-folder.js';
 
 const PATTERN = '{scan}/{series}/{structures}{ext}';
 
@@ -105,6 +111,9 @@ describe("each job's meshes in a folder of their own", () => {
     expect(
       await claimJobFolder(job('jjjjjjjj-10', { pattern: '{structures}/{scan}-{date}{ext}' })),
     ).toBeUndefined();
+    // A day's folder, or a fixed one, whose file names tell scans apart (a review saw them split).
+    for (const pattern of ['{date}/{scan}_{structures}{ext}', 'meshes/{scan}-{structures}{ext}'])
+      expect(await claimJobFolder(job('mmmmmmmm-13', { pattern }))).toBeUndefined();
     expect(await readdir(out)).toEqual([]);
   });
 
@@ -115,5 +124,34 @@ describe("each job's meshes in a folder of their own", () => {
     await claimJobFolder(job('llllllll-12'));
     const mine = await claimJobFolder(a);
     expect(await findJobFolder(a)).toBe(mine);
+  });
+  it('finds its numbered folder again after the one before it was deleted, and remakes one deleted under it', async () => {
+    const natural = join(out, 'DICOM', 'BONE');
+    const b = job('nnnnnnnn-14');
+    await claimJobFolder(job('oooooooo-15'));
+    expect(await claimJobFolder(b)).toBe(`${natural} (2)`);
+    // The user deletes the first job's folder while b is stopped: b goes on in its own.
+    await rm(natural, { recursive: true });
+    expect(await claimJobFolder(b)).toBe(`${natural} (2)`);
+    expect(await readdir(join(out, 'DICOM'))).toEqual(['BONE (2)']);
+    // A job with a mesh saved in a folder the user then deleted: the folder is made again, claimed.
+    const older = join(out, 'DICOM', 'BONE (5)');
+    const c = job('pppppppp-16', { saved: join(older, 'skull.stl') });
+    expect(await claimJobFolder(c)).toBe(older);
+    expect((await manifestOf(older)).job).toBe('pppppppp-16');
+  });
+
+  it('leaves no folder holding only its manifest when the job goes without a mesh', async () => {
+    const natural = join(out, 'DICOM', 'BONE');
+    const a = job('qqqqqqqq-17');
+    await claimJobFolder(a);
+    await releaseEmptyJobFolder(a);
+    expect(await readdir(join(out, 'DICOM'))).toEqual([]);
+    // The next job of that scan then takes the pattern's folder, not "(2)".
+    const b = job('rrrrrrrr-18');
+    expect(await claimJobFolder(b)).toBe(natural);
+    await writeFile(join(natural, 'skull.stl'), 'a mesh');
+    await releaseEmptyJobFolder(b);
+    expect((await readdir(natural)).sort()).toEqual([JOB_MANIFEST, 'skull.stl']);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../platform/private-files.js';
@@ -21,11 +21,17 @@ export const JOB_MANIFEST = 'scan2mesh-job.json';
 /** How many "name (n)" folders are tried before the output folder is called too full. */
 const MAX_FOLDERS = 999;
 
-/** The folder the pattern gives this job's meshes, when it gives each job one; else undefined. */
+/**
+ * The folder the pattern gives this job's meshes, when it gives each job one; else undefined. A
+ * folder shared by design is one named by structure, or one whose file names already tell scans
+ * apart ({date}/{scan}_{structures}{ext}: a review saw a day's folder split into one per job).
+ */
 export function patternFolderOf(job: JobRecord): string | undefined {
   const segments = job.namingTemplate.trim().split(/[\\/]/);
   const folderPart = segments.slice(0, -1).join('/');
+  const filePart = segments.at(-1) ?? '';
   if (!folderPart || folderPart.includes('{structures}')) return undefined;
+  if (/\{(scan|patient|jobId)\}/.test(filePart)) return undefined;
   const first = job.outputs[0];
   return first ? dirname(jobOutputPath(job, first)) : undefined;
 }
@@ -43,12 +49,11 @@ export function meshPathIn(folder: string | undefined, job: JobRecord, output: O
 export async function claimJobFolder(job: JobRecord): Promise<string | undefined> {
   const natural = patternFolderOf(job);
   if (natural === undefined) return undefined;
-  const known = await knownFolder(job, natural);
+  const known = (await knownFolder(job, natural)) ?? (await claimedFolder(job, natural));
   if (known !== undefined) return known;
   for (let n = 1; n <= MAX_FOLDERS; n++) {
     const candidate = numbered(natural, n);
     const owner = await ownerOf(candidate);
-    if (owner === job.id) return candidate;
     if (owner !== undefined) continue;
     const names = await namesIn(candidate);
     if (names === undefined) await mkdir(candidate, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -72,15 +77,35 @@ export async function claimJobFolder(job: JobRecord): Promise<string | undefined
 export async function findJobFolder(job: JobRecord): Promise<string | undefined> {
   const natural = patternFolderOf(job);
   if (natural === undefined) return undefined;
-  const known = await knownFolder(job, natural);
-  if (known !== undefined) return known;
+  return (await knownFolder(job, natural)) ?? (await claimedFolder(job, natural));
+}
+
+/**
+ * The folder whose manifest names this job, if any. Numbered folders are made in turn, so the search
+ * ends at the first missing one after the pattern's own, which may be missing itself: a review saw a
+ * job claim the pattern's folder again when the user had deleted it, leaving its "(2)" folder behind.
+ */
+async function claimedFolder(job: JobRecord, natural: string): Promise<string | undefined> {
   for (let n = 1; n <= MAX_FOLDERS; n++) {
     const candidate = numbered(natural, n);
     const owner = await ownerOf(candidate);
     if (owner === job.id) return candidate;
-    if (owner === undefined && (await namesIn(candidate)) === undefined) return undefined;
+    if (n > 1 && owner === undefined && (await namesIn(candidate)) === undefined) return undefined;
   }
   return undefined;
+}
+
+/**
+ * Removes the job's folder when nothing but its manifest is in it (a job removed or canceled before any
+ * mesh was saved), so that the next job of that scan is not sent to "name (2)" for an empty folder.
+ */
+export async function releaseEmptyJobFolder(job: JobRecord): Promise<void> {
+  const folder = await findJobFolder(job).catch(() => undefined);
+  if (folder === undefined) return;
+  const names = await namesIn(folder);
+  if (names?.length !== 1 || names[0] !== JOB_MANIFEST) return;
+  await rm(join(folder, JOB_MANIFEST), { force: true });
+  await rmdir(folder).catch(() => {});
 }
 
 /**
@@ -94,10 +119,13 @@ async function knownFolder(job: JobRecord, natural: string): Promise<string | un
   // Only a folder of the pattern's ("name" or "name (n)"): a pattern changed since names another.
   if (folder !== natural && !folder.startsWith(`${natural} (`)) return undefined;
   const owner = await ownerOf(folder);
-  if (owner === undefined)
+  if (owner === undefined) {
+    // Made again if the user removed it: the meshes still to come go there, with their manifest.
+    await mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE }).catch(() => {});
     await writeFile(join(folder, JOB_MANIFEST), manifest(job), { flag: 'wx', mode: PRIVATE_FILE_MODE }).catch(
       () => {},
     );
+  }
   return owner === undefined || owner === job.id ? folder : undefined;
 }
 
