@@ -124,6 +124,10 @@ describe("each job's meshes in a folder of their own", () => {
     await claimJobFolder(job('llllllll-12'));
     const mine = await claimJobFolder(a);
     expect(await findJobFolder(a)).toBe(mine);
+    // Nor one its saved mesh was in, which the user deleted: removing the job must not make it again.
+    const gone = job('ssssssss-19', { saved: join(out, 'DICOM', 'BONE (9)', 'skull.stl') });
+    expect(await findJobFolder(gone)).toBe(join(out, 'DICOM', 'BONE (9)'));
+    expect((await readdir(join(out, 'DICOM'))).sort()).toEqual(['BONE', 'BONE (2)']);
   });
   it('finds its numbered folder again after the one before it was deleted, and remakes one deleted under it', async () => {
     const natural = join(out, 'DICOM', 'BONE');

@@ -49,8 +49,17 @@ export function meshPathIn(folder: string | undefined, job: JobRecord, output: O
 export async function claimJobFolder(job: JobRecord): Promise<string | undefined> {
   const natural = patternFolderOf(job);
   if (natural === undefined) return undefined;
-  const known = (await knownFolder(job, natural)) ?? (await claimedFolder(job, natural));
-  if (known !== undefined) return known;
+  const saved = await knownFolder(job, natural);
+  if (saved !== undefined) {
+    if (saved.owner === undefined) {
+      // Made again if the user removed it: the meshes still to come go there, with their manifest.
+      await mkdir(saved.folder, { recursive: true, mode: PRIVATE_DIR_MODE }).catch(() => {});
+      await writeManifest(saved.folder, job).catch(() => {});
+    }
+    return saved.folder;
+  }
+  const claimed = await claimedFolder(job, natural);
+  if (claimed !== undefined) return claimed;
   for (let n = 1; n <= MAX_FOLDERS; n++) {
     const candidate = numbered(natural, n);
     const owner = await ownerOf(candidate);
@@ -60,7 +69,7 @@ export async function claimJobFolder(job: JobRecord): Promise<string | undefined
     // Anything but this job's own unfinished downloads: someone else's files.
     else if (names.some((name) => !isOwnPartial(name, job))) continue;
     try {
-      await writeFile(join(candidate, JOB_MANIFEST), manifest(job), { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      await writeManifest(candidate, job);
       return candidate;
     } catch (e) {
       // Another process claimed it a moment ago (for this job, or another).
@@ -77,7 +86,7 @@ export async function claimJobFolder(job: JobRecord): Promise<string | undefined
 export async function findJobFolder(job: JobRecord): Promise<string | undefined> {
   const natural = patternFolderOf(job);
   if (natural === undefined) return undefined;
-  return (await knownFolder(job, natural)) ?? (await claimedFolder(job, natural));
+  return (await knownFolder(job, natural))?.folder ?? (await claimedFolder(job, natural));
 }
 
 /**
@@ -112,22 +121,22 @@ export async function releaseEmptyJobFolder(job: JobRecord): Promise<void> {
  * The folder of a mesh of the job already saved: a job begun by a version that claimed no folder
  * goes on where its first meshes are.
  */
-async function knownFolder(job: JobRecord, natural: string): Promise<string | undefined> {
+async function knownFolder(
+  job: JobRecord,
+  natural: string,
+): Promise<{ folder: string; owner: string | undefined } | undefined> {
   const saved = job.outputs.find((o) => o.status === 'saved' && o.path)?.path;
   if (!saved) return undefined;
   const folder = dirname(saved);
   // Only a folder of the pattern's ("name" or "name (n)"): a pattern changed since names another.
   if (folder !== natural && !folder.startsWith(`${natural} (`)) return undefined;
   const owner = await ownerOf(folder);
-  if (owner === undefined) {
-    // Made again if the user removed it: the meshes still to come go there, with their manifest.
-    await mkdir(folder, { recursive: true, mode: PRIVATE_DIR_MODE }).catch(() => {});
-    await writeFile(join(folder, JOB_MANIFEST), manifest(job), { flag: 'wx', mode: PRIVATE_FILE_MODE }).catch(
-      () => {},
-    );
-  }
-  return owner === undefined || owner === job.id ? folder : undefined;
+  return owner === undefined || owner === job.id ? { folder, owner } : undefined;
 }
+
+/** Claims `folder` for the job: fails with EEXIST when a manifest (anyone's) is there already. */
+const writeManifest = (folder: string, job: JobRecord): Promise<void> =>
+  writeFile(join(folder, JOB_MANIFEST), manifest(job), { flag: 'wx', mode: PRIVATE_FILE_MODE });
 
 const numbered = (folder: string, n: number): string => (n === 1 ? folder : `${folder} (${n})`);
 
