@@ -10,6 +10,7 @@ import type { RunningEngine } from '../engine/local-engine.js';
 import { openJobDatabase } from '../jobs/job-db.js';
 import { creationOpen } from '../jobs/job-errors.js';
 import { JobManager, type JobManagerOptions } from '../jobs/job-manager.js';
+import { SHUTDOWN_CREATE_GRACE_MS } from '../jobs/job-runner.js';
 import { JobStore, type JobRecord } from '../jobs/job-store.js';
 import { toView } from '../jobs/job-view.js';
 import type { Logger } from '../logging/logger.js';
@@ -122,12 +123,6 @@ function endedViews(dir: string, ids: string[]): { views: JobView[]; mayExist: s
 }
 
 /**
- * How long Ctrl+C waits for the answer to a job request already sent: the queue's shutdown grace
- * (jobs/job-runner.ts), which is the one wait; the README gives it.
- */
-const CREATE_ANSWER_WAIT_S = 5;
-
-/**
  * Shows the jobs' progress on `progress` until they all end. Ctrl+C (SIGINT or SIGTERM) stops waiting:
  * the jobs stay in the queue as they stood, for `scan2mesh resume`.
  */
@@ -161,7 +156,7 @@ export async function waitWithProgress(
       stop();
       if (sent > 0)
         progress.write(
-          `Ctrl+C: ${sent === 1 ? 'a job request is' : `${sent} job requests are`} on its way; waiting up to ${CREATE_ANSWER_WAIT_S} s for the service's answer.\n`,
+          `Ctrl+C: ${sent === 1 ? 'a job request is' : `${sent} job requests are`} on its way; waiting up to ${SHUTDOWN_CREATE_GRACE_MS / 1000} s for the service's answer.\n`,
         );
       await queue.close();
       const { views, mayExist } = queue.endedViews(ids);

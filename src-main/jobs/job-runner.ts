@@ -35,7 +35,7 @@ const MAX_ASKED_WAIT_MS = 2 * 24 * 3600_000;
  * so that the job's id is kept. A service that does not answer held the command for its whole idle
  * timeout (60 s) after Ctrl+C; past this the request is let go, its outcome open (exit 5).
  */
-const SHUTDOWN_CREATE_GRACE_MS = 5000;
+export const SHUTDOWN_CREATE_GRACE_MS = 5000;
 
 export class JobRunner implements JobRun {
   private readonly abort = new AbortController();
