@@ -1,4 +1,5 @@
 import { chmod, mkdir } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 
 /**
  * Copies of patient data (scans, unpacked slices, meshes, the records that name them) are private to
@@ -13,4 +14,26 @@ export const PRIVATE_FILE_MODE = 0o600;
 export async function privateDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: PRIVATE_DIR_MODE });
   await chmod(path, PRIVATE_DIR_MODE);
+}
+
+/**
+ * Creates `path` and the folders between `base` and it, private, one level at a time; `base` must
+ * exist and is never made. For work inside a temporary folder: file work under way in the thread pool
+ * or on a worker goes on while a signal's handler removes that folder (platform/temp-folders.ts), and
+ * a recursive mkdir landing after the removal would bring the whole folder back, patient data and
+ * all, to outlive the process. This one fails instead, as the folder is gone.
+ */
+export async function privateDirUnder(base: string, path: string): Promise<void> {
+  const steps = relative(base, path);
+  if (steps.startsWith('..') || isAbsolute(steps)) throw new Error(`${path} is not under ${base}`);
+  let at = base;
+  for (const step of steps.split(sep).filter(Boolean)) {
+    at = join(at, step);
+    try {
+      await mkdir(at, { mode: PRIVATE_DIR_MODE });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  if (at !== base) await chmod(at, PRIVATE_DIR_MODE);
 }

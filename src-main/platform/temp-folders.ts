@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { mkdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -239,14 +239,29 @@ function unwatchSignals(): void {
  */
 function onFatalSignal(signal: NodeJS.Signals): void {
   if (process.listenerCount(signal) > 1) return;
-  for (const path of owned) {
-    try {
-      rmSync(path, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      // The next process's sweep removes what is left.
-    }
-  }
+  for (const path of owned) removeWhole(path);
   owned.clear();
   unwatchSignals();
   process.kill(process.pid, signal);
+}
+
+/** Attempts at removing a folder on a fatal signal before leaving it to the next process's sweep. */
+const REMOVE_ATTEMPTS = 5;
+
+/**
+ * Removes `path` now, synchronously. File work this process began before the signal goes on in the
+ * thread pool meanwhile: a file it creates after the removal listed its folder makes that folder's
+ * removal fail as not empty, and Node's retries only retry the folder, never what is in it (CI once
+ * kept an unpacked scan that way). Each attempt lists anew; no new work starts while this runs, so
+ * what was under way has landed by the next attempt. A file can no longer be created once its folder
+ * is gone (nothing here makes folders recursively).
+ */
+function removeWhole(path: string): void {
+  for (let attempt = 0; attempt < REMOVE_ATTEMPTS && existsSync(path); attempt++) {
+    try {
+      rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Tried again; what is left after the last attempt goes with the next process's sweep.
+    }
+  }
 }

@@ -15,7 +15,7 @@ import {
   type ArchiveLimits,
 } from './archive-limits.js';
 import { freeBytes } from '../platform/free-space.js';
-import { PRIVATE_DIR_MODE } from '../platform/private-files.js';
+import { PRIVATE_DIR_MODE, privateDirUnder } from '../platform/private-files.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { SNIFF_BYTES, sniffDicom } from './dicom-sniff.js';
 import { openZipFile, type OpenZip } from './zip-file-reader.js';
@@ -194,7 +194,7 @@ export async function extractZip(
     checkEntries(files, (await stat(zipPath)).size, limits);
     // Sizes are enforced as declared while unpacking: the declared total is what may be written.
     if (opts.drop && declared > opts.drop.bytes) throw new ArchiveRefused(opts.drop.refusal);
-    await mkdir(outDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await privateDirUnder(dirname(outDir), outDir);
     try {
       return await unpackEntries(zip, files, outDir, opts.signal);
     } catch (e) {
@@ -357,7 +357,7 @@ export async function extractGzip(
   opts: { maxBytes?: number; limits?: Partial<ArchiveLimits>; drop?: DropRoom } = {},
 ): Promise<void> {
   const limits = withDefaults({ ...opts.limits, maxBytes: opts.maxBytes ?? opts.limits?.maxBytes });
-  await mkdir(dirname(outPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+  await privateDirUnder(dirname(dirname(outPath)), dirname(outPath));
   const room = Math.min(limits.maxBytes, (await freeBytes(dirname(outPath))) * 0.9);
   const file = createReadStream(gzPath);
   // The callback form hands back the gunzip stream to read from; a read error of the file reaches it.

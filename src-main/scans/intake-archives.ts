@@ -1,5 +1,6 @@
-import { mkdir, mkdtemp, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { mkdtemp, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { privateDirUnder } from '../platform/private-files.js';
 import { AppError } from '../../src-shared/errors.js';
 import type { ScanProblem, SkippedFile } from '../../src-shared/scans.js';
 import { ArchiveRefused, extractGzip, extractZip, type ArchiveLimits } from './archive-extract.js';
@@ -118,7 +119,8 @@ export class DropArchives {
   /** The drop's temporary folder, made when its first archive is unpacked. */
   private async folder(): Promise<string> {
     if (!this.workDir) {
-      await mkdir(this.tempDir, { recursive: true });
+      // Never with its parents: this must not bring back a folder a signal's handler has just removed.
+      await privateDirUnder(dirname(this.tempDir), this.tempDir);
       this.workDir = await mkdtemp(join(this.tempDir, 'intake-'));
       this.tempDirs.push(this.workDir);
     }

@@ -7,14 +7,13 @@ import {
   readSync,
   statSync,
 } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname, join, posix, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createGunzip, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { AppError } from '../../../src-shared/errors.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../platform/private-files.js';
+import { PRIVATE_FILE_MODE, privateDirUnder } from '../../platform/private-files.js';
 import { readRegionInto, type FileRegion } from '../../scans/file-region.js';
 import { diskSlices, heldSlices, type SliceSource } from '../../scans/slice-source.js';
 import type { CbctExtension } from './plan.js';
@@ -88,10 +87,11 @@ export async function unpackInput(
   let path = input.path;
   const total = unpackBudget(statSync(path).size);
   const limit = { left: total, total };
+  // Made here if missing, never with its parents (platform/private-files.ts says why).
+  await privateDirUnder(dirname(workDir), workDir);
   if (ext.endsWith('.gz')) {
     const inner = ext.slice(0, -3);
     const out = join(workDir, `input${inner}`);
-    await mkdir(workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     try {
       await pipeline(
         createReadStream(path),
@@ -290,7 +290,7 @@ async function unzipFrom(
           const stream = await new Promise<NodeJS.ReadableStream>((ok, ko) =>
             zip.openReadStream(entry, (err, s) => (err || !s ? ko(err ?? new Error('no stream')) : ok(s))),
           );
-          await mkdir(dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+          await privateDirUnder(dirname(root), dirname(target));
           await pipeline(
             stream,
             byteLimit(limit, 'The zip file'),
