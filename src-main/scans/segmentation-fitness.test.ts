@@ -51,7 +51,7 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     expect(f.reasons).toContain(
       `The series has only 2 slices; a scan that holds a jaw has at least ${MIN_SLICES}.`,
     );
-    expect(f.reasons.join(' ')).toMatch(/covers only 231 x 231 x 1 mm; a jaw needs at least 30 mm/);
+    expect(f.reasons.join(' ')).toMatch(/covers only 231 x 231 x 2 mm; a jaw needs at least 30 mm/);
   });
 
   it('the 2-frame Enhanced CT multi-frame file (a perfusion-like slab)', async () => {
@@ -73,7 +73,16 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     expect(f.reasons).toEqual([
       `The images are only 16 x 16 pixels; a scan that shows a jaw has at least ${MIN_PIXELS} x ${MIN_PIXELS}.`,
       `The series has only 4 slices; a scan that holds a jaw has at least ${MIN_SLICES}.`,
-      `The scan covers only 16 x 16 x 3 mm; a jaw needs at least ${MIN_EXTENT_MM} mm in every direction.`,
+      `The scan covers only 16 x 16 x 4 mm; a jaw needs at least ${MIN_EXTENT_MM} mm in every direction.`,
+    ]);
+  });
+
+  it('measures the stack as it measures the plane, edge to edge: 20 slices 1.5 mm apart cover 30 mm', () => {
+    const stack = { ...goodCt, slices: 20, sliceSpacingMm: 1.5 };
+    // First to last centre 28.5 mm, plus half a spacing beyond each end.
+    expect(segmentationFitness({ ...stack, stackLengthMm: 28.5 })).toEqual({ fit: true, reasons: [] });
+    expect(segmentationFitness({ ...stack, stackLengthMm: 27 }).reasons).toEqual([
+      `The scan covers only 230.9 x 230.9 x 28.5 mm; a jaw needs at least ${MIN_EXTENT_MM} mm in every direction.`,
     ]);
   });
 

@@ -297,7 +297,11 @@ export function segmentationFitness(s: FitnessInput): SegmentationFitness {
 
 /** What is wrong with the size a scan says it covers: too small to hold a jaw, or larger than a head. */
 function extentReasons(s: FitnessInput): string[] {
-  const extent = [s.columns * s.pixelSize![0], s.rows * s.pixelSize![1], s.stackLengthMm!];
+  // Measured as the images are, edge to edge: a pixel shows its whole width, and a slice the patient
+  // for half the spacing on each side of its centre, so the stack covers one spacing more than the
+  // distance between its first and last centre (20 slices 1.5 mm apart cover 30 mm, not 28.5).
+  const depth = s.stackLengthMm! + (s.sliceSpacingMm ?? 0);
+  const extent = [s.columns * s.pixelSize![0], s.rows * s.pixelSize![1], depth];
   if (extent.some((e) => e < MIN_EXTENT_MM)) {
     return [
       `The scan covers only ${extent.map(mm).join(' x ')} mm; a jaw needs at least ${MIN_EXTENT_MM} mm in every direction.`,
@@ -308,9 +312,9 @@ function extentReasons(s: FitnessInput): string[] {
       `The scan would cover ${extent.map(mm).join(' x ')} mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
     ];
   }
-  if (extent[2]! > MAX_STACK_MM) {
+  if (s.stackLengthMm! > MAX_STACK_MM) {
     return [
-      `The slices span ${mm(extent[2]!)} mm from the first to the last, more than a head and neck (at most ${MAX_STACK_MM} mm): the slice positions may not be right. If the scan holds more of the body than the head, export the slices of the head alone (a series of them) and add that.`,
+      `The slices span ${mm(s.stackLengthMm!)} mm from the first to the last, more than a head and neck (at most ${MAX_STACK_MM} mm): the slice positions may not be right. If the scan holds more of the body than the head, export the slices of the head alone (a series of them) and add that.`,
     ];
   }
   return [];
