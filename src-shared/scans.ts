@@ -43,6 +43,13 @@ export const SeriesSummarySchema = z.object({
   /** Median distance between neighbouring slices along the stack, from the slice positions (mm). */
   sliceSpacing: z.number(),
   /**
+   * Set when the files state no pixel size, or none that can be read: pixelSpacing is then the
+   * preview's 1 mm stand-in, never to be shown as the scan's.
+   */
+  pixelSpacingUnknown: z.literal(true).optional(),
+  /** Set when neither the slice positions nor the header give the slices' spacing: a stand-in too. */
+  sliceSpacingUnknown: z.literal(true).optional(),
+  /**
    * Distance between the planes of the volume a model is made on (mm): the slices' own spacing when
    * they are even; on uneven slices the finest spacing a run of them has, the rest interpolated.
    */

@@ -164,6 +164,12 @@ print(json.dumps(out))
     expect(reasons[0]).toMatch(
       /^Pixel Spacing \(0028,0030\) holds "0,451171875\\0,451171875" in \S+ and 139 other files, .*the size of a pixel cannot be read/,
     );
+    // Said once, as unreadable: not also "the images do not state their pixel size", and the 1 mm
+    // stand-in the preview uses is marked as no measurement.
+    const series = result.series[0]!;
+    expect(series.problems.map((p) => p.code)).not.toContain('no-pixel-spacing');
+    expect(series.pixelSpacingUnknown).toBe(true);
+    expect(series.sliceSpacingUnknown).toBeUndefined();
   });
 
   it('a slice thickness with a comma is refused as unreadable, not taken as absent', async () => {

@@ -280,6 +280,8 @@ export function summarizeSeries(
     fitness,
   };
   if (first.seriesNumber !== undefined) summary.seriesNumber = first.seriesNumber;
+  if (!layout.pixelSpacingKnown) summary.pixelSpacingUnknown = true;
+  if (!layout.sliceSpacingKnown) summary.sliceSpacingUnknown = true;
   const burnedIn = firstBurnedIn(headers);
   if (burnedIn) summary.burnedInAnnotation = burnedIn;
   summary.instancesKey = instancesKey(headers, display);

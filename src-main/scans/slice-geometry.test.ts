@@ -231,6 +231,7 @@ describe('a real image without a pixel size', () => {
     expect(preview.scaleUnknown).toBe(true);
     expect(preview.pixelSpacing).toEqual([1, 1]);
     const { summary } = summarizeSeries(await readSeriesHeaders([file]), (p) => p);
+    expect(summary.pixelSpacingUnknown).toBe(true);
     expect(summary.problems.find((p) => p.code === 'no-pixel-spacing')?.message).toMatch(
       /no physical scale: the preview shows it with 1 mm pixels/,
     );

@@ -13,6 +13,7 @@ import {
 import { reportSpacing } from './slice-spacing.js';
 import { MAX_STACK_LEAN_DEG, stackGrid, stackLeanDegrees, type StackGrid } from './stack-grid.js';
 import { MAX_VOLUME_BYTES } from './volume-limits.js';
+import { HEADER_TAGS, TAG } from './header-tags.js';
 
 /** One 2D image of a series: a single-frame file, or one frame of a multi-frame file. */
 export interface FrameRef {
@@ -255,7 +256,10 @@ export function layoutSlices(headers: DicomHeader[]): { layout: SliceLayout; pro
     reportSpacing(frames, stack, first.info.pixelSpacing, problems);
 
   const pixelSpacing = first.info.pixelSpacing ?? [1, 1];
-  if (!first.info.pixelSpacing) {
+  // A Pixel Spacing that is there but cannot be read is named by the refusal (fitness-input.ts), which
+  // quotes it: saying also that the files state none would contradict it.
+  const unreadable = first.header.unreadableNumbers?.some((u) => u.tag === HEADER_TAGS[TAG.pixelSpacing]);
+  if (!first.info.pixelSpacing && !unreadable) {
     problems.push({
       severity: 'warning',
       code: 'no-pixel-spacing',

@@ -150,8 +150,11 @@ export function SeriesCard({ series }: { series: SeriesSummary }) {
             </dd>
             <dt>Voxel</dt>
             <dd>
-              {formatMm(ps1)} × {formatMm(ps0)} × {formatMm(series.sliceSpacing)} mm,{' '}
-              {series.orientation.plane}
+              {series.pixelSpacingUnknown ? 'pixel size unknown' : `${formatMm(ps1)} × ${formatMm(ps0)} mm`}
+              {' × '}
+              {series.sliceSpacingUnknown
+                ? 'slice spacing unknown'
+                : `${formatMm(series.sliceSpacing)} mm`}, {series.orientation.plane}
             </dd>
             <dt>Files</dt>
             <dd>

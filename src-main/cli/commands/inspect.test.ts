@@ -48,6 +48,12 @@ describe('scan2mesh inspect', () => {
     );
   });
 
+  it('shows no stand-in as a measurement: an image without a pixel size has its size unknown', () => {
+    const r = cli('inspect', join(FIXTURES, 'transfer-syntax', 'deflated-explicit-le.dcm'));
+    expect(r.stdout).toMatch(/spacing +pixel size unknown, /);
+    expect(r.stdout).not.toMatch(/pixels 1 x 1 mm/);
+  });
+
   it('exits with 2 when nothing usable was found', () => {
     const r = cli('inspect', join(FIXTURES, 'bad'), join(FIXTURES, 'dicomdir', 'DICOMDIR'));
     expect(r.status).toBe(2);

@@ -67,7 +67,7 @@ function seriesBlock(s: SeriesSummary, k: number, n: number): string[] {
     `  study        ${formatDate(s.study.date)}  ${s.study.description || '(no description)'}`,
     `  scanner      ${s.modality || '?'}${s.manufacturer ? `, ${s.manufacturer}` : ''}`,
     `  size         ${s.columns} x ${s.rows} pixels x ${s.slices} slice${s.slices > 1 ? 's' : ''}${s.multiFrame ? ' (one multi-frame file)' : ''}`,
-    `  spacing      pixels ${mm(s.pixelSpacing[1])} x ${mm(s.pixelSpacing[0])} mm, slices ${mm(s.sliceSpacing)} mm apart`,
+    `  spacing      ${s.pixelSpacingUnknown ? 'pixel size unknown' : `pixels ${mm(s.pixelSpacing[1])} x ${mm(s.pixelSpacing[0])} mm`}, ${s.sliceSpacingUnknown ? 'slice spacing unknown' : `slices ${mm(s.sliceSpacing)} mm apart`}`,
     `  orientation  ${s.orientation.plane} [${s.orientation.cosines.map((c) => +c.toFixed(4)).join(', ')}]`,
     `  pixels       ${s.bitsAllocated} bits (${s.bitsStored} used), ${s.transferSyntax.name}`,
     `  files        ${s.fileCount}, ${formatBytes(s.totalBytes)}`,
