@@ -10,12 +10,20 @@ import { ScreenTitle } from './ScreenTitle';
 import { useShell } from './screens';
 import './viewer-host.css';
 
-/** Every output of a finished job as the viewer wants it; the bytes are fetched only when it loads them. */
-async function sourcesFor(jobId: string, count: number): Promise<ViewerMeshSource[]> {
-  const files = await Promise.all(
+/**
+ * Every output of a finished job as the viewer wants it (the bytes are fetched only when it loads
+ * them), and why any cannot be shown: one the user moved or overwrote does not keep the others from view.
+ */
+async function sourcesFor(
+  jobId: string,
+  count: number,
+): Promise<{ sources: ViewerMeshSource[]; failures: unknown[] }> {
+  const settled = await Promise.allSettled(
     Array.from({ length: count }, (_, index) => api.jobs.openOutput({ id: jobId, index })),
   );
-  return files.map((f, index) => ({
+  const failures = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const opened = settled.flatMap((r, index) => (r.status === 'fulfilled' ? [{ f: r.value, index }] : []));
+  const sources = opened.map(({ f, index }) => ({
     id: `${jobId}:${index}`,
     name: f.name,
     structures: f.structures,
@@ -26,6 +34,7 @@ async function sourcesFor(jobId: string, count: number): Promise<ViewerMeshSourc
       return res.arrayBuffer();
     },
   }));
+  return { sources, failures };
 }
 
 /** The Viewer screen: the viewer itself, with a line saying which job's meshes it shows. */
@@ -44,7 +53,11 @@ export function ViewerHost() {
     if (!jobId || outputs === 0) return;
     let live = true;
     sourcesFor(jobId, outputs).then(
-      (sources) => live && setMeshes({ jobId, sources }),
+      ({ sources, failures }) => {
+        if (!live) return;
+        setMeshes({ jobId, sources });
+        if (failures.length > 0) setFailure({ jobId, error: errorText(failures[0]) });
+      },
       (e: unknown) => live && setFailure({ jobId, error: errorText(e) }),
     );
     return () => {

@@ -3,6 +3,7 @@ import type { Handlers } from '../dispatch.js';
 import type { FileHandout, JobQueue, OpenJobQueue, StructureJudge } from '../services.js';
 import { AppError } from '../../../src-shared/errors.js';
 import { isUsable } from '../../../src-shared/series-usable.js';
+import { notAsSavedError } from '../../jobs/saved-output-state.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
 import { connectionCapabilities, refuseUnmakeable, scanRefusalFor } from '../structure-check.js';
@@ -98,6 +99,8 @@ export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobH
       const output = job?.outputs[index];
       if (!job || !output)
         throw new AppError('not-found', 'That result is not available (the job may have been removed).');
+      const notAsSaved = notAsSavedError(output);
+      if (notAsSaved) throw notAsSaved;
       const format = FORMATS[output.extension as keyof typeof FORMATS];
       if (!format)
         throw new AppError('bad-input', `The viewer cannot show ${output.extension} files.`, {

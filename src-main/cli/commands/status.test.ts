@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,5 +53,57 @@ describe('scan2mesh status', () => {
     text = '';
     runStatus({}, { dataDir, out: (t) => (text += t) });
     expect(text).not.toContain('was waiting');
+  });
+  it("marks a saved mesh the user has since deleted or overwritten: it is no longer the job's result", async () => {
+    const db = openJobDatabase(dataDir);
+    const store = new JobStore(db);
+    const id = 'a1b2c3d4-0000-4000-8000-000000000002';
+    store.insert([
+      {
+        id,
+        batchId: 'b2',
+        profileId: 'local',
+        profileName: 'Local engine',
+        seriesId: 's2',
+        scanName: 'phantom',
+        seriesDescription: 'CT',
+        sourceFiles: ['/scans/1.dcm'],
+        meshes: [
+          { structures: ['skull'], extension: '.stl' },
+          { structures: ['all_teeth'], extension: '.stl' },
+          { structures: ['airway'], extension: '.stl' },
+        ],
+        deidentify: true,
+        outputDir: dataDir,
+        namingTemplate: '{scan}/{structures}{ext}',
+      },
+    ]);
+    const [kept, deleted, overwritten] = ['skull.stl', 'all_teeth.stl', 'airway.stl'].map((n) =>
+      join(dataDir, n),
+    );
+    for (const [i, path] of [kept!, deleted!, overwritten!].entries()) {
+      await writeFile(path, 'solid mesh\n');
+      store.saveOutput(id, i, { path, bytes: 'solid mesh\n'.length });
+    }
+    for (const state of [
+      'preparing',
+      'submitting',
+      'uploading',
+      'notifying',
+      'processing',
+      'downloading',
+      'done',
+    ] as const)
+      store.transition(id, state);
+    db.close();
+    await rm(deleted!);
+    await writeFile(overwritten!, 'solid another mesh\n');
+    let text = '';
+    runStatus({}, { dataDir, out: (t) => (text += t) });
+    expect(text).toContain(`${kept}, ${deleted} (no longer there), ${overwritten} (changed since saved)`);
+    text = '';
+    runStatus({ json: true }, { dataDir, out: (t) => (text += t) });
+    const [entry] = (JSON.parse(text) as { jobs: { outputsOnDisk: string[] }[] }).jobs;
+    expect(entry!.outputsOnDisk).toEqual(['saved', 'missing', 'changed']);
   });
 });

@@ -4,6 +4,7 @@ import { JobStore, type JobRecord } from '../../jobs/job-store.js';
 import { toView } from '../../jobs/job-view.js';
 import { safeLines } from '../terminal-text.js';
 import { processAlive } from '../../platform/process-alive.js';
+import { NOT_AS_SAVED, savedOutputState, type SavedOutputState } from '../../jobs/saved-output-state.js';
 
 export interface StatusOptions {
   json?: boolean;
@@ -15,6 +16,8 @@ interface StatusEntry extends JobView {
   runningInPid?: number;
   /** A stopped job's last trouble since its last step: why it was waiting when its process ended. */
   lastTrouble?: string;
+  /** For each of `outputs`, whether its file is still the one the job saved (saved-output-state.ts). */
+  outputsOnDisk?: SavedOutputState[];
 }
 
 /**
@@ -31,6 +34,7 @@ export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: s
       .filter((r) => !opts.active || !isTerminal(r.state))
       .map((r) => {
         const entry: StatusEntry = toView(r);
+        if (entry.outputs.length > 0) entry.outputsOnDisk = entry.outputs.map(savedOutputState);
         const pid = runningIn(r);
         if (pid !== undefined) entry.runningInPid = pid;
         else if (!isTerminal(r.state)) {
@@ -79,7 +83,13 @@ export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: s
 
 function detailOf(e: StatusEntry): string {
   if (e.state === 'failed') return e.error?.message ?? '';
-  if (e.state === 'done') return e.outputs.map((o) => o.path).join(', ');
+  if (e.state === 'done')
+    return e.outputs
+      .map((o, i) => {
+        const state = e.outputsOnDisk?.[i] ?? 'saved';
+        return state === 'saved' ? o.path : `${o.path} (${NOT_AS_SAVED[state]})`;
+      })
+      .join(', ');
   if (e.runningInPid !== undefined) return `${e.progress.stage ?? ''} (pid ${e.runningInPid})`.trim();
   // What a stopped process last said of its progress is stale (STATE says where the job stands);
   // why it was waiting is not.
