@@ -37,6 +37,7 @@ export interface OutputRecord {
   structures: string[];
   extension: string;
   status: 'pending' | 'saved';
+  /** Where it was saved; while pending again (a retry on a new service job), the earlier attempt's file. */
   path?: string;
   bytes?: number;
   note?: string;

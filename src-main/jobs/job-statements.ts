@@ -60,7 +60,8 @@ export function prepareStatements(db: Db) {
       'UPDATE job_inputs SET upload_url = NULL, notify_url = NULL, uploaded = 0, notified = 0 WHERE job_id = ?',
     ),
     resetOutputs: db.prepare<[string]>(
-      `UPDATE job_outputs SET status = 'pending', path = NULL, bytes = NULL, note = NULL WHERE job_id = ?`,
+      // The path and size stay: the earlier attempt's file, which this attempt's mesh replaces (output-place.ts).
+      `UPDATE job_outputs SET status = 'pending', note = NULL WHERE job_id = ?`,
     ),
     saveOutput: db.prepare<[string, number, string | null, string, number]>(
       `UPDATE job_outputs SET status = 'saved', path = ?, bytes = ?, note = ? WHERE job_id = ? AND idx = ?`,

@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { BUNNY_PLY, SPIDER_STL, startTestEngine } from '../service/test-engine.test-support.js';
@@ -238,7 +238,41 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     const [done] = await h.manager.waitFor([job.id]);
     expect([done?.state, done?.error]).toEqual(['done', undefined]);
     expect(done?.outputs.map((o) => o.structures)).toEqual([['mandible'], ['left_nerve', 'right_nerve']]);
+    // The first attempt's mandible, in the folder of the first service job, goes with that folder once
+    // the retry's is saved: no file is left that no job lists (a review).
+    await expect(stat(dirname(failed!.outputs[0]!.path))).rejects.toMatchObject({ code: 'ENOENT' });
+    const folder = dirname(done!.outputs[0]!.path);
+    expect((await readdir(folder)).sort()).toEqual([
+      'left_nerve+right_nerve.ply',
+      'mandible.stl',
+      'scan2mesh-job.json',
+    ]);
   });
+  it('on a retry, saves each mesh where the first attempt saved it, unless the user changed that file', async () => {
+    service.refuseDownloads = false;
+    for (const userEdits of [false, true]) {
+      engine.setFaults({ outputStatusAt: { 1: { status: 'Failed', message: 'No nerve canal was found.' } } });
+      const job = await submitMultiframe(TWO_MESHES, `retry-${userEdits}/{structures}{ext}`);
+      const [failed] = await h.manager.waitFor([job.id]);
+      const first = failed!.outputs[0]!.path;
+      if (userEdits) await writeFile(first, 'solid edited by the user\nendsolid\n');
+      engine.setFaults({});
+      await h.manager.retry(job.id);
+      const [done] = await h.manager.waitFor([job.id]);
+      expect(done?.state).toBe('done');
+      const names = (await readdir(dirname(first))).filter((n) => n.endsWith('.stl')).sort();
+      if (!userEdits) {
+        expect(done?.outputs[0]?.path).toBe(first);
+        expect(names).toEqual(['mandible.stl']);
+      } else {
+        // The user's file is theirs: kept as it is, the retry's mesh beside it.
+        expect(await readFile(first, 'utf8')).toBe('solid edited by the user\nendsolid\n');
+        expect(done?.outputs[0]?.path).toBe(join(dirname(first), 'mandible (2).stl'));
+        expect(names).toEqual(['mandible (2).stl', 'mandible.stl']);
+      }
+    }
+  });
+
   it('saves no file for a mesh the answer lists twice as different files, and says so', async () => {
     // A review: a second record for one mesh was ignored without a word, the first taken as the mesh.
     service.refuseDownloads = false;

@@ -4,6 +4,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../platform/private-files.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import type { JobRecord, OutputRecord } from './job-record.js';
+import { savedOutputState } from './saved-output-state.js';
 
 /**
  * Each job's meshes in a folder of their own. The naming pattern gives a job a folder from names that
@@ -110,11 +111,31 @@ async function claimedFolder(job: JobRecord, natural: string): Promise<string | 
  */
 export async function releaseEmptyJobFolder(job: JobRecord): Promise<void> {
   const folder = await findJobFolder(job).catch(() => undefined);
-  if (folder === undefined) return;
+  if (folder !== undefined) await releaseIfOnlyManifest(folder, job.id);
+}
+
+/** Removes `folder` when all it holds is the manifest that gives it to job `jobId`. */
+async function releaseIfOnlyManifest(folder: string, jobId: string): Promise<void> {
   const names = await namesIn(folder);
-  if (names?.length !== 1 || names[0] !== JOB_MANIFEST) return;
+  if (names?.length !== 1 || names[0] !== JOB_MANIFEST || (await ownerOf(folder)) !== jobId) return;
   await rm(join(folder, JOB_MANIFEST), { force: true });
   await rmdir(folder).catch(() => {});
+}
+
+/**
+ * Removes the file an earlier attempt of the job saved for this mesh, once this attempt's mesh is
+ * downloaded whole and about to be placed: a retry that makes a new service job saves every mesh
+ * again, and the first attempt's file stayed beside "name (2)" (or in the folder of the earlier
+ * service job), listed by no job (a review). Only while it is exactly what that attempt saved: a file
+ * the user has changed or moved since is theirs and stays. Its folder goes too when the job's
+ * manifest is all that is left in it.
+ */
+export async function removeEarlierAttempt(job: JobRecord, output: OutputRecord): Promise<void> {
+  const { path, bytes } = output;
+  if (output.status === 'saved' || path === undefined || bytes === undefined) return;
+  if (savedOutputState({ path, bytes }) !== 'saved') return;
+  await rm(path, { force: true });
+  await releaseIfOnlyManifest(dirname(path), job.id);
 }
 
 /**

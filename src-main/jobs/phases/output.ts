@@ -9,7 +9,7 @@ import { errorOf, isUnknownJob } from '../job-errors.js';
 import { removeJobPackage } from '../job-leftovers.js';
 import type { JobRecord, OutputRecord } from '../job-record.js';
 import type { JobRun } from '../job-run.js';
-import { claimJobFolder, meshPathIn } from '../output-folder.js';
+import { claimJobFolder, meshPathIn, removeEarlierAttempt } from '../output-folder.js';
 import {
   adoptPlaced,
   checkMeshFile,
@@ -77,6 +77,7 @@ export async function fetchOutputs(run: JobRun, start: JobRecord): Promise<void>
       let note: string | undefined;
       if (staged) [bytes, note] = [staged.size, await checkNote()];
       else ({ bytes, record, note } = await downloadMesh(run, conn, job, output, staging, record));
+      await removeEarlierAttempt(job, output);
       const final = await placeStaged(staging, dest);
       d.store.saveOutput(job.id, output.idx, withNote({ path: final, bytes }, record, note));
       await removeFile(staging);
