@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJobDatabase } from '../../jobs/job-db.js';
 import { JobStore } from '../../jobs/job-store.js';
 import { runStatus } from './status.js';
+import { JOB_STATES } from '../../../src-shared/job-states.js';
 
 let dataDir: string;
 beforeEach(async () => {
@@ -85,16 +86,8 @@ describe('scan2mesh status', () => {
       await writeFile(path, 'solid mesh\n');
       store.saveOutput(id, i, { path, bytes: 'solid mesh\n'.length });
     }
-    for (const state of [
-      'preparing',
-      'submitting',
-      'uploading',
-      'notifying',
-      'processing',
-      'downloading',
-      'done',
-    ] as const)
-      store.transition(id, state);
+    // Every step from preparing to done, in the order the queue takes them.
+    for (const state of JOB_STATES.slice(1, JOB_STATES.indexOf('done') + 1)) store.transition(id, state);
     db.close();
     await rm(deleted!);
     await writeFile(overwritten!, 'solid another mesh\n');
