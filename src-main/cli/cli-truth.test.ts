@@ -194,7 +194,7 @@ describe('web mode', () => {
     });
     let err = '';
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
     await new Promise<void>((running) => {
       let out = '';
       child.stdout.on('data', (b: Buffer) => {

@@ -59,7 +59,7 @@ async function interruptedSubmit(
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
     const res = await Promise.race([creating, exited.then(() => null)]);
     child.kill('SIGINT');
     // Said at once, before any answer (a review saw nothing for 5 s): the answer is sent only then.

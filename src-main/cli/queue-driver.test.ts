@@ -158,7 +158,7 @@ describe('submit, status, retry and resume on one queue', () => {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code, stderr).toBe(3);
     expect(stderr).toMatch(/Sign-in refused \(401/);
     expect(stdout + stderr).toMatch(/Check the client id, client secret and audience/);

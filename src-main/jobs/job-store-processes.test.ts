@@ -116,7 +116,7 @@ function start(args: string[]): Child {
   });
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const ended = new Promise<string>((resolve) =>
-    child.once('exit', (code) => resolve(code === 0 ? out : `${out}exit ${code}: ${err}`)),
+    child.once('close', (code) => resolve(code === 0 ? out : `${out}exit ${code}: ${err}`)),
   );
   return {
     child,

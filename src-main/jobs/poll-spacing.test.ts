@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningEngine } from '../engine/local-engine.js';
+import { engineCredentials, type RunningEngine } from '../engine/local-engine.js';
+import { ServiceClient } from '../service/service-client.js';
 import { createMemoryLogger } from '../logging/memory-logger.test-support.js';
 import { startTestEngine } from '../service/test-engine.test-support.js';
-import { DICOM, FAST, harness, type Harness, submitScan } from './jobs.test-support.js';
+import { DICOM, FAST, harness, type Harness, submitScan, until } from './jobs.test-support.js';
 
 let engine: RunningEngine | undefined;
 let h: Harness | undefined;
@@ -52,8 +53,17 @@ describe('polling a job through failed polls', () => {
         }
       });
     });
-    // Waits out the engine's processing, then brings the job forward.
-    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    // Waits until the engine has finished (asked through the interface, as the app would ask; the
+    // app's own poll is a minute away), then brings the job forward. A fixed wait could end before the
+    // engine did on a busy machine, and the brought-forward poll then find it still processing.
+    const client = new ServiceClient(engineCredentials(engine));
+    const remote = h.manager.get(job.id)!.remoteJobId!;
+    await until(async () => {
+      const poll = await client.pollOnce(remote);
+      if (poll.state === 'finished') return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return false;
+    });
     expect(h.manager.get(job.id)?.state).toBe('processing');
     h.manager.prioritize(job.id);
     const [done] = await h.manager.waitFor([job.id]);
