@@ -73,7 +73,7 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
     const edit = setFrames((fr, i) => (fr.position = [fr.position![0], fr.position![1], i * 1e12]));
     const f = await fitnessOf(phantomBySlice(), edit);
     expect(f.reasons).toEqual([
-      `The scan would cover 231 x 231 x 139000000000000 mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
+      `The scan would cover 231 x 231 x 140000000000000 mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
       `The slices lie 1000000000000 mm apart; the slices of a 3D scan of a jaw lie at most ${MAX_SLICE_SPACING_MM} mm apart.`,
       "The slices say they lie 139000000 km from the scanner's origin (Image Position), farther than any patient lies in a scanner (at most 10 m): their positions cannot be right.",
     ]);
@@ -127,7 +127,7 @@ describe('segmentationFitness refuses numbers no scan of a head has, naming them
       setFrames((fr) => (fr.pixelSpacing = [3, 3])),
     );
     expect(wide.reasons).toEqual([
-      `The scan would cover 1536 x 1536 x 139 mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
+      `The scan would cover 1536 x 1536 x 140 mm, more than any head (at most ${MAX_EXTENT_MM} mm in every direction): its pixel size or slice positions cannot be right.`,
     ]);
     const zero = await fitnessOf(
       phantomFiles(),
