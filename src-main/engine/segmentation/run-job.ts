@@ -1,8 +1,7 @@
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { AppError } from '../../../src-shared/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import { silentLogger } from '../../logging/logger.js';
-import { privateDirUnder } from '../../platform/private-files.js';
 import type { ProcessedMesh, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
 import { DENTITION_BAND_MM, DENTITION_MIN_HU, type BandProfile } from './dentition.js';
@@ -64,8 +63,6 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
   const pool = await (ctx.pool ?? createSlabPool(ctx.workers, ctx.meshWorkerScript));
   const results: ProcessedMesh[] = [];
   try {
-    // Its folder exists (job-store.ts): only made again, without its parents, if something removed it.
-    await privateDirUnder(dirname(job.workDir), job.workDir);
     progress(0.01, 'unpacking the scan');
     const { files, source } = await unpackInput(input, job.workDir, ctx.signal);
     lap('unpack');

@@ -286,8 +286,7 @@ describe('local engine protocol server', () => {
     const cbct = job.presignedUploadUrl.cbct;
     await fetch(cbct?.presignedUploadUrl as string, { method: 'PUT', body: await readFile(SCAN) });
     await fetch(cbct?.notifyFinishUploadUrl as string, { method: 'POST', headers: { Authorization: auth } });
-    // Polled until the job has done its work and only waits out its delay (progress near 1): a fixed
-    // pause could end before it got there on a busy machine.
+    // Polled until the job only waits out its delay (progress near 1); a fixed pause may end too soon.
     for (;;) {
       const res = await poll(engine, auth, job.jobId);
       // A poll held until processing ended would come back 200: the 202 shows it was answered at once.
