@@ -145,6 +145,8 @@ async function main(): Promise<void> {
       stats: { tokenRequests: 0, jobsCreated: 0, polls: 0 } as RunningEngine['stats'],
       setFaults: () => {},
       expireTokens: () => {},
+      // Never called: the queue discards engine jobs only through runningLocalEngine, not given here.
+      discard: () => Promise.resolve(),
       close: () => Promise.resolve(),
     });
   const manager = await JobManager.open({

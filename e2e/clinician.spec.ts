@@ -1,4 +1,5 @@
 import { test, expect, snap } from './fixtures';
+import { readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { addFolder, CT_SERIES, setOutputFolder } from './ui-helpers';
 
@@ -67,6 +68,28 @@ test('clinician: a scan folder becomes a skull mesh in the viewer', async ({ app
   await snap(page, testInfo, 'job finished');
   expect([...seen], `states seen: ${[...seen].join(', ')}`).toContain('done');
   expect(seen.size).toBeGreaterThan(1);
+
+  // A mesh moved away since the job saved it is marked on its row once the user is back in the app
+  // (from the file manager, say), and offers no "Show in folder"; back in place, the mark goes.
+  const saved = readdirSync(join(app.dataDir, 'meshes'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.stl'))
+    .map((f) => join(app.dataDir, 'meshes', f));
+  expect(saved).toHaveLength(1);
+  const moved = `${saved[0]!}.moved`;
+  const mark = job.getByTestId('output-not-as-saved');
+  // The window's focus event, as when the user switches back to the app.
+  const backInApp = async (): Promise<void> => {
+    await page.evaluate("window.dispatchEvent(new Event('focus'))");
+  };
+  await expect(job.getByRole('button', { name: /^Show .+ in its folder$/ })).toBeVisible();
+  renameSync(saved[0]!, moved);
+  await backInApp();
+  await expect(mark).toHaveText('no longer there');
+  await expect(job.getByRole('button', { name: /^Show .+ in its folder$/ })).toHaveCount(0);
+  await snap(page, testInfo, 'mesh moved away since saved');
+  renameSync(moved, saved[0]!);
+  await backInApp();
+  await expect(mark).toHaveCount(0);
 
   await job.getByRole('button', { name: /^Open .+ in viewer$/ }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Viewer' })).toBeVisible();

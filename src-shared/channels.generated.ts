@@ -25,6 +25,7 @@ export const CHANNEL_NAMES = [
   'jobs.resume',
   'jobs.reveal',
   'jobs.openOutput',
+  'jobs.outputsOnDisk',
   'settings.get',
   'settings.update',
   'settings.chooseOutputDir',

@@ -7,7 +7,7 @@ import {
   SlicePreviewRequestSchema,
   SlicePreviewSchema,
 } from './scans.js';
-import { JobViewSchema, SubmitJobsRequestSchema } from './jobs.js';
+import { JobViewSchema, SAVED_OUTPUT_STATES, SubmitJobsRequestSchema } from './jobs.js';
 import { AppSettingsSchema } from './settings.js';
 
 /**
@@ -178,6 +178,14 @@ export const channels = {
   'jobs.openOutput': {
     request: z.object({ id: JobId, index: z.number().int().nonnegative() }).strict(),
     response: OutputFileSchema,
+  },
+  /**
+   * Whether each saved mesh of these ended jobs is still where and as its job saved it, by job id in
+   * the order of its outputs; ids no longer known (or of jobs that have not ended) are left out.
+   */
+  'jobs.outputsOnDisk': {
+    request: z.object({ ids: z.array(JobId).max(20_000) }).strict(),
+    response: z.object({ states: z.record(z.string(), z.array(z.enum(SAVED_OUTPUT_STATES))) }),
   },
 
   'settings.get': { request: Empty, response: AppSettingsSchema },

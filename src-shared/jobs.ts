@@ -21,6 +21,20 @@ const JobOutputSchema = z.object({
 });
 export type JobOutput = z.infer<typeof JobOutputSchema>;
 
+/**
+ * Whether a mesh a job saved is still what it saved: at its path, as a file of the size it had
+ * (src-main/jobs/saved-output-state.ts). A job stays "done" after the user moves, deletes or
+ * overwrites its meshes; what is at the path then is not the job's result.
+ */
+export const SAVED_OUTPUT_STATES = ['saved', 'missing', 'changed'] as const;
+export type SavedOutputState = (typeof SAVED_OUTPUT_STATES)[number];
+
+/** How the app marks a mesh that is no longer what its job saved (Jobs screen, `status`). */
+export const NOT_AS_SAVED: Record<Exclude<SavedOutputState, 'saved'>, string> = {
+  missing: 'no longer there',
+  changed: 'changed since saved',
+};
+
 export const JobErrorSchema = z.object({
   code: z.enum(ERROR_CODES),
   message: z.string(),

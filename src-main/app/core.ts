@@ -98,6 +98,7 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
       logger: logger.child('jobs'),
       ...(platform.revealInFolder ? { revealInFolder: platform.revealInFolder.bind(platform) } : {}),
       localEngine: engine.get,
+      runningLocalEngine: engine.peek,
       // A job whose command line was killed is finished here, not shown as under way forever.
       adoptEveryMs: 15_000,
     });

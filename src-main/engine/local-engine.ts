@@ -60,6 +60,13 @@ export interface RunningEngine {
   setFaults(faults: FaultOptions): void;
   /** Every token issued so far stops working (the next call with one gets 401). */
   expireTokens(): void;
+  /**
+   * Not part of the service interface, which has no cancel: the app, which runs this engine, says
+   * when a job's result is no longer wanted here (its job was canceled, or its meshes are saved).
+   * Processing stops, and the job's folder goes with the copies of the scan and meshes in it; a poll
+   * of it is then answered 404. Unknown ids are ignored.
+   */
+  discard(jobId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -184,6 +191,12 @@ export async function startLocalEngine(opts: LocalEngineOptions): Promise<Runnin
     stats,
     setFaults: (f) => faults.set(f),
     expireTokens: () => tokens.expireAll(),
+    async discard(jobId) {
+      if (!store.get(jobId)) return;
+      await processing.stop(jobId);
+      await store.remove(jobId);
+      logger.info('engine job discarded', { jobId });
+    },
     close: () =>
       (closing ??= (async () => {
         await processing.close();

@@ -23,12 +23,17 @@ function engineJobsDir(dataDir: string): string {
   return join(embeddedEngineDir(dataDir), 'jobs');
 }
 
+/** True for a job on the local engine that runs in the app (not a service, nor another engine). */
+export function onLocalEngine(rec: Pick<JobRecord, 'profileId' | 'connection'>): boolean {
+  return rec.profileId === LOCAL_ENGINE_PROFILE.id && rec.connection === undefined;
+}
+
 /**
  * The engine job of an app job on the local engine, when it may be in this data folder. The command
  * line's own engine keeps its jobs elsewhere (a temporary folder): its ids are simply not found here.
  */
-function engineJobOf(rec: JobRecord): string | undefined {
-  if (rec.profileId !== LOCAL_ENGINE_PROFILE.id || rec.connection !== undefined) return undefined;
+export function engineJobOf(rec: JobRecord): string | undefined {
+  if (!onLocalEngine(rec)) return undefined;
   return rec.remoteJobId !== undefined && ENGINE_JOB_ID.test(rec.remoteJobId) ? rec.remoteJobId : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { AppError, isAppError, type AppErrorShape } from '../../src-shared/errors.js';
+import { onLocalEngine } from './engine-leftovers.js';
 import type { JobError, JobPatch, JobRecord } from './job-record.js';
 import { isTerminal } from '../../src-shared/jobs.js';
 
@@ -81,9 +82,13 @@ export function isUnknownJob(e: unknown): boolean {
  * job the service still has: notified again with the address it kept (a notify that failed may have
  * reached the service, and a new job would then be billed twice), polled, its meshes downloaded.
  */
-export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'error' | 'inputs'>): boolean {
+export function retryNeedsNewRemoteJob(
+  job: Pick<JobRecord, 'state' | 'remoteJobId' | 'error' | 'inputs' | 'profileId' | 'connection'>,
+): boolean {
   return (
     !job.remoteJobId ||
+    // The app's local engine discards a canceled job (job-files.ts ended).
+    (job.state === 'canceled' && onLocalEngine(job)) ||
     job.error?.code === 'job-failed' ||
     job.error?.code === 'job-unknown' ||
     job.inputs.some((i) => !i.uploaded || (!i.notified && !i.notifyUrl))
@@ -95,7 +100,10 @@ export function retryNeedsNewRemoteJob(job: Pick<JobRecord, 'remoteJobId' | 'err
  * gone on with (retryNeedsNewRemoteJob), that job forgotten so that a new one is created.
  */
 export function retryChange(
-  rec: Pick<JobRecord, 'state' | 'error' | 'remoteJobId' | 'attempts' | 'inputs'>,
+  rec: Pick<
+    JobRecord,
+    'state' | 'error' | 'remoteJobId' | 'attempts' | 'inputs' | 'profileId' | 'connection'
+  >,
 ): {
   patch: JobPatch;
   detail: Record<string, unknown>;

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { isTerminal } from '../../src-shared/jobs.js';
 import type { Logger } from '../logging/logger.js';
 import { sweepTempFoldersOf, takeSweptTempFolders } from '../platform/temp-folders.js';
-import { pruneEngineJobs, removeEngineJob } from './engine-leftovers.js';
+import type { JobManagerOptions } from './job-manager-options.js';
+import { engineJobOf, pruneEngineJobs, removeEngineJob } from './engine-leftovers.js';
 import {
   keepPrivate,
   pruneLeftovers,
@@ -36,6 +37,8 @@ export class JobFiles {
     private readonly store: JobStore,
     private readonly isRunning: (jobId: string) => boolean,
     private readonly logger: Logger,
+    /** The app's local engine, when it runs in this process (never started for this). */
+    private readonly engine: Pick<JobManagerOptions, 'runningLocalEngine'> = {},
   ) {}
 
   get packagesDir(): string {
@@ -89,6 +92,9 @@ export class JobFiles {
    * when no other job may need them again and no page of a web mode still running may submit them again (its
    * card still offers the scan, and "Start again" the job: a review found both failing once the copy
    * had gone with the first job, saying to put back a file the user never saw). Those go with the session.
+   * On the app's local engine, the job there goes too: a canceled job's (the engine knows nothing of
+   * a cancel, and went on making meshes of the scan, kept 7 days: a review), and a done job's, whose
+   * meshes are saved in the output folder.
    */
   async ended(rec: JobRecord): Promise<void> {
     try {
@@ -105,9 +111,19 @@ export class JobFiles {
         mayPackageAgain,
         heldByLiveSession,
       );
+      await this.discardEngineJob(now);
     } catch (e) {
       this.logger.warn('a canceled job’s files could not be removed', { jobId: rec.id, error: String(e) });
     }
+  }
+
+  /** Through the engine when it runs here (it stops processing first), else its folder alone. */
+  private async discardEngineJob(rec: JobRecord): Promise<void> {
+    const engineJobId = engineJobOf(rec);
+    if (!engineJobId) return;
+    const engine = await this.engine.runningLocalEngine?.()?.catch(() => undefined);
+    if (engine) await engine.discard(engineJobId);
+    else await removeEngineJob(this.dataDir, rec);
   }
 
   /**

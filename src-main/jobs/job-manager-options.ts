@@ -16,6 +16,11 @@ export interface JobManagerOptions {
   logger?: Logger;
   limits?: { uploads?: number; downloads?: number };
   localEngine?: () => Promise<RunningEngine>;
+  /**
+   * That engine when it has been started in this process (the app's, web mode's): a job canceled or
+   * done there is discarded through it (job-files.ts). Without it, only the engine's folder goes.
+   */
+  runningLocalEngine?: () => Promise<RunningEngine> | undefined;
   /** Shows a saved mesh in the file manager (the Platform's); the system's tools when absent. */
   revealInFolder?: (path: string) => Promise<void>;
   /** Connections given on the command line; a submission without profileId uses the first. */

@@ -56,7 +56,7 @@ export class JobManager {
   ) {
     const s = settings.get();
     this.slots = queueSlots(opts.limits?.uploads ?? s.uploads, opts.limits?.downloads ?? s.downloads);
-    this.files = new JobFiles(opts.dataDir, store, (id) => this.runners.has(id), logger);
+    this.files = new JobFiles(opts.dataDir, store, (id) => this.runners.has(id), logger, opts);
     this.feed = new ChangeFeed(
       store,
       (r) => this.view(r),
@@ -210,7 +210,7 @@ export class JobManager {
     const id = rec.id;
     if (isTerminal(rec.state)) return this.view(rec);
     const next = this.store.transition(id, 'canceled', { progress: {} }, { by: 'user' });
-    // Once the runner has let go of it, the package of a canceled job goes (a retry packs it again).
+    // Once the runner has let go of it, what a canceled job left goes (job-files.ts ended).
     if (!this.runners.stop(id, 'cancel')) void this.files.ended(rec);
     this.feed.changed([id], true);
     return this.view(next);

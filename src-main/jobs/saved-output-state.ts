@@ -1,41 +1,47 @@
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
-import type { JobOutput } from '../../src-shared/jobs.js';
+import type { JobOutput, SavedOutputState } from '../../src-shared/jobs.js';
+
+export { NOT_AS_SAVED, type SavedOutputState } from '../../src-shared/jobs.js';
+
+type Saved = Pick<JobOutput, 'path' | 'bytes'>;
+
+/** What a stat of the path (undefined: none could be made) says of the mesh saved there. */
+function stateOf(s: Stats | undefined, output: Saved): SavedOutputState {
+  if (!s?.isFile()) return 'missing';
+  return s.size === output.bytes ? 'saved' : 'changed';
+}
 
 /**
- * Whether a mesh a job saved is still what it saved: at its path, as a file of the size it had. A job
+ * Whether a mesh a job saved is still what it saved (src-shared/jobs.ts SavedOutputState). A job
  * stays "done" after the user moves, deletes or overwrites its meshes; what is at the path then is
  * not the job's result, and is never shown or listed as it.
  */
-export type SavedOutputState = 'saved' | 'missing' | 'changed';
-
-export function savedOutputState(output: Pick<JobOutput, 'path' | 'bytes'>): SavedOutputState {
-  let size: number;
+export function savedOutputState(output: Saved): SavedOutputState {
+  let s: Stats | undefined;
   try {
-    const s = statSync(output.path);
-    if (!s.isFile()) return 'missing';
-    size = s.size;
+    s = statSync(output.path);
   } catch {
-    return 'missing';
+    s = undefined;
   }
-  return size === output.bytes ? 'saved' : 'changed';
+  return stateOf(s, output);
 }
 
-/** How `status` marks a mesh that is no longer what the job saved. */
-export const NOT_AS_SAVED: Record<Exclude<SavedOutputState, 'saved'>, string> = {
-  missing: 'no longer there',
-  changed: 'changed since saved',
-};
+/** The same, off this thread: the Jobs screen asks for every ended job's meshes at once. */
+export async function savedOutputStateAsync(output: Saved): Promise<SavedOutputState> {
+  return stateOf(await stat(output.path).catch(() => undefined), output);
+}
 
 /** Why a saved mesh cannot be opened as the job's result, in words; undefined when it can. */
-export function notAsSavedError(output: Pick<JobOutput, 'path' | 'bytes'>): AppError | undefined {
+export function notAsSavedError(output: Saved): AppError | undefined {
   const state = savedOutputState(output);
   const name = basename(output.path);
   if (state === 'missing')
     return new AppError('not-found', `${name} is no longer where the job saved it (${output.path}).`, {
       action:
-        'It was moved, renamed or deleted. Open it where it is now by dropping it on the viewer, or retry the job to make it again.',
+        'It was moved, renamed or deleted. Open it where it is now by dropping it on the viewer, or submit the scan again to make it again (a finished job is not run twice).',
     });
   if (state === 'changed')
     return new AppError(
@@ -43,7 +49,7 @@ export function notAsSavedError(output: Pick<JobOutput, 'path' | 'bytes'>): AppE
       `${name} has changed since the job saved it (${output.bytes} bytes then, another size now), so it is not the job's result.`,
       {
         action:
-          'Another program or a later save wrote over it. Retry the job to make the mesh again, or drop the file on the viewer to look at it as a file of your own.',
+          'Another program or a later save wrote over it. Submit the scan again to make the mesh again, or drop the file on the viewer to look at it as a file of your own.',
       },
     );
   return undefined;

@@ -18,7 +18,7 @@ import { freeBytes } from '../platform/free-space.js';
 import { PRIVATE_DIR_MODE, privateDirUnder } from '../platform/private-files.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { SNIFF_BYTES, sniffDicom } from './dicom-sniff.js';
-import { openZipFile, type OpenZip } from './zip-file-reader.js';
+import { isLinkEntry, openZipFile, type OpenZip } from './zip-file-reader.js';
 
 export { ArchiveRefused, type ArchiveLimits } from './archive-limits.js';
 
@@ -182,7 +182,11 @@ export async function extractZip(
     });
     const { zip } = opened;
     // The entries listed are the ones unpacked, from the same open file: what was checked is what is written.
-    const files = (await listEntries(zip, limits.maxEntries)).filter((e) => !e.fileName.endsWith('/'));
+    const listed = (await listEntries(zip, limits.maxEntries)).filter((e) => !e.fileName.endsWith('/'));
+    // A link stored as a link (zip -y, macOS's Compress) holds its target's name, not the file: it
+    // was unpacked as a 12-byte "damaged" slice that cost its series (a review). Never followed.
+    const links = listed.filter(isLinkEntry);
+    const files = links.length === 0 ? listed : listed.filter((e) => !isLinkEntry(e));
     const declared = files.reduce((s, e) => s + e.uncompressedSize, 0);
     // The folder's parent exists already; nothing is created before the archive is accepted.
     const room = Math.min(limits.maxBytes, (await freeBytes(dirname(outDir))) * 0.9);
@@ -196,7 +200,8 @@ export async function extractZip(
     if (opts.drop && declared > opts.drop.bytes) throw new ArchiveRefused(opts.drop.refusal);
     await privateDirUnder(dirname(outDir), outDir);
     try {
-      return await unpackEntries(zip, files, outDir, opts.signal);
+      const unpacked = await unpackEntries(zip, files, outDir, opts.signal);
+      return [...unpacked, ...links.map((e) => ({ entryName: e.fileName, link: true }))];
     } catch (e) {
       // What was unpacked of a refused archive is of no use: its space is given back at once.
       await rm(outDir, { recursive: true, force: true });
@@ -237,6 +242,8 @@ export interface UnpackedEntry {
   entryName: string;
   path?: string;
   damagedPath?: string;
+  /** A symbolic link, left out unread. */
+  link?: boolean;
 }
 
 /**

@@ -109,4 +109,33 @@ print('null')`,
     });
     expect(real.result.series[0]!.problems.map((p) => p.message).join('\n')).not.toMatch(/times more/);
   });
+
+  // A review: a compressed slice whose image data holds no fragment, or only empty ones, was called
+  // fit (pydicom cannot read it); only the local engine's job refused it, a service would get a hole.
+  it('whose image data has no fragments, or only empty ones, is refused in words, naming the file', async () => {
+    const rle = readFileSync(join(FIXTURES, 'transfer-syntax', 'mr-ts-rle.dcm'));
+    expect(await problemsOf({ 'a.dcm': rle })).not.toContain('no image data');
+    for (const fragments of [[], [Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)]]) {
+      const said = await problemsOf({ 'b.dcm': withFragments(rle, fragments) });
+      expect(said, `${fragments.length} fragments`).toContain(
+        'b.dcm holds no image data: its compressed image data has no fragments, or only empty ones. The file is damaged;',
+      );
+    }
+  });
 });
+
+/** The file with its encapsulated image data replaced: an empty offset table, then `fragments`. */
+function withFragments(bytes: Buffer, fragments: Buffer[]): Buffer {
+  // (7FE0,0010) OB, undefined length: its items start 12 bytes on.
+  const at = bytes.lastIndexOf(
+    Buffer.from([0xe0, 0x7f, 0x10, 0x00, 0x4f, 0x42, 0, 0, 0xff, 0xff, 0xff, 0xff]),
+  );
+  if (at < 0) throw new Error('no encapsulated image data');
+  const item = (data: Buffer): Buffer => {
+    const head = Buffer.from([0xfe, 0xff, 0x00, 0xe0, 0, 0, 0, 0]);
+    head.writeUInt32LE(data.length, 4);
+    return Buffer.concat([head, data]);
+  };
+  const end = Buffer.from([0xfe, 0xff, 0xdd, 0xe0, 0, 0, 0, 0]);
+  return Buffer.concat([bytes.subarray(0, at + 12), item(Buffer.alloc(0)), ...fragments.map(item), end]);
+}

@@ -56,6 +56,27 @@ describe('intake of archives, and cancellation', () => {
     ]);
   });
 
+  it('leaves out a link stored in a zip, unfollowed, and reads the series beside it whole', async () => {
+    // zip -y (and macOS's Compress) store a link as a link: its data is the name of its target. It
+    // was unpacked as a 12-byte file, and the series refused for a "damaged" file (a review).
+    const slices = phantomFiles().slice(0, 3);
+    const zip = join(fresh('link'), 'with-link.zip');
+    await writeZip(zip, [
+      ...slices.map((f) => ({ name: `scan/${basename(f)}`, file: f })),
+      { name: 'scan/first.dcm', data: Buffer.from(basename(slices[0]!)), mode: 0o120777 },
+      { name: 'scan/outside', data: Buffer.from('/etc/passwd'), mode: 0o120777 },
+    ]);
+    const r = await run([zip]);
+    expect(r.series).toHaveLength(1);
+    expect(r.series[0]!.fileCount).toBe(3);
+    // Three slices make no model, which is all that is said: no file of the series is "damaged".
+    expect(r.problems.map((p) => p.code)).toEqual(['nothing-usable']);
+    expect(JSON.stringify(r.series)).not.toMatch(/first\.dcm|damaged/);
+    expect(
+      r.skipped.filter((s) => s.reason === 'a link inside the archive, not followed').map((s) => s.path),
+    ).toEqual([`${zip}/scan/first.dcm`, `${zip}/scan/outside`]);
+  });
+
   it('stops when canceled', async () => {
     const ctl = new AbortController();
     ctl.abort();

@@ -78,6 +78,10 @@ export class DropArchives {
         });
         for (const e of entries) {
           const display = `${c.display}/${e.entryName}`;
+          if (e.link) {
+            out.skipped.push({ path: display, reason: 'a link inside the archive, not followed' });
+            continue;
+          }
           if (e.path) {
             this.unpacked += (await sizeOf(e.path)) ?? 0;
             out.next.push({ path: e.path, display, depth: c.depth + 1, origin: c.origin });

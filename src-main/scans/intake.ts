@@ -7,7 +7,7 @@ import { classifyMany } from './header-scan.js';
 import { walkPaths, type Candidate } from './file-walk.js';
 import type { DicomHeader } from './header-fields.js';
 import { pixelDataProblems } from './intake-pixel-data.js';
-import { compressedTooFar } from './intake-compression.js';
+import { compressedDataProblems } from './intake-compression.js';
 import { j2kStructureProblems, jpegLsNearProblem, rleHeaderProblems } from './intake-codestreams.js';
 import { isUsable } from '../../src-shared/series-usable.js';
 import { sortProblems, summarizeSeries } from './series-summary.js';
@@ -231,8 +231,7 @@ async function groupAndSummarize(
     const { images: kept, problem: scouts } = withoutLocalizers(all, display);
     if (scouts) extra.push(scouts);
     extra.push(...(await pixelDataProblems(kept, display)));
-    const far = await compressedTooFar(kept);
-    if (far) extra.push(far);
+    extra.push(...(await compressedDataProblems(kept, display)));
     const j2k = await j2kStructureProblems(kept, display);
     if (j2k) extra.push(j2k);
     const near = await jpegLsNearProblem(kept, display);

@@ -207,6 +207,19 @@ describe('segmentationFitness refuses what holds no jaw', () => {
     expect(high.reasons).toEqual([
       'The images say their 12-bit values end in bit 15 (High Bit 15), where CT keeps them in bits 0 to 11 (High Bit 11): the pixel values could be misread.',
     ]);
+    // Two value scales: the volume was read on the lowest slice's, silently (a review).
+    const scales = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i % 2 === 1) h.rescaleType = 'US';
+    });
+    expect(scales.reasons).toEqual([
+      'The images in this series do not all store their pixels the same way (values in HU and in US, Rescale Type), so their values do not form one volume.',
+    ]);
+    // Rescale Type left out is Hounsfield units, on a CT: the same scale as HU.
+    const unsaid = await fitnessOf(phantomBySlice(), (h, i) => {
+      if (i % 2 === 1) h.rescaleType = 'HU';
+      else delete h.rescaleType;
+    });
+    expect(unsaid.fit).toBe(true);
   });
 
   it('slices more than half a pixel off the line through the stack (0.45 mm pixels)', async () => {

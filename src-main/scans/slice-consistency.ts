@@ -94,6 +94,12 @@ export function firstOtherPixelFormat<T extends { header: DicomHeader }>(
       };
     if (b.samplesPerPixel !== a.samplesPerPixel)
       return { item: raw[i]!, what: `${a.samplesPerPixel} and ${b.samplesPerPixel} samples per pixel` };
+    // A CT's values are Hounsfield units unless its Rescale Type says otherwise: the volume is read
+    // on one scale, so a series that names two would be read on the lowest slice's (a review).
+    const scaleA = a.rescaleType || 'HU';
+    const scaleB = b.rescaleType || 'HU';
+    if (scaleA !== scaleB)
+      return { item: raw[i]!, what: `values in ${scaleA} and in ${scaleB}, Rescale Type` };
   }
   return undefined;
 }

@@ -2,7 +2,7 @@ import { read } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import type { Options, ZipFile } from 'yauzl';
+import type { Entry, Options, ZipFile } from 'yauzl';
 
 /** A zip opened for reading, and what closes its file once every stream read from it has closed. */
 export interface OpenZip {
@@ -108,4 +108,14 @@ export async function openZipFile(path: string, options: Options): Promise<OpenZ
     await handle.close();
     throw e;
   }
+}
+
+/** Unix file types live in the top bits of the external attributes of entries made on Unix or macOS. */
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const UNIX_HOSTS = new Set([3, 19]);
+
+/** Whether the entry is a symbolic link stored as one: its data is the target's name, not a file. */
+export function isLinkEntry(e: Entry): boolean {
+  return UNIX_HOSTS.has(e.versionMadeBy >>> 8) && ((e.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK;
 }

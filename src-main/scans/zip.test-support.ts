@@ -11,13 +11,14 @@ import { phantomFiles } from './scans.test-support.js';
 /** Writes a zip of the given entries (name -> content or path on disk). */
 export async function writeZip(
   out: string,
-  entries: { name: string; data?: Buffer; file?: string }[],
+  /** `mode`: the entry's Unix mode (0o120777: a symbolic link, its data the target's name). */
+  entries: { name: string; data?: Buffer; file?: string; mode?: number }[],
 ): Promise<void> {
   const zip = new yazl.ZipFile();
   for (const e of entries) {
     // Slices are stored, not deflated: the tests are about reading zips, not about time spent compressing.
     if (e.file) zip.addFile(e.file, e.name, { compress: false });
-    else zip.addBuffer(e.data ?? Buffer.alloc(0), e.name);
+    else zip.addBuffer(e.data ?? Buffer.alloc(0), e.name, e.mode !== undefined ? { mode: e.mode } : {});
   }
   zip.end();
   await pipeline(zip.outputStream, createWriteStream(out));

@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { JOB_STATE_LABELS, isTerminal } from '../../src-shared/job-states';
-import type { JobView } from '../../src-shared/jobs';
+import { NOT_AS_SAVED, type JobView } from '../../src-shared/jobs';
 import { baseName, formatBytes, formatDuration } from '../common/format';
 import { ErrorNote, ProgressBar } from '../common/ui';
 import { useShell } from '../shell/screens';
@@ -25,6 +25,7 @@ export const JobRow = memo(function JobRow({
   local: boolean;
 }) {
   const actionError = useJobs((s) => s.actionErrors[job.id]);
+  const onDisk = useJobs((s) => s.onDisk[job.id]);
   const { act, reveal } = useJobs.getState();
   const shell = useShell.getState();
   const fraction = progressFraction(job);
@@ -143,26 +144,44 @@ export const JobRow = memo(function JobRow({
 
       {isTerminal(job.state) && job.outputs.length > 0 && (
         <ul className="outputs" aria-label={`Files of ${label}`}>
-          {job.outputs.map((o, i) => (
-            <li key={o.path}>
-              <span className="output-name">{baseName(o.path)}</span>
-              <span className="muted">{formatBytes(o.bytes)}</span>
-              <button
-                type="button"
-                className="link-button"
-                aria-label={`Show ${baseName(o.path)} in its folder`}
-                onClick={() => void reveal(job.id, i)}
-              >
-                Show in folder
-              </button>
-              {o.note && (
-                <details className="output-note">
-                  <summary>How it was made</summary>
-                  <p>{o.note}</p>
-                </details>
-              )}
-            </li>
-          ))}
+          {job.outputs.map((o, i) => {
+            const disk = onDisk?.[i];
+            return (
+              <li key={o.path} data-on-disk={disk ?? 'unknown'}>
+                <span className="output-name">{baseName(o.path)}</span>
+                <span className="muted">{formatBytes(o.bytes)}</span>
+                {disk && disk !== 'saved' && (
+                  <span
+                    className="badge state-warning"
+                    data-testid="output-not-as-saved"
+                    title={
+                      disk === 'missing'
+                        ? `Moved, renamed or deleted since the job saved it at ${o.path}. Submit the scan again to make it again.`
+                        : "Another program or a later save wrote over it: it is not the job's result. Submit the scan again to make it again."
+                    }
+                  >
+                    {NOT_AS_SAVED[disk]}
+                  </span>
+                )}
+                {disk !== 'missing' && (
+                  <button
+                    type="button"
+                    className="link-button"
+                    aria-label={`Show ${baseName(o.path)} in its folder`}
+                    onClick={() => void reveal(job.id, i)}
+                  >
+                    Show in folder
+                  </button>
+                )}
+                {o.note && (
+                  <details className="output-note">
+                    <summary>How it was made</summary>
+                    <p>{o.note}</p>
+                  </details>
+                )}
+              </li>
+            );
+          })}
         </ul>
       )}
 

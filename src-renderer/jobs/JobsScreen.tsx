@@ -39,6 +39,26 @@ function useNow(active: boolean): number {
   return now;
 }
 
+/**
+ * Keeps the marks on meshes that are no longer as their jobs saved them fresh: asked when the screen
+ * shows, when jobs end, and when the user comes back to the app (from the file manager, say).
+ */
+function useOnDiskChecks(ended: number): void {
+  useEffect(() => {
+    const check = (): void => void useJobs.getState().checkOnDisk();
+    check();
+    const onVisible = (): void => {
+      if (document.visibilityState === 'visible') check();
+    };
+    window.addEventListener('focus', check);
+    document.addEventListener('visibilitychange', onVisible);
+    return () => {
+      window.removeEventListener('focus', check);
+      document.removeEventListener('visibilitychange', onVisible);
+    };
+  }, [ended]);
+}
+
 export function JobsScreen() {
   const jobs = useJobs((s) => s.jobs);
   const paused = useJobs((s) => s.paused);
@@ -48,6 +68,7 @@ export function JobsScreen() {
   const outputDir = useApp((s) => s.settings?.outputDir);
   const summary = summarizeJobs(jobs);
   const now = useNow(summary.active > 0);
+  useOnDiskChecks(jobs.filter((j) => isTerminal(j.state) && j.outputs.length > 0).length);
   const localIds = new Set(profiles.filter((p) => p.kind === 'local-engine').map((p) => p.id));
   const [filter, setFilter] = useState<StateFilter>('all');
   const groups = groupByBatch(jobs);

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { isTerminal } from '../../src-shared/job-states';
-import type { JobView, SubmitJobsRequest } from '../../src-shared/jobs';
+import type { JobView, SavedOutputState, SubmitJobsRequest } from '../../src-shared/jobs';
 import { api, errorText, type ErrorText } from '../bridge/api';
 import { jobOrder } from './job-format';
 
@@ -11,7 +11,11 @@ interface JobsState {
   error: ErrorText | null;
   /** Per job: the last action that failed (cancel, retry...), shown next to it. */
   actionErrors: Record<string, ErrorText>;
+  /** Per ended job: whether each saved mesh is still where and as it was saved (jobs.outputsOnDisk). */
+  onDisk: Record<string, SavedOutputState[]>;
   load(): Promise<void>;
+  /** Asks again whether the ended jobs' meshes are still as saved (the user may have moved them). */
+  checkOnDisk(): Promise<void>;
   merge(changed: JobView[], paused: boolean): void;
   submit(req: SubmitJobsRequest): Promise<JobView[]>;
   /** 'resubmit': a job that may exist on the service is created again, as the user asked. */
@@ -33,6 +37,7 @@ export const useJobs = create<JobsState>((set, get) => ({
   loaded: false,
   error: null,
   actionErrors: {},
+  onDisk: {},
 
   async load() {
     try {
@@ -40,6 +45,19 @@ export const useJobs = create<JobsState>((set, get) => ({
       set({ jobs: jobOrder(jobs), paused, loaded: true, error: null });
     } catch (e) {
       set({ error: errorText(e), loaded: true });
+    }
+  },
+
+  async checkOnDisk() {
+    const ids = get()
+      .jobs.filter((j) => isTerminal(j.state) && j.outputs.length > 0)
+      .map((j) => j.id);
+    if (ids.length === 0) return;
+    try {
+      const { states } = await api.jobs.outputsOnDisk({ ids });
+      set({ onDisk: states });
+    } catch {
+      // Only a mark on the list: the viewer and "Show in folder" still say so in words when used.
     }
   },
 

@@ -3,7 +3,8 @@ import type { Handlers } from '../dispatch.js';
 import type { FileHandout, JobQueue, OpenJobQueue, StructureJudge } from '../services.js';
 import { AppError } from '../../../src-shared/errors.js';
 import { isUsable } from '../../../src-shared/series-usable.js';
-import { notAsSavedError } from '../../jobs/saved-output-state.js';
+import { isTerminal, type SavedOutputState } from '../../../src-shared/jobs.js';
+import { notAsSavedError, savedOutputStateAsync } from '../../jobs/saved-output-state.js';
 import type { ScanService } from '../../scans/scan-service.js';
 import type { ProfileStore } from '../../settings/profile-store.js';
 import { connectionCapabilities, refuseUnmakeable, scanRefusalFor } from '../structure-check.js';
@@ -20,6 +21,7 @@ type JobHandlers = Pick<
   | 'jobs.resume'
   | 'jobs.reveal'
   | 'jobs.openOutput'
+  | 'jobs.outputsOnDisk'
 >;
 
 const FORMATS = { '.stl': 'stl', '.ply': 'ply', '.obj': 'obj', '.drc': 'drc' } as const;
@@ -113,6 +115,20 @@ export function jobHandlers({ jobs: open, profiles, engine, scans, files }: JobH
         structures: output.structures,
         bytes: output.bytes,
       };
+    },
+    'jobs.outputsOnDisk': async ({ ids }) => {
+      const queue = await open();
+      const ended = ids.flatMap((id) => {
+        const job = queue.get(id);
+        return job && isTerminal(job.state) && job.outputs.length > 0 ? [job] : [];
+      });
+      // One stat per mesh, on the thread pool: a list of hundreds of jobs never holds this thread.
+      const looked = await Promise.all(
+        ended.map(
+          async (job) => [job.id, await Promise.all(job.outputs.map(savedOutputStateAsync))] as const,
+        ),
+      );
+      return { states: Object.fromEntries(looked) as Record<string, SavedOutputState[]> };
     },
   };
 }

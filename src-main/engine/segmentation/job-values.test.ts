@@ -126,7 +126,7 @@ describe('local jobs on the real head CT as other exports write it', () => {
     const note = madeMeshes(await job(us, ['all_teeth']))[0]?.note ?? '';
     expect(note).not.toMatch(/\(Hounsfield units: enamel/);
     expect(note).toMatch(
-      /teeth: grey value above 1\d\d\d(\.\d)? \(1770\.5 HU scaled by the scan's air \(-?\d+(\.\d)?\) and soft-tissue \(\d+(\.\d)?\) grey values, not as Hounsfield units: the scan's Rescale Type is US, not HU;/,
+      /teeth: grey value above 1\d\d\d(\.\d)? \(1770\.5 HU scaled by the scan's air \(-?\d+(\.\d)?\) and soft-tissue \(\d+(\.\d)?\) grey values, taken for -1000 and \+30 HU \(an estimate: a soft-tissue peak 20 HU away moves the surface about 1 mm\), not as Hounsfield units: the scan's Rescale Type is US, not HU;/,
     );
   }, 120_000);
 });

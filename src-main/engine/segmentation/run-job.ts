@@ -4,7 +4,7 @@ import type { Logger } from '../../logging/logger.js';
 import { silentLogger } from '../../logging/logger.js';
 import type { ProcessedMesh, ProcessorJob, ProcessorProgress, ProcessorResult } from '../processor.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
-import { DENTITION_BAND_MM, DENTITION_MIN_HU, type BandProfile } from './dentition.js';
+import { DENTITION_BAND_MM, DENTITION_MIN_HU, SOFT_TISSUE_PEAK_HU, type BandProfile } from './dentition.js';
 import { COMPACT_BONE_MAX_HU, METAL_MIN_HU, type DentitionPlace } from './dentition-place.js';
 import { countSurfaces } from './mesh-checks.js';
 import { writeMesh } from './mesh-writers.js';
@@ -204,7 +204,7 @@ function regionNote(r: TissueRegion, t: Thresholds, voxelMm3: number): string {
     const where = r.band && r.place ? dentitionNote(r.band, r.place) : '';
     source = s.hounsfield
       ? `Hounsfield units: enamel and dentine, above compact bone${where}`
-      : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values${unitNote(t)}${where}`;
+      : `${DENTITION_MIN_HU} HU scaled by the scan's air (${formatValue(s.air)}) and soft-tissue (${formatValue(s.soft)}) grey values, taken for -1000 and +${SOFT_TISSUE_PEAK_HU} HU (an estimate: a soft-tissue peak 20 HU away moves the surface about 1 mm)${unitNote(t)}${where}`;
   }
   const small = r.components.components - r.components.kept - (r.place?.loose ?? 0) - (r.place?.compact ?? 0);
   // A piece of a cubic centimetre or more is no speck: how large, so that a reader can tell (a review

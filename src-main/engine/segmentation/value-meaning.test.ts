@@ -30,8 +30,7 @@ describe('Rescale Type: a CT in another unit is not taken for Hounsfield units',
     const t = thresholds(grey);
     expect(t.scale?.hounsfield).toBe(false);
     expect(t.rescaleType).toBe('US');
-    // The level moves with the values: 1770.5 HU is 1629 of these grey values (the soft-tissue peak
-    // standing in for 0 HU lifts it by a few tens), not 1770.5.
+    // The level moves with the values: 1770.5 HU is 1629 of these grey values, not 1770.5.
     expect(t.teeth).toBeGreaterThan(0.92 * DENTITION_MIN_HU - 20);
     expect(t.teeth).toBeLessThan(DENTITION_MIN_HU - 50);
     expect(t.absent).toEqual({});
@@ -43,6 +42,27 @@ describe('Rescale Type: a CT in another unit is not taken for Hounsfield units',
       expect(said.scale?.hounsfield, rescaleType).toBe(true);
       expect(said.rescaleType).toBeUndefined();
       expect(said.teeth).toBe(DENTITION_MIN_HU);
+    }
+  });
+});
+
+describe("uncalibrated grey values are scaled to the teeth's level within the head's soft-tissue spread", () => {
+  // A review: the soft-tissue peak stood for water (0 HU), but a head's lies at +24 to +42 HU here;
+  // the level came out 60 HU too high, 3 mm off the roots and a sixth of the teeth gone.
+  it('as a CBCT stores them (0.8 x HU + 1000), and as Hounsfield units a header calls US', () => {
+    const cases = [
+      {
+        name: 'cbct',
+        grey: edit(head, (v) => Math.round(0.8 * v + 1000), { rescaleType: 'US' }),
+        hu: (g: number) => (g - 1000) / 0.8,
+      },
+      { name: 'HU called US', grey: edit(head, (v) => v, { rescaleType: 'US' }), hu: (g: number) => g },
+    ];
+    for (const c of cases) {
+      const t = thresholds(c.grey);
+      expect(t.scale?.hounsfield, c.name).toBe(false);
+      // 20 HU is about 1 mm of the surface here.
+      expect(Math.abs(c.hu(t.teeth!) - DENTITION_MIN_HU), c.name).toBeLessThan(25);
     }
   });
 });

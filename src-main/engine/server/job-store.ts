@@ -96,6 +96,12 @@ export class JobStore {
       if (!keep.has(join(work, name))) await rm(join(work, name), { recursive: true, force: true });
   }
 
+  /** Forgets the job and deletes its folder: its copies of the scan and its meshes. */
+  async remove(id: string): Promise<void> {
+    this.jobs.delete(id);
+    await rm(this.jobDir(id), { recursive: true, force: true, maxRetries: 3 });
+  }
+
   /** Loads the jobs of earlier runs; those older than `retentionMs` are deleted with their files. */
   async load(retentionMs: number): Promise<void> {
     let ids: string[];

@@ -103,6 +103,21 @@ export class JobProcessing {
     if (!this.closed) this.deps.processor.prepare?.();
   }
 
+  /**
+   * Stops the job wherever it stands (waiting its turn, or processing: the processor is aborted and
+   * awaited), so that nothing more is written for it. Its held polls are answered (it is gone).
+   */
+  async stop(jobId: string): Promise<void> {
+    const queued = this.queue.findIndex((j) => j.id === jobId);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    const running = this.running.get(jobId);
+    if (running) {
+      running.abort.abort();
+      await running.done;
+    }
+    this.changed(jobId);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const id of [...this.waiters.keys()]) this.changed(id);
