@@ -216,6 +216,24 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(engine.stats.jobsCreated - created).toBe(1);
   });
 
+  it('waits the same for a job whose every mesh is still coming, with no second service job', async () => {
+    // A review: the one mesh listed Pending failed the job at once, and its retry made and billed
+    // a second service job, while the first one's mesh was a poll away.
+    service.refuseDownloads = false;
+    engine.setFaults({ outputStatusAt: { 0: { status: 'Pending' } } });
+    const created = engine.stats.jobsCreated;
+    const job = await submitMultiframe(
+      [{ structures: ['mandible'], extension: '.stl' }],
+      '{jobId}/{structures}{ext}',
+    );
+    await until(() => /not ready yet/.test(h.manager.get(job.id)?.trouble?.message ?? ''));
+    expect(h.manager.get(job.id)?.state).toBe('downloading');
+    engine.setFaults({});
+    const [done] = await h.manager.waitFor([job.id]);
+    expect([done?.state, done?.error]).toEqual(['done', undefined]);
+    expect(engine.stats.jobsCreated - created).toBe(1);
+  });
+
   it('saves the meshes the service made when it lists another as not made, and fails the job naming it', async () => {
     service.refuseDownloads = false;
     engine.setFaults({ outputStatusAt: { 1: { status: 'Failed', message: 'No nerve canal was found.' } } });

@@ -1,6 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -8,19 +7,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { PRIVATE_FILE_MODE } from '../platform/private-files.js';
 import { Transient } from './service-errors.js';
 
-/**
- * The content coding of a download's answer, or undefined for the file's own bytes. The request asks
- * for none (Accept-Encoding: identity), but storage serves an object with the coding it was stored
- * with (S3's Content-Encoding metadata) whatever the request asks: a review's gzipped STL was kept as
- * it came and refused as "gzip-compressed data, not an STL mesh", six times.
- */
-export function contentCoding(headers: IncomingHttpHeaders): string | undefined {
-  const codings = (headers['content-encoding'] ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c && c !== 'identity');
-  return codings.length > 0 ? codings.join(', ') : undefined;
-}
+export { contentCoding } from './http-transport.js';
 
 /** Most times its coded size a decoded download may be, and at least this many bytes. */
 const MAX_DECODED_RATIO = 100;

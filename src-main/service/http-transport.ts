@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import { pipeFileBody, type FileBodySource } from './file-body.js';
@@ -144,10 +145,19 @@ export function sendStreaming(opts: SendOptions): Promise<HttpResponse & { body:
 }
 
 /**
- * Reads a small body whole; a body cut short is a TransportError (sent: the request had gone). With
- * listeners rather than the stream's async iterator, which costs a promise and more per chunk.
+ * Reads a small body whole, decoded when it came gzip-, deflate- or br-coded (the calls ask for none,
+ * Accept-Encoding: identity, but HTTP lets a server code its answer anyway: a review's gzipped JSON
+ * was "malformed", and a job the service had made was reported as may-exist). A body cut short is a
+ * TransportError (sent: the request had gone). With listeners rather than the stream's async
+ * iterator, which costs a promise and more per chunk.
  */
-export function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise<Buffer> {
+export async function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise<Buffer> {
+  const raw = await readRawBody(res, maxBytes);
+  const coding = contentCoding(res.headers);
+  return coding ? decodeSmall(raw, coding, maxBytes) : raw;
+}
+
+function readRawBody(res: HttpResponse, maxBytes: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const body = res.body as IncomingMessage;
     const chunks: Buffer[] = [];
@@ -181,6 +191,37 @@ export function readBody(res: HttpResponse, maxBytes = 4 * 1024 * 1024): Promise
     // Torn down without an end or an error of its own.
     body.once('close', cutOff);
   });
+}
+
+/** A small coded body decoded, within `maxBytes`; a coding not known or bytes that do not decode: a cut-off answer. */
+function decodeSmall(raw: Buffer, coding: string, maxBytes: number): Buffer {
+  const opts = { maxOutputLength: maxBytes };
+  try {
+    if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(raw, opts);
+    if (coding === 'deflate') return inflateSync(raw, opts);
+    if (coding === 'br') return brotliDecompressSync(raw, opts);
+  } catch (e) {
+    throw new TransportError(`the ${coding}-coded answer did not decode`, true, 'EBADCODING', { cause: e });
+  }
+  throw new TransportError(
+    `the answer came coded as "${coding}", which scan2mesh cannot decode`,
+    true,
+    'EBADCODING',
+  );
+}
+
+/**
+ * The content coding of an answer, or undefined for the file's own bytes. The request asks
+ * for none (Accept-Encoding: identity), but storage serves an object with the coding it was stored
+ * with (S3's Content-Encoding metadata) whatever the request asks: a review's gzipped STL was kept as
+ * it came and refused as "gzip-compressed data, not an STL mesh", six times.
+ */
+export function contentCoding(headers: IncomingHttpHeaders): string | undefined {
+  const codings = (headers['content-encoding'] ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  return codings.length > 0 ? codings.join(', ') : undefined;
 }
 
 /** Lets the socket go back to the pool without keeping the body. */

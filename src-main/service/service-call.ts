@@ -179,6 +179,7 @@ export class ServiceCaller {
       headers: {
         Authorization: `Bearer ${token}`,
         Accept: 'application/json, text/plain;q=0.9, */*;q=0.8',
+        'Accept-Encoding': 'identity',
         ...(call.body ? { 'Content-Type': 'application/json' } : {}),
       },
       ...(call.body ? { body: call.body } : {}),

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerResponse } from 'node:http';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { AppError } from '../../src-shared/errors.js';
 import { closeRecordingServers, recordingServer, type Seen } from './recording-server.test-support.js';
 import { runJob } from './run-job.test-support.js';
@@ -183,6 +184,49 @@ describe('ServiceClient follows service-interface.md to the letter', () => {
     const download = rest.at(-1);
     expect(download?.path).toBe('/bucket/out/0.stl?X-Amz-Signature=def');
     expect(download?.headers.authorization).toBeUndefined();
+  });
+
+  // A review: HTTP lets a server code its answer though the request asks for none. A gzipped job
+  // answer was "malformed JSON", and a job the service had made was reported as one that may exist.
+  it('reads JSON answers that come gzip-, deflate- or br-coded, having asked for none', async () => {
+    for (const coding of ['gzip', 'deflate', 'br'] as const) {
+      const code = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync }[coding];
+      let origin = '';
+      const inner = service(() => origin);
+      const srv = await scripted((req, res) => {
+        // Every JSON answer of the service and of its sign-in, coded.
+        const writeHead = res.writeHead.bind(res);
+        const end = res.end.bind(res);
+        let json = false;
+        res.writeHead = ((status: number, headers: Record<string, string | number> = {}) => {
+          json = String(headers['Content-Type']).startsWith('application/json');
+          if (!json) return writeHead(status, headers);
+          const { 'Content-Length': _length, ...rest } = headers;
+          return writeHead(status, { ...rest, 'Content-Encoding': coding });
+        }) as typeof res.writeHead;
+        res.end = ((body?: string | Buffer) =>
+          json && body !== undefined ? end(code(Buffer.from(body))) : end(body)) as typeof res.end;
+        inner(req, res);
+      });
+      origin = srv.origin;
+      const c = client(origin);
+      await withTempDir(async (dir) => {
+        const res = await runJob(
+          c,
+          {
+            inputs: { cbct: { extension: '.dcm' } },
+            meshes: [{ extension: '.stl', structures: ['mandible'] }],
+          },
+          { cbct: SCAN },
+          dir,
+          { poll: { initialMs: 10, maxMs: 20 } },
+        );
+        expect(res.outputs[0]?.path, coding).toBe(join(dir, 'mandible.stl'));
+      });
+      c.close();
+      const calls = srv.seen.filter((r) => !r.path.startsWith('/bucket/'));
+      expect(calls.every((r) => r.headers['accept-encoding'] === 'identity')).toBe(true);
+    }
   });
 
   it('reads /testAuth as a JSON array holding one string', async () => {

@@ -1,3 +1,4 @@
+import { stillComing } from './output-status.js';
 import type { z } from 'zod';
 import { AppError } from '../../src-shared/errors.js';
 import { OUTPUT_AVAILABLE, type MeshResult, type PollResult } from '../../src-shared/job-spec.js';
@@ -128,9 +129,11 @@ export class JobFailedError extends AppError {
 }
 
 /**
- * success: false, or no output Available, is a failed job, told in the service's words. A finished
- * job with some outputs Available and others not is not failed here: the output phase saves the
- * meshes the service made and then fails the job naming those it did not (unavailableOutput).
+ * success: false, or no output Available or still coming, is a failed job, told in the service's
+ * words. A finished job with some outputs Available and others not is not failed here: the output
+ * phase saves the meshes the service made, waits a while for those still coming (a review: a job
+ * whose one mesh was Pending was failed at once, and its retry made and billed a second job), and
+ * then fails the job naming those it did not make (unavailableOutput).
  */
 export function checkFinished(jobId: string, result: PollResult): void {
   if (!result.success) {
@@ -142,7 +145,7 @@ export function checkFinished(jobId: string, result: PollResult): void {
     );
   }
   const meshes = result.outputFiles?.meshes ?? [];
-  if (meshes.length > 0 && meshes.every((m) => m.status !== OUTPUT_AVAILABLE))
+  if (meshes.length > 0 && meshes.every((m) => m.status !== OUTPUT_AVAILABLE && !stillComing(m.status)))
     throw new AppError(
       'job-failed',
       `Job ${jobId} finished with no mesh available: ${unavailableOutput(meshes[0] as MeshResult)}.`,

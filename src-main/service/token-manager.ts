@@ -157,7 +157,11 @@ export class TokenManager {
         const res = await send({
           method: 'POST',
           url: this.cfg.tokenUrl,
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+            'Accept-Encoding': 'identity',
+          },
           body,
           agents: this.cfg.agents,
           idleTimeoutMs: this.cfg.idleTimeoutMs,

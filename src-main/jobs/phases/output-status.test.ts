@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stillComing } from './output.js';
+import { stillComing } from '../../service/output-status.js';
 
 describe('an output status', () => {
   it('is still coming when it says the file is on its way, not when it says it will not come', () => {

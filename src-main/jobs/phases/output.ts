@@ -4,6 +4,7 @@ import { OUTPUT_AVAILABLE, type MeshResult, type PollResult } from '../../../src
 import type { ResolvedConnection } from '../../connections/connection-resolver.js';
 import { PresignedRefusedError } from '../../service/service-client.js';
 import { matchResults, notListed } from '../../service/result-match.js';
+import { stillComing } from '../../service/output-status.js';
 import { unavailableOutput } from '../../service/service-errors.js';
 import { errorOf, isUnknownJob } from '../job-errors.js';
 import { removeJobPackage } from '../job-leftovers.js';
@@ -198,23 +199,6 @@ export function matchResult(job: JobRecord, idx: number, result: PollResult): Me
 }
 
 /**
- * An output status saying the file is still being made or delivered ("Pending", "Processing"...): the
- * interface shows only Available, and a review's service listing Pending outputs of a finished job had
- * them taken for not made at once, then a plain retry sent the whole job again (billed twice).
- */
-const STILL_COMING =
-  /pend|progress|process|queue|wait|upload|running|prepar|generat|creat|not.?ready|schedul|start/i;
-/**
- * ...unless it also says the file will not come ("Processing failed", "Upload error", "Could not
- * process") or that its step is over ("Processed").
- */
-const FINAL =
-  /fail|error|refus|reject|abort|cancel|expire|invalid|unavailable|missing|not.?found|denied|skip|unprocess|not.?\w*process|could.?not|cannot|can.?t|processed|generated|created|uploaded|done|complete|finish/i;
-
-/** Whether a status says the file is on its way rather than not made. */
-export const stillComing = (status: string): boolean => STILL_COMING.test(status) && !FINAL.test(status);
-
-/**
  * How long a finished job's outputs may be listed as still coming before they count as not made: a
  * service delivers its files within minutes of finishing; the step's own give-up time is 12 hours.
  */
@@ -246,7 +230,12 @@ function partialResult(
   missing: MeshResult[],
 ): AppError {
   const made = job.outputs.length - missing.length;
-  const saved = made === 1 ? 'The mesh it made is saved' : `The ${made} meshes it made are saved`;
+  const saved =
+    made === 0
+      ? 'Nothing was saved'
+      : made === 1
+        ? 'The mesh it made is saved'
+        : `The ${made} meshes it made are saved`;
   const local = conn.kind === 'local-engine';
   const why = missing.map((m) => unavailableOutput(m, local)).join('. ');
   // The local engine's refusals are final and its own (no service, no operator, no job id to quote).
