@@ -45,6 +45,9 @@ if mode == 'values':
 elif mode == 'bad-rows':
     del ds[0x00280010]
     elems = [raw(0x00280010, 'LO', b'512 LKROWS ')]
+elif mode == 'long-ds':
+    del ds[0x00200032]
+    elems = [raw(0x00200032, 'DS', b'-125.123456789012\\-125.123456789012\\0.000000196503125 ')]
 elif mode == 'bad-slope':
     del ds[0x00281053]
     elems = [raw(0x00281053, 'DS', b'1 LKSLOPE ')]
@@ -121,6 +124,28 @@ print(json.dumps({'type': list(d.ImageType), 'rows': d.Rows, 'kvp': 'KVP' in d, 
     expect((slope as Error).message).toMatch(
       /one of its files has a Rescale Slope that is not a valid value/,
     );
+  });
+
+  // A review: positions written with 17 characters (pydicom and the app read them) made the
+  // de-identified package fail after the job had started; without de-identification they were sent.
+  it('writes a needed number longer than DS allows again within 16 characters, to the same value', async () => {
+    const path = join(fresh('long-ds-out'), 'out.dcm');
+    writeFileSync(path, await deidentified(craft('long-ds')));
+    const read = python<{ raw: string; values: number[] }>(
+      String.raw`
+import sys, json, pydicom
+d = pydicom.dcmread(sys.argv[1])
+print(json.dumps({'raw': d.get_item(0x00200032).value.decode('latin1'), 'values': [float(v) for v in d.ImagePositionPatient]}))`,
+      [path],
+    );
+    expect(
+      read.raw
+        .trim()
+        .split('\\')
+        .every((v) => v.length <= 16),
+    ).toBe(true);
+    const expected = [-125.123456789012, -125.123456789012, 0.000000196503125];
+    read.values.forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThan(1e-9));
   });
 
   it('replaces UIDs under the DICOM root unless they name a class', async () => {

@@ -223,13 +223,17 @@ export function checkedValue(v: KeptValue): Uint8Array | undefined {
   // checked as one (a switch on CS alone removed it, and a CT in US units was then read as HU).
   if (vr === 'CS' || KEPT_CODE_TAGS.has(v.tag)) return checkedCodes(v.tag, values);
   switch (vr) {
-    case 'DS':
-      if (!values.every((s) => s.length <= 16 && (s === '' || DS_VALUE.test(s)))) return undefined;
+    case 'DS': {
+      if (!values.every((s) => s === '' || DS_VALUE.test(s))) return undefined;
       // A slice's thickness and spacing are millimetres, not eight digits of a record number: past
       // what any scanner writes they are sent empty (both are Type 2 or 3).
       if (SLICE_MILLIMETRES.has(v.tag) && values.some((s) => !(Math.abs(Number(s)) <= MAX_SLICE_MM)))
         return new Uint8Array(0);
-      return asIs;
+      // A number written with more than DS's 16 characters (pydicom reads it, and so does the app)
+      // is written again within them: the file was refused after the job had started (a review).
+      if (values.every((s) => s.length <= 16)) return asIs;
+      return Buffer.from(padEven(values.map((s) => (s.length <= 16 ? s : within16(s))).join('\\')), 'latin1');
+    }
     case 'IS':
       if (!values.every((s) => s.length <= 12 && (s === '' || IS_VALUE.test(s)))) return undefined;
       return v.tag === SERIES_NUMBER ? renumberedSeries(values) : asIs;
@@ -274,6 +278,18 @@ function checkedCodes(tag: number, values: string[]): Uint8Array | undefined {
     if (!values.every((s) => ok(s) && (!isTerm || s.trim() === '' || isTerm(s.trim())))) return undefined;
   }
   return Buffer.from(padEven(kept.join('\\')), 'latin1');
+}
+
+/** A decimal number in at most 16 characters, to the precision they hold (15 significant digits or more). */
+function within16(s: string): string {
+  const n = Number(s.trim());
+  const plain = String(n).replace('e', 'E');
+  if (plain.length <= 16) return plain;
+  for (let digits = 15; digits > 1; digits--) {
+    const t = n.toPrecision(digits).replace('e', 'E');
+    if (t.length <= 16) return t;
+  }
+  return n.toExponential(1).toUpperCase();
 }
 
 function padEven(s: string): string {
