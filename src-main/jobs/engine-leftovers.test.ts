@@ -1,6 +1,6 @@
 // The embedded local engine's job folder (a copy of the scan while it runs) goes with its app job: a
 // review found it kept after `remove` of a job interrupted mid-processing, resumed by the next engine.
-import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,13 @@ describe("the embedded engine's job folders", () => {
     const [done] = await m.waitFor([job!.id]);
     expect(done?.state).toBe('done');
     await expect.poll(engineJobsOnDisk, { timeout: 30_000 }).toEqual([]);
+    expect(await readdir(join(embeddedEngineDir(dataDir), 'jobs'))).toEqual([]);
+    // One an older version left (it kept them 7 days) goes with `prune`, and is listed.
+    const left = join(embeddedEngineDir(dataDir), 'jobs', done!.remoteJobId!);
+    await mkdir(join(left, 'work'), { recursive: true });
+    await writeFile(join(left, 'work', 'mesh-1-mandible.stl'), 'solid mandible\n');
+    const pruned = await m.prune();
+    expect(pruned).toContainEqual(expect.objectContaining({ kind: 'engine job', path: left }));
     expect(await readdir(join(embeddedEngineDir(dataDir), 'jobs'))).toEqual([]);
     await m.close();
     await engine.close();

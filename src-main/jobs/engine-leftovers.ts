@@ -5,6 +5,7 @@ import { embeddedEngineDir } from '../platform/paths.js';
 import type { Leftover } from './job-leftovers.js';
 import { sizeOf } from '../platform/size-of.js';
 import type { JobRecord } from './job-record.js';
+import type { RunningEngine } from '../engine/local-engine.js';
 
 /**
  * What the embedded local engine (the app's and web mode's, in the data folder's engine/) keeps of
@@ -37,18 +38,32 @@ export function engineJobOf(rec: JobRecord): string | undefined {
   return rec.remoteJobId !== undefined && ENGINE_JOB_ID.test(rec.remoteJobId) ? rec.remoteJobId : undefined;
 }
 
-async function removeEngineFolder(dataDir: string, engineJobId: string, jobId: string): Promise<Leftover[]> {
+/**
+ * Removes an engine job's folder: through the engine when it runs in this process (`engine`), which
+ * stops processing it first and forgets it, else the folder alone (no engine on it here).
+ */
+async function removeEngineFolder(
+  dataDir: string,
+  engineJobId: string,
+  jobId: string,
+  engine?: Pick<RunningEngine, 'discard'>,
+): Promise<Leftover[]> {
   const path = join(engineJobsDir(dataDir), engineJobId);
   const bytes = await sizeOf(path);
+  if (engine) await engine.discard(engineJobId);
   if (bytes === null) return [];
   await rm(path, { recursive: true, force: true, maxRetries: 3 });
   return [{ kind: 'engine job', path, bytes, jobId }];
 }
 
-/** A removed app job's engine job folder, scan copy and all. */
-export function removeEngineJob(dataDir: string, rec: JobRecord): Promise<Leftover[]> {
+/** An app job's engine job folder, scan copy and all (removed, canceled or done: see job-files.ts). */
+export function removeEngineJob(
+  dataDir: string,
+  rec: JobRecord,
+  engine?: Pick<RunningEngine, 'discard'>,
+): Promise<Leftover[]> {
   const engineJobId = engineJobOf(rec);
-  return engineJobId ? removeEngineFolder(dataDir, engineJobId, rec.id) : Promise.resolve([]);
+  return engineJobId ? removeEngineFolder(dataDir, engineJobId, rec.id, engine) : Promise.resolve([]);
 }
 
 /**

@@ -82,7 +82,7 @@ export class JobFiles {
       ...(await removePackage(this.packagesDir, rec.id)),
       ...(await removePartialDownloads(rec)),
       ...(await removeStagedDrops(this.stagingDir, rec, () => this.store.list(), mayPackageAgain)),
-      ...(await removeEngineJob(this.dataDir, rec)),
+      ...(await this.discardEngineJob(rec)),
     ];
   }
 
@@ -118,12 +118,10 @@ export class JobFiles {
   }
 
   /** Through the engine when it runs here (it stops processing first), else its folder alone. */
-  private async discardEngineJob(rec: JobRecord): Promise<void> {
-    const engineJobId = engineJobOf(rec);
-    if (!engineJobId) return;
+  private async discardEngineJob(rec: JobRecord): Promise<Leftover[]> {
+    if (!engineJobOf(rec)) return [];
     const engine = await this.engine.runningLocalEngine?.()?.catch(() => undefined);
-    if (engine) await engine.discard(engineJobId);
-    else await removeEngineJob(this.dataDir, rec);
+    return removeEngineJob(this.dataDir, rec, engine);
   }
 
   /**
@@ -148,6 +146,11 @@ export class JobFiles {
         )),
       );
     removed.push(...(await removeStaleDrops(this.stagingDir, () => this.store.list(), PRUNE_DROP_AGE_MS)));
+    // Those of jobs done or canceled before their engine job went with them (older versions).
+    for (const job of jobs.filter(
+      (j) => (j.state === 'done' || j.state === 'canceled') && !this.isRunning(j.id),
+    ))
+      removed.push(...(await this.discardEngineJob(job)));
     removed.push(...(await pruneEngineJobs(this.dataDir, () => this.store.list())));
     if (removed.length > 0) this.logger.info('pruned', { items: removed.length });
     return removed;
