@@ -46,6 +46,20 @@ describe('tissue classes shown to exist before a surface is named after them', (
     expect(t.absent.bone?.action).toMatch(/skull and all_teeth only on scans that include the bone/);
   });
 
+  it('says so when signed values were read as unsigned (air at 64,512), for every class', () => {
+    // A review: such a scan was refused as having "no bone", and a skin "against no air".
+    // As the volume reader holds unsigned 16-bit values: in floats (an Int16Array would wrap them back).
+    const wrapped = { ...head, data: Float32Array.from(head.data, (v) => (v < 0 ? v + 65536 : v)) };
+    const t = thresholds(wrapped);
+    expect(t.absent.bone?.message).toMatch(
+      /^The values of this scan lie at both ends of the range of 16-bit numbers \(\d+ % below 16,384, \d+ % above 49,152\) with nothing between: negative values read as unsigned ones look so/,
+    );
+    for (const c of ['teeth', 'airway', 'soft-tissue'] as const) expect(t.absent[c]).toEqual(t.absent.bone);
+    expect(t.absent.bone?.action).toMatch(/Pixel Representation/);
+    // The same values stored unsigned the usual way (HU + 1024) are a scan like any other.
+    expect(thresholds({ ...head, data: Float32Array.from(head.data, (v) => v + 1024) }).absent).toEqual({});
+  });
+
   it('keeps an uncalibrated copy of the real head working: teeth where they are, nothing refused', () => {
     // As a CBCT device without Hounsfield calibration might write it: (HU + 1024) / 2 + 200.
     const grey = edit(head, (v) => Math.floor((v + 1024) / 2) + 200);

@@ -122,6 +122,29 @@ function valueRange(h: Histogram, padding: boolean): [number, number] {
 
 const num = (v: number): string => String(Math.round(v));
 
+/** Where signed 16-bit values read as unsigned land: 0 to 32,767 as they are, below 0 from 32,768 up. */
+const WRAP_LOW = 16_384;
+const WRAP_HIGH = 49_152;
+
+/**
+ * Signed values read as unsigned (a file that says Pixel Representation 0 of signed pixels): air at
+ * -1,024 reads as 64,512, tissue and bone stay near 0 to 3,000, and nothing lies between. A review's
+ * such scan was refused as having "no bone" and a skin "against no air", which sent the user looking
+ * for what was not wrong. Said as what it is, for every class, before any work.
+ */
+function wrappedSigned(h: Histogram, padding: boolean, lo: number, hi: number): Absence | null {
+  if (lo < 0 || hi < WRAP_HIGH) return null;
+  const low = shareBelow(h, WRAP_LOW, padding);
+  const high = 1 - shareBelow(h, WRAP_HIGH, padding);
+  const middle = 1 - low - high;
+  if (low < 0.01 || high < 0.01 || middle > 0.001) return null;
+  return {
+    message: `The values of this scan lie at both ends of the range of 16-bit numbers (${Math.round(low * 100)} % below ${WRAP_LOW.toLocaleString('en-US')}, ${Math.round(high * 100)} % above ${WRAP_HIGH.toLocaleString('en-US')}) with nothing between: negative values read as unsigned ones look so (air at -1,024 reads as 64,512), as when files store signed pixels but say they are unsigned (Pixel Representation 0). No tissue can be told apart on such values.`,
+    action:
+      'Export the scan again from the scanner or PACS; if it still looks so, its files misstate their pixel format (Pixel Representation): tell the maker of the software that wrote them.',
+  };
+}
+
 /**
  * The classes this scan does not show, each with the reason. `scale` is null when the histogram
  * gave no air and soft-tissue peaks that pass airApartFromTissue (and no Hounsfield scale).
@@ -134,6 +157,8 @@ export function absentClasses(
   hounsfieldPossible: boolean,
 ): Absent {
   const [lo, hi] = valueRange(h, t.padding);
+  const wrapped = wrappedSigned(h, t.padding, lo, hi);
+  if (wrapped) return { bone: wrapped, teeth: wrapped, airway: wrapped, 'soft-tissue': wrapped };
   const range = `its values stay between ${num(lo)} and ${num(hi)}`;
   const askBone = 'Ask for skull and all_teeth only on scans that include the bone of the head.';
   const askAir = 'Ask for airway and soft_tissue only on scans that show the air in and around the head.';
