@@ -1,14 +1,15 @@
 // The names a job gets from its series: sent de-identified, never the Series Description (free text
 // that can name the patient, "CT HEAD DOE JANE"), in the list or in the folders {series} makes.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { sanitizeFileNamePart } from '../../src-shared/job-spec.js';
 import { DEFAULT_NAMING_TEMPLATE } from '../../src-shared/job-states.js';
 import { ScanService } from '../scans/scan-service.js';
-import { phantomFiles } from '../scans/scans.test-support.js';
+import { PHANTOM_DIR, phantomFiles } from '../scans/scans.test-support.js';
 import { writeZip } from '../scans/zip.test-support.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import { DICOM } from './jobs.test-support.js';
@@ -57,6 +58,36 @@ describe('newJobs, series names', () => {
   });
 });
 
+// A review: jobs submitted with paths relative to where the command ran, resumed by a command run
+// elsewhere (or by the app), failed as "no longer where they were", the files untouched.
+describe('newJobs, where the scan is', () => {
+  it('records the scan by absolute paths, which find the same series from anywhere', async () => {
+    const given = relative(process.cwd(), PHANTOM_DIR);
+    expect(isAbsolute(given)).toBe(false);
+    const scans = new ScanService({ tempDir: mkdtempSync(join(tmpdir(), 'new-jobs-')) });
+    const { series } = await scans.intake([given]);
+    const [job] = newJobs(
+      {
+        seriesIds: [series[0]!.id],
+        meshes: [{ structures: ['skull'], extension: '.stl' }],
+        deidentify: false,
+      },
+      'b1',
+      { profileId: 'local', profileName: 'Local engine' },
+      { outputDir: '/out', namingTemplate: DEFAULT_NAMING_TEMPLATE },
+      scans,
+      {},
+    );
+    expect(job!.sourceFiles.length).toBeGreaterThan(0);
+    expect(job!.sourceFiles.every((f) => isAbsolute(f) && f.startsWith(PHANTOM_DIR))).toBe(true);
+    const again = new ScanService({ tempDir: mkdtempSync(join(tmpdir(), 'new-jobs-')) });
+    const read = await again.intake(job!.sourceFiles);
+    expect(read.series.map((s) => s.id)).toEqual([series[0]!.id]);
+    await scans.dispose();
+    await again.dispose();
+  });
+});
+
 describe('newJobs, scan names of archives', () => {
   // A zip with its slices at its root was named after the drop's temporary unpack folder, "a0", for
   // every drop: different patients' scans all alike (a review). The user knows the archive's name.
@@ -84,6 +115,23 @@ describe('newJobs, scan names of archives', () => {
     // One drop each (the same slices in one drop are one series, sent once).
     for (const path of [flat, inFolder, nested, gz, zipGz]) names.push(...(await scanNames([path])));
     expect(names).toEqual(expected);
+  });
+
+  // A review: loose files dropped on web mode's page were named after its drop folder, a random id.
+  it("names loose files in web mode's drop folder by their first and last names, a folder by its name", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'new-jobs-loose-'));
+    const drop = join(dir, randomUUID());
+    const folder = join(dir, 'patient12');
+    for (const d of [drop, folder]) mkdirSync(d);
+    const names = ['slice007.dcm', 'slice008.dcm', 'slice009.dcm'];
+    phantomFiles()
+      .slice(0, 3)
+      .forEach((f, i) => {
+        copyFileSync(f, join(drop, names[i]!));
+        copyFileSync(f, join(folder, names[i]!));
+      });
+    expect(await scanNames(names.map((n) => join(drop, n)))).toEqual(['slice007–slice009']);
+    expect(await scanNames(names.map((n) => join(folder, n)))).toEqual(['patient12']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { SubmitJobsRequest } from '../../src-shared/jobs.js';
 import { scanFileStem } from '../scans/scan-file-name.js';
@@ -44,7 +44,8 @@ export function newJobs(
       seriesDescription: seriesNameOf(summary, r.deidentify, k),
       // What the user gave (a folder, a zip), not unpacked copies that vanish: enough to find the
       // series again under the same id after a restart, if its package has to be made again.
-      sourceFiles: scans.inputsOf(seriesId),
+      // Absolute: the job may be resumed by a command run from another folder, or by the app.
+      sourceFiles: scans.inputsOf(seriesId).map((p) => resolve(p)),
       meshes: r.meshes,
       deidentify: r.deidentify,
       ...(r.acceptBurnedIn ? { acceptBurnedIn: true } : {}),
@@ -74,10 +75,18 @@ function scanNameOf(patientName: string, files: string[], inputs: string[]): str
   const archive = inputs.length > 0 && inputs.every((i) => !unpacked.has(i)) ? inputs[0] : undefined;
   if (archive !== undefined) return scanFileStem(basename(archive)) || 'scan';
   const first = files[0] ?? 'scan';
-  return files.length === 1
-    ? basename(first).replace(/\.[^.]*$/, '') || 'scan'
-    : basename(dirname(first)) || 'scan';
+  const stem = (f: string): string => basename(f).replace(/\.[^.]*$/, '');
+  if (files.length === 1) return stem(first) || 'scan';
+  const folder = basename(dirname(first));
+  if (!STAGED_DROP.test(folder)) return folder || 'scan';
+  // Loose files dropped on web mode's page lie in its drop folder, named by a random id: the job was
+  // named by that id (a review). Named by its first and last files instead.
+  const names = files.map(stem).sort();
+  return `${names[0]}–${names.at(-1)}`;
 }
+
+/** A web-mode drop folder's name (transport/web-stage.ts): a random UUID. */
+const STAGED_DROP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The series as the list and the {series} field name it. Sent de-identified, by its place in the

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { ScanProblem, SeriesSummary } from '../../src-shared/scans.js';
 import { burnedInReason } from './burned-in.js';
 import { planeName } from './geometry.js';
@@ -23,7 +23,10 @@ export const isLossy = (transferSyntaxUid: string): boolean => LOSSY.has(transfe
 
 /** A stable id: the same files of the same series always get the same id. */
 export function seriesId(seriesUid: string, displayPaths: string[]): string {
-  return digest16(`${seriesUid}\n${lines([...displayPaths].sort())}`);
+  // Resolved: a job records its scan's paths absolute (new-jobs.ts), and the scan read again from
+  // them, from any folder, must get the id it had when given relative to where the command ran
+  // (a review: a batch resumed from another folder failed as "no longer where they were").
+  return digest16(`${seriesUid}\n${lines(displayPaths.map((p) => resolve(p)).sort())}`);
 }
 
 /** Each string followed by a newline, as one string: hashed in one update, not two per string. */

@@ -14,6 +14,13 @@ import {
 } from './job-format';
 import { useJobs } from './jobs-store';
 
+/** A time as people read it: the time of day, with the date when it is not today. */
+function timeOfDay(iso: string): string {
+  const at = new Date(iso);
+  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return at.toDateString() === new Date().toDateString() ? time : `${at.toLocaleDateString()} ${time}`;
+}
+
 /** One job: what it is, where it stands, how long it has taken, and what can be done with it. */
 export const JobRow = memo(function JobRow({
   job,
@@ -54,6 +61,9 @@ export const JobRow = memo(function JobRow({
           <div className="muted job-sub">
             {describeMeshes(job)} · {job.profileName}
             {job.deidentify ? ' · de-identified' : ''}
+            {/* When a result was made, for telling one attempt or one day's job from another. */}
+            {` · sent ${timeOfDay(job.createdAt)}`}
+            {job.finishedAt && terminal ? ` · ended ${timeOfDay(job.finishedAt)}` : ''}
           </div>
         </div>
         <div className="job-state">

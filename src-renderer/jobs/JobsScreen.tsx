@@ -67,7 +67,7 @@ export function JobsScreen() {
   const profiles = useConnections((s) => s.profiles);
   const outputDir = useApp((s) => s.settings?.outputDir);
   const summary = summarizeJobs(jobs);
-  const now = useNow(summary.active > 0);
+  const now = useNow(summary.active + summary.waiting > 0);
   useOnDiskChecks(jobs.filter((j) => isTerminal(j.state) && j.outputs.length > 0).length);
   const localIds = new Set(profiles.filter((p) => p.kind === 'local-engine').map((p) => p.id));
   const [filter, setFilter] = useState<StateFilter>('all');
@@ -90,7 +90,8 @@ export function JobsScreen() {
         <ScreenTitle>Jobs</ScreenTitle>
         {jobs.length > 0 && (
           <p className="muted" data-testid="jobs-summary" aria-live="polite">
-            {summary.active} running · {summary.done} done · {summary.failed} failed
+            {summary.active} running{summary.waiting > 0 ? ` · ${summary.waiting} waiting` : ''} ·{' '}
+            {summary.done} done · {summary.failed} failed
           </p>
         )}
         {(jobs.length > 0 || paused) && (

@@ -112,7 +112,11 @@ describe('job formatting', () => {
   it('sums up a list of jobs', () => {
     expect(
       summarizeJobs([job(), job({ state: 'done' }), job({ state: 'failed' }), job({ state: 'canceled' })]),
-    ).toEqual({ active: 1, done: 1, failed: 1 });
+    ).toEqual({ active: 0, waiting: 1, done: 1, failed: 1 });
+    expect(summarizeJobs([job({ state: 'processing' }), job({ state: 'uploading' })])).toMatchObject({
+      active: 2,
+      waiting: 0,
+    });
   });
 });
 

@@ -82,16 +82,27 @@ export function retriable(jobs: readonly JobView[], localProfiles: ReadonlySet<s
   return jobs.filter((j) => errorActions(j, localProfiles.has(j.profileId)).some((a) => a.kind === 'retry'));
 }
 
-export function summarizeJobs(jobs: readonly JobView[]): { active: number; done: number; failed: number } {
+/**
+ * Counts for the screen's head and the navigation: jobs under way, jobs waiting their turn (queued,
+ * or held by a paused batch: a review saw 22 held jobs counted as "running"), done and failed.
+ */
+export function summarizeJobs(jobs: readonly JobView[]): {
+  active: number;
+  waiting: number;
+  done: number;
+  failed: number;
+} {
   let active = 0;
+  let waiting = 0;
   let done = 0;
   let failed = 0;
   for (const j of jobs) {
     if (j.state === 'done') done++;
     else if (j.state === 'failed') failed++;
+    else if (j.state === 'queued') waiting++;
     else if (!isTerminal(j.state)) active++;
   }
-  return { active, done, failed };
+  return { active, waiting, done, failed };
 }
 
 /**

@@ -55,6 +55,14 @@ function NavCount({ screen }: { screen: Screen }) {
         <span className="sr-only"> running</span>
       </span>
     );
+  if (screen === 'jobs' && jobs.waiting > 0 && jobs.failed === 0)
+    return (
+      <span className="nav-count">
+        <span className="sr-only">, </span>
+        {jobs.waiting}
+        <span className="sr-only"> waiting</span>
+      </span>
+    );
   if (screen === 'jobs' && jobs.failed > 0)
     return (
       <span className="nav-count danger">

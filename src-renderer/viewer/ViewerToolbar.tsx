@@ -5,7 +5,7 @@ import { MESH_FILE_ACCEPT } from './mesh-format.js';
 import type { SceneController } from './scene-controller.js';
 import { STANDARD_VIEWS, VIEW_ORDER } from './standard-views.js';
 import { openMeshFiles } from './viewer-actions.js';
-import { clipPosition, unionBounds, useViewerStore } from './viewer-store.js';
+import { clipPosition, shownBounds, useViewerStore } from './viewer-store.js';
 import type { ClipAxis } from './viewer-store.js';
 
 const AXIS_LABELS: Record<ClipAxis, string> = {
@@ -44,7 +44,7 @@ function ClipControls() {
   const clip = useViewerStore((s) => s.clip);
   const setClip = useViewerStore((s) => s.setClip);
   const items = useViewerStore((s) => s.items);
-  const bounds = unionBounds(items);
+  const bounds = shownBounds(items);
   const k = { x: 0, y: 1, z: 2 }[clip.axis];
   const min = bounds ? bounds[k]! : 0;
   const max = bounds ? bounds[k + 3]! : 1;

@@ -27,7 +27,11 @@ export const MARKS = {
 };
 
 /** Each load keeps a core busy for seconds; more at once than the machine has cores only adds waiting. */
-const MAX_PARALLEL = Math.max(1, Math.min(2, navigator.hardwareConcurrency || 1));
+// `typeof`: this module is also loaded by unit tests outside a browser (Node 20 has no navigator).
+const MAX_PARALLEL = Math.max(
+  1,
+  Math.min(2, (typeof navigator === 'undefined' ? 1 : navigator.hardwareConcurrency) || 1),
+);
 
 /** Loads under way; `load` is null while queued or downloading (before a worker exists). */
 const running = new Map<string, { origin: 'job' | 'file'; load: MeshLoad | null }>();
@@ -163,8 +167,14 @@ export function openMeshFiles(files: readonly File[]): void {
  */
 export function syncJobMeshes(sources: readonly ViewerMeshSource[]): void {
   const wanted = new Set(sources.map((s) => s.id));
-  for (const item of useViewerStore.getState().items) {
-    if (item.origin === 'job' && !wanted.has(item.id)) removeMesh(item.id);
+  const leaving = useViewerStore.getState().items.filter((i) => i.origin === 'job' && !wanted.has(i.id));
+  for (const item of leaving) removeMesh(item.id);
+  // Another job's meshes: measurements and a clipping plane placed on the one before belong to that
+  // patient, not this one (a review saw one patient's ruler drawn across another's face).
+  if (leaving.length > 0) {
+    const store = useViewerStore.getState();
+    store.clearMeasurements();
+    store.setClip({ position: null });
   }
   for (const [id, { origin }] of [...running]) {
     if (origin === 'job' && !wanted.has(id)) cancelLoad(id);

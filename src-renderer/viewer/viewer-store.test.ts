@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clipPosition, distance, unionBounds, useViewerStore } from './viewer-store.js';
 import type { SceneItem } from './viewer-store.js';
+import { syncJobMeshes, type ViewerMeshSource } from './viewer-actions.js';
 
 function item(id: string, bounds: SceneItem['bounds']): SceneItem {
   return {
@@ -79,4 +80,41 @@ describe('viewer store', () => {
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ opacity: 0.5, colour: '#123456', bounds: [0, 0, 0, 2, 2, 2] });
   });
+
+  // A review: a hidden mesh far away put the plane where nothing was shown; the view went empty.
+  it('places an unplaced clipping plane among the shown meshes only', () => {
+    const s = useViewerStore.getState();
+    s.addItem(item('skull', [0, 0, 694, 10, 10, 828]));
+    s.addItem({ ...item('hidden', [0, 0, 10, 10, 10, 50]), visible: false });
+    expect(clipPosition(useViewerStore.getState().clip, useViewerStore.getState().items)).toBe(761);
+  });
+
+  // A review: one patient's measurement stayed listed, and drawn, over the next job's meshes.
+  it("drops the measurements and the plane's place when another job's meshes replace a job's", () => {
+    const s = useViewerStore.getState();
+    s.addItem({ ...item('job-a:0', [0, 0, 0, 100, 100, 100]), origin: 'job' });
+    s.setMeasuring(true);
+    s.addMeasurePoint([0, 0, 0]);
+    s.addMeasurePoint([30, 40, 0]);
+    s.setClip({ position: 50 });
+    syncJobMeshes([]);
+    expect(useViewerStore.getState().measure.measurements).toEqual([]);
+    expect(useViewerStore.getState().clip.position).toBeNull();
+    // The same job's meshes again (a list refreshed) keep them.
+    s.addItem({ ...item('job-b:0', [0, 0, 0, 100, 100, 100]), origin: 'job' });
+    s.addMeasurePoint([0, 0, 0]);
+    s.addMeasurePoint([30, 40, 0]);
+    syncJobMeshes(useViewerStore.getState().items.map((i) => ({ ...sourceOf(i) })));
+    expect(useViewerStore.getState().measure.measurements).toHaveLength(1);
+  });
 });
+
+function sourceOf(i: SceneItem): ViewerMeshSource {
+  return {
+    id: i.id,
+    name: i.name,
+    format: i.format,
+    structures: i.structures,
+    load: () => Promise.reject(new Error('not loaded here')),
+  };
+}

@@ -126,12 +126,20 @@ export const useViewerStore = create<ViewerState>()((set) => ({
   setViewFailure: (viewFailure) => set({ viewFailure }),
 }));
 
-/** The clipping plane's position in mm: the one chosen, else the middle of the scene on the axis. */
+/**
+ * The clipping plane's position in mm: the one chosen, else the middle of the shown meshes on the
+ * axis (a hidden mesh far away put the plane where nothing is shown, and the view went empty).
+ */
 export function clipPosition(clip: ClipState, items: readonly SceneItem[]): number {
   if (clip.position !== null) return clip.position;
-  const b = unionBounds(items);
+  const b = shownBounds(items);
   const k = { x: 0, y: 1, z: 2 }[clip.axis];
   return b ? (b[k]! + b[k + 3]!) / 2 : 0;
+}
+
+/** Union of the boxes of the shown items (what clipping and framing work on), or null. */
+export function shownBounds(items: readonly SceneItem[]): SceneItem['bounds'] | null {
+  return unionBounds(items.filter((i) => i.visible));
 }
 
 /** Union of the boxes of the given items, or null when there are none. */
