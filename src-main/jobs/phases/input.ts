@@ -28,13 +28,14 @@ interface Packed {
   record?: InputPatch;
 }
 
-/** Remote jobs created in a row because upload addresses were refused, before a person is needed. */
-const MAX_RECREATE = 3;
 /**
- * An upload address refused sooner than this after the service gave it was refused, not expired
- * (no storage hands out addresses that live under a minute): creating another job would only leave
- * one more job without input at a service that may bill per job, so a person decides.
+ * Remote jobs created on the app's own because an upload address an earlier run was given had
+ * expired (the app was closed meanwhile): one. Each job left without its scan may be billed, so
+ * anything more is a person's decision (a review: a long upload whose address expired midway
+ * made four jobs in a row, each uploaded and refused alike).
  */
+const MAX_RECREATE = 1;
+/** Under this, a refused address cannot have expired (no storage hands out addresses living less). */
 const FRESH_ADDRESS_MS = 60_000;
 
 export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
@@ -85,21 +86,14 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
         break;
       } catch (e) {
         if (!(e instanceof PresignedRefusedError)) throw e;
-        if (addressesAt !== undefined && Date.now() - addressesAt < FRESH_ADDRESS_MS)
-          throw refusedFreshAddress(job, Math.round((Date.now() - addressesAt) / 1000), e);
-        // The upload address expired before the upload was done (it was given by an earlier run, or
-        // long ago): nothing was processed, so a new job is created (service-interface.md leaves
-        // address lifetimes open). Not endlessly: a service whose addresses are always refused needs
-        // a person.
-        if (++run.recreated > MAX_RECREATE)
-          throw new AppError(
-            'service',
-            `The service refused ${run.recreated} fresh upload addresses in a row.`,
-            {
-              action:
-                "Check the computer's clock and date, then retry; if it happens again, tell the service operator.",
-            },
-          );
+        // An address this run was given: refused, or expired while the scan was being sent (a new
+        // job's would go the same way). No other job is made on the app's own.
+        if (addressesAt !== undefined || run.recreated >= MAX_RECREATE)
+          throw refusedAddress(job, addressesAt, e);
+        // Given by an earlier run (the app was closed meanwhile): expired before anything was sent
+        // and nothing was processed, so one new job is made (service-interface.md leaves address
+        // lifetimes open).
+        run.recreated++;
         job = await dropRemote(run, job, 'submitting', 'the upload address expired');
       }
     }
@@ -119,14 +113,21 @@ export async function sendInput(run: JobRun, start: JobRecord): Promise<void> {
   }
 }
 
-/** Storage refused an address the service had just given: no new job is created on its own. */
-function refusedFreshAddress(job: JobRecord, seconds: number, e: PresignedRefusedError): AppError {
+/** Storage refused an upload address: the job fails, naming the service job left without its scan. */
+function refusedAddress(job: JobRecord, givenAt: number | undefined, e: PresignedRefusedError): AppError {
+  const seconds = givenAt === undefined ? undefined : Math.round((Date.now() - givenAt) / 1000);
+  const when =
+    seconds === undefined
+      ? ''
+      : seconds * 1000 < FRESH_ADDRESS_MS
+        ? ` ${seconds} s after the service gave its address`
+        : ` ${seconds} s after the service gave its address (it may have expired while the scan was being sent)`;
   return new AppError(
     'service',
-    `Storage refused the upload (${e.status}${e.detail}) ${seconds} s after the service gave its address, too soon for the address to have expired. The service job ${job.remoteJobId ?? ''} is left without its scan; no other job was created, as the service may bill per job.`,
+    `Storage refused the upload (${e.status}${e.detail})${when}. The service job ${job.remoteJobId ?? ''} is left without its scan; no other job was created, as the service may bill per job.`,
     {
       action:
-        "Check the computer's clock and date, then retry the job (it asks the service for a new job and address); if it happens again, tell the service operator.",
+        "Check the computer's clock and date, then retry the job: it asks the service for a new job and address. If it happens again, tell the service operator (a long upload may need addresses that last longer).",
     },
   );
 }
