@@ -99,6 +99,7 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
       ...(platform.revealInFolder ? { revealInFolder: platform.revealInFolder.bind(platform) } : {}),
       localEngine: engine.get,
       runningLocalEngine: engine.peek,
+      keepPauses: true,
       // A job whose command line was killed is finished here, not shown as under way forever.
       adoptEveryMs: 15_000,
     });

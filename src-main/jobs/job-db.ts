@@ -103,6 +103,9 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE jobs ADD COLUMN submission_seq INTEGER NOT NULL DEFAULT 0;
    UPDATE jobs SET submission_seq = rowid;
    CREATE INDEX jobs_submission ON jobs(submission_seq);`,
+  // What the user paused (a batch by its id, the whole queue as '*'): held in memory only, a paused
+  // batch started by itself after a restart (a review).
+  `CREATE TABLE queue_holds (hold_key TEXT PRIMARY KEY NOT NULL);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

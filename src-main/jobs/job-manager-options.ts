@@ -38,4 +38,9 @@ export interface JobManagerOptions {
    * way forever; the command line's own queue does not (`scan2mesh resume` does it when asked).
    */
   adoptEveryMs?: number;
+  /**
+   * Keeps the user's pauses (the queue's, a batch's) in the job database, so that the app started
+   * again keeps them. The app's queue does; a command's does not (its `resume` is asked to run).
+   */
+  keepPauses?: boolean;
 }

@@ -39,7 +39,7 @@ export type { JobManagerOptions } from './job-manager-options.js';
 export class JobManager {
   private readonly runners: RunnerPool;
   private readonly live = new LiveProgress();
-  private readonly gate = new PauseGate();
+  private readonly gate: PauseGate;
   private readonly slots;
   private readonly files: JobFiles;
   private readonly feed: ChangeFeed;
@@ -54,6 +54,7 @@ export class JobManager {
     private readonly policy: QueuePolicy,
     private readonly logger: Logger,
   ) {
+    this.gate = new PauseGate(opts.keepPauses ? store : undefined);
     const s = settings.get();
     this.slots = queueSlots(opts.limits?.uploads ?? s.uploads, opts.limits?.downloads ?? s.downloads);
     this.files = new JobFiles(opts.dataDir, store, (id) => this.runners.has(id), logger, opts);
@@ -151,9 +152,7 @@ export class JobManager {
     return this.store.events(id);
   }
 
-  isPaused(): boolean {
-    return this.gate.isPaused;
-  }
+  isPaused = (): boolean => this.gate.isPaused;
 
   /** Jobs this process is running now. */
   running(): string[] {

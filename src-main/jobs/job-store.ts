@@ -292,6 +292,18 @@ export class JobStore {
     else this.stmts.releaseAll.run(owner);
   }
 
+  /** What the user paused, kept across restarts (slots.ts PauseGate): batch ids, or the whole queue. */
+  holds(): string[] {
+    return (this.db.prepare('SELECT hold_key FROM queue_holds').all() as { hold_key: string }[]).map(
+      (r) => r.hold_key,
+    );
+  }
+
+  setHold(key: string, held: boolean): void {
+    if (held) this.db.prepare('INSERT OR IGNORE INTO queue_holds (hold_key) VALUES (?)').run(key);
+    else this.db.prepare('DELETE FROM queue_holds WHERE hold_key = ?').run(key);
+  }
+
   /** Another connection committed since the last call (SQLite's data_version). */
   dataVersion(): number {
     return this.stmts.dataVersion.get() as number;

@@ -132,29 +132,53 @@ export interface JobGate {
  * under way go on to their end. A key (a batch id) can be held on its own, so one batch waits while
  * the others go on.
  */
+/** Where a PauseGate keeps its pauses: batch ids, and QUEUE_HOLD for the whole queue. */
+export interface HoldStore {
+  holds(): string[];
+  setHold(key: string, held: boolean): void;
+}
+
+/** The whole queue's pause among the holds (a batch id is a UUID, never this). */
+const QUEUE_HOLD = '*';
+
 export class PauseGate {
   private paused = false;
   private held = new Set<string>();
   private waiters = new Set<{ key: string | undefined; done: () => void }>();
+
+  /**
+   * `kept`: where the pauses are kept (the job database), so that a restart keeps them: held in
+   * memory only, a paused batch started by itself after the app was restarted (a review).
+   */
+  constructor(private readonly kept?: HoldStore) {
+    for (const key of kept?.holds() ?? []) {
+      if (key === QUEUE_HOLD) this.paused = true;
+      else this.held.add(key);
+    }
+  }
 
   get isPaused(): boolean {
     return this.paused;
   }
 
   pause(): void {
+    this.kept?.setHold(QUEUE_HOLD, true);
     this.paused = true;
   }
 
   resume(): void {
+    this.kept?.setHold(QUEUE_HOLD, false);
     this.paused = false;
     this.wake();
   }
 
   hold(key: string): void {
+    this.kept?.setHold(key, true);
     this.held.add(key);
   }
 
   release(key: string): void {
+    this.kept?.setHold(key, false);
     this.held.delete(key);
     this.wake();
   }
