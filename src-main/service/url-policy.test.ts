@@ -23,6 +23,17 @@ describe('mayCarryToken: where the bearer token may go', () => {
     expect(may('https://api.service.co.uk/n', 'https://eu.service.co.uk/v')).toBe(true);
   });
 
+  // A review: a notify address on another port of the service's own https host (given as an IP)
+  // was refused, and the job the service had made was left without its scan.
+  it("goes over https to the service's own host on another port, by name or by IP", () => {
+    expect(may('https://192.0.2.2:8443/notify', 'https://192.0.2.2/v')).toBe(true);
+    expect(
+      may('https://eu.virtualpatientengine.com:8443/n', 'https://eu.virtualpatientengine.com/24.06'),
+    ).toBe(true);
+    expect(may('http://192.0.2.2:8080/notify', 'https://192.0.2.2/v')).toBe(false);
+    expect(may('https://192.0.2.3:8443/notify', 'https://192.0.2.2/v')).toBe(false);
+  });
+
   it('never goes to another site, a shared public or cloud suffix, plain http or another port', () => {
     expect(may('https://evil.example/n', 'https://eu.virtualpatientengine.com/24.06')).toBe(false);
     expect(may('https://other.co.uk/n', 'https://eu.service.co.uk/v')).toBe(false);

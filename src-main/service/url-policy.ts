@@ -38,7 +38,8 @@ export function sameOrigin(a: URL, b: URL): boolean {
  * Whether the bearer token may be sent to `url`, an address the service named (the notify address,
  * §4: it "does need" the token), given the configured service address `base`. The interface does not
  * say the notify address is on the service's own host, so: the same origin; this computer's service
- * under another loopback name or port (localhost:8081 for 127.0.0.1:8080); or, over https, a host of
+ * under another loopback name or port (localhost:8081 for 127.0.0.1:8080); over https, the service's
+ * own host on another port, or a host of
  * the same registrable domain as the service (api.example.com for eu.example.com), by the Public
  * Suffix List with its private section, so that a shared cloud suffix (s3.amazonaws.com) never
  * counts as one site. Never anywhere else: a pre-signed storage address must not see the token.
@@ -49,8 +50,11 @@ export function mayCarryToken(url: URL, base: URL): boolean {
   // loopback addresses and ports is the same machine's.
   if (url.protocol === base.protocol && isLoopbackHost(url.hostname) && isLoopbackHost(base.hostname))
     return true;
-  if (url.protocol !== base.protocol || url.port !== base.port) return false;
-  if (url.protocol !== 'https:') return false;
+  if (url.protocol !== base.protocol || url.protocol !== 'https:') return false;
+  // The service's own host on another port (a review's notify address; an address given as an IP
+  // has no registrable domain): the same machine, the same party.
+  if (url.hostname === base.hostname) return true;
+  if (url.port !== base.port) return false;
   const site = getDomain(base.hostname, { allowPrivateDomains: true });
   return site !== null && getDomain(url.hostname, { allowPrivateDomains: true }) === site;
 }
