@@ -53,6 +53,8 @@ export const JobViewSchema = z.object({
   /** What the user calls the scan: patient name or file name, as shown in the app (never logged). */
   scanName: z.string(),
   seriesDescription: z.string(),
+  /** Where the scan came from on this computer: the file given, or the folder holding its files. */
+  source: z.string().optional(),
   /** The scan's series id in this session (scans.preview), so the result can be checked against it. */
   seriesId: z.string().optional(),
   meshes: z.array(MeshChoiceSchema),

@@ -1,5 +1,6 @@
 import type { JobView } from '../../src-shared/jobs.js';
 import type { JobProgress, JobRecord } from './job-record.js';
+import { sourceOf } from './job-source.js';
 
 /** What the UI shows of a job (src-shared JobViewSchema); `live` overlays progress not yet written. */
 export function toView(r: JobRecord, live?: JobProgress): JobView {
@@ -34,5 +35,7 @@ export function toView(r: JobRecord, live?: JobProgress): JobView {
   if (r.error) view.error = r.error;
   if (r.startedAt) view.startedAt = r.startedAt;
   if (r.finishedAt) view.finishedAt = r.finishedAt;
+  const source = sourceOf(r.sourceFiles);
+  if (source) view.source = source;
   return view;
 }

@@ -55,7 +55,7 @@ export const JobRow = memo(function JobRow({
       <div className="job-head">
         <div className="job-main">
           <div className="job-title">
-            <strong>{job.scanName}</strong>
+            <strong title={job.source ? `From ${job.source}` : undefined}>{job.scanName}</strong>
             {job.seriesDescription && <span className="muted"> · {job.seriesDescription}</span>}
           </div>
           <div className="muted job-sub">

@@ -47,7 +47,7 @@ describe('scan2mesh status', () => {
     let text = '';
     runStatus({}, { dataDir, out: (t) => (text += t) });
     expect(text).toContain(
-      'Creating job (stopped)  phantom (CT)  mandible.stl  -            was waiting: Job creation: the service answered 429. It asks to wait 24 h before trying again.',
+      'Creating job (stopped)  phantom (CT)  /scans/1.dcm  mandible.stl  -            was waiting: Job creation: the service answered 429. It asks to wait 24 h before trying again.',
     );
     store.transition(id, 'uploading', { remoteJobId: 'r-1' });
     db.close();
@@ -98,5 +98,39 @@ describe('scan2mesh status', () => {
     runStatus({ json: true }, { dataDir, out: (t) => (text += t) });
     const [entry] = (JSON.parse(text) as { jobs: { outputsOnDisk: string[] }[] }).jobs;
     expect(entry!.outputsOnDisk).toEqual(['saved', 'missing', 'changed']);
+  });
+
+  // A review: nine patients' jobs from p1/scan ... p9/scan were all "scan (Series N)" in `status`.
+  it('says where each scan came from, telling folders of one name apart', () => {
+    const db = openJobDatabase(dataDir);
+    const store = new JobStore(db);
+    const job = (n: number, sourceFiles: string[]) => ({
+      id: `a1b2c3d4-0000-4000-8000-00000000001${n}`,
+      batchId: 'b3',
+      profileId: 'local',
+      profileName: 'Local engine',
+      seriesId: `s${n}`,
+      scanName: 'scan',
+      seriesDescription: 'Series 1',
+      sourceFiles,
+      meshes: [{ structures: ['skull'], extension: '.stl' }],
+      deidentify: true,
+      outputDir: dataDir,
+      namingTemplate: '{scan}/{structures}{ext}',
+    });
+    store.insert([
+      job(1, ['/lab/p1/scan/IM1', '/lab/p1/scan/IM2', '/lab/p1/scan/sub/IM3']),
+      job(2, ['/lab/p2/scan/IM1', '/lab/p2/scan/IM2']),
+      job(3, ['/lab/archive.zip']),
+    ]);
+    db.close();
+    let text = '';
+    runStatus({ json: true }, { dataDir, out: (t) => (text += t) });
+    const jobs = (JSON.parse(text) as { jobs: { source?: string }[] }).jobs;
+    expect(jobs.map((j) => j.source)).toEqual(['/lab/p1/scan', '/lab/p2/scan', '/lab/archive.zip']);
+    text = '';
+    runStatus({}, { dataDir, out: (t) => (text += t) });
+    expect(text).toMatch(/FROM/);
+    for (const s of ['/lab/p1/scan', '/lab/p2/scan', '/lab/archive.zip']) expect(text).toContain(s);
   });
 });

@@ -59,11 +59,12 @@ export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: s
     JOB_STATE_LABELS[e.state] +
       (e.state !== 'done' && !isTerminal(e.state) && e.runningInPid === undefined ? ' (stopped)' : ''),
     e.seriesDescription ? `${e.scanName} (${e.seriesDescription})` : e.scanName,
+    tail(e.source ?? '-', 40),
     e.meshes.map((m) => m.structures.join('+') + m.extension).join(', '),
     e.remoteJobId ?? '-',
     detailOf(e),
   ]);
-  const head = ['ID', 'STATE', 'SCAN', 'MESHES', 'SERVICE JOB', 'DETAIL'];
+  const head = ['ID', 'STATE', 'SCAN', 'FROM', 'MESHES', 'SERVICE JOB', 'DETAIL'];
   const widths = head.map((h, i) =>
     Math.min(i === 2 ? 36 : 40, Math.max(h.length, ...rows.map((r) => (r[i] as string).length))),
   );
@@ -80,6 +81,10 @@ export function runStatus(opts: StatusOptions, io: { dataDir: string; out: (t: s
     );
   return 0;
 }
+
+/** The end of a long path, which tells folders of one name apart (…/p1/scan, …/p2/scan). */
+const tail = (text: string, max: number): string =>
+  text.length <= max ? text : `…${text.slice(-(max - 1))}`;
 
 function detailOf(e: StatusEntry): string {
   if (e.state === 'failed') return e.error?.message ?? '';
