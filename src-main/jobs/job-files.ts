@@ -113,7 +113,7 @@ export class JobFiles {
       );
       await this.discardEngineJob(now);
     } catch (e) {
-      this.logger.warn('a canceled job’s files could not be removed', { jobId: rec.id, error: String(e) });
+      this.logger.warn('an ended job’s files could not be removed', { jobId: rec.id, error: String(e) });
     }
   }
 
