@@ -23,8 +23,8 @@ interface ServiceInKb {
   hold: boolean;
   /** While set, every mesh is sent without its last byte (it still ends with the last chunk). */
   cutLastByte: boolean;
-  /** While set, storage refuses every download as expired (403), as S3 does. */
-  refuseDownloads: boolean;
+  /** While set, storage refuses every download as expired (403, as S3 does; or the status given). */
+  refuseDownloads: boolean | number;
   /** While set, the finished job's answer lists this record twice, the copy for another file. */
   listTwice: number | undefined;
   /** Resolves at the first poll answered while held: the job is processing. */
@@ -53,7 +53,9 @@ async function serviceInKb(engine: RunningEngine): Promise<ServiceInKb> {
         self.downloads.push(url.split('?')[0] as string);
         if (self.refuseDownloads)
           return void res
-            .writeHead(403, { 'Content-Type': 'application/xml' })
+            .writeHead(self.refuseDownloads === true ? 403 : self.refuseDownloads, {
+              'Content-Type': 'application/xml',
+            })
             .end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
       }
       const upstream = request(
@@ -192,6 +194,23 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(/Request has expired.*It was refused again with a fresh address/);
     expect(service.downloads.length - before).toBe(2);
+  });
+
+  // A review: a storage that answers a refused signature 401 failed the job at once, advising a new
+  // (billed) one, where fresh addresses were what was needed, as for 403.
+  it('takes a 401 from storage as a refused address too: one fresh poll, then a clear failure', async () => {
+    service.cutLastByte = false;
+    service.refuseDownloads = 401;
+    const before = service.downloads.length;
+    const job = await submitMultiframe(
+      [{ structures: ['mandible'], extension: '.stl' }],
+      '{jobId}/{structures}{ext}',
+    );
+    const [failed] = await h.manager.waitFor([job.id]);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.error?.message).toMatch(/It was refused again with a fresh address/);
+    expect(service.downloads.length - before).toBe(2);
+    service.refuseDownloads = false;
   });
 
   it('asks again for an output the service lists as still coming, and saves it once it is there', async () => {

@@ -87,4 +87,27 @@ describe('TokenManager', () => {
       destroyAgents(agents);
     }
   });
+
+  it('reads expires_in given as a string of digits as its number', async () => {
+    let asked = 0;
+    server = createServer((_req, res) => {
+      asked++;
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ access_token: `t${asked}`, token_type: 'Bearer', expires_in: '86400' }));
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const agents = createAgents();
+    try {
+      const tokens = tokensFrom(
+        new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
+        agents,
+      );
+      expect(await tokens.get()).toBe('t1');
+      expect(await tokens.get()).toBe('t1');
+      expect(asked).toBe(1);
+    } finally {
+      destroyAgents(agents);
+    }
+  });
 });

@@ -12,8 +12,21 @@ import { safeUrl } from './url-policy.js';
 const TokenResponseSchema = z.looseObject({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
-  /** §5.5 and §8.1: a token lives 24 hours. An answer without expires_in is taken at that word. */
-  expires_in: z.number().positive().default(86_400),
+  /**
+   * §5.5 and §8.1: a token lives 24 hours. An answer without expires_in is taken at that word; one
+   * that gives it as a string of digits ("86400", as some identity providers do) is read as its
+   * number (a review's was refused as "no usable token", and asked again for hours).
+   */
+  expires_in: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*\d+(\.\d+)?\s*$/)
+        .transform(Number),
+    ])
+    .pipe(z.number().positive())
+    .default(86_400),
 });
 
 /** What identity providers (Auth0 among them) say when they refuse: read only to explain. */

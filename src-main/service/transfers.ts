@@ -236,7 +236,10 @@ export class Transfers {
         const res = await attempt();
         if (res === 'done') return;
         const detail = 'detail' in res ? res.detail : await errorDetail(res);
-        if (res.status === 403) throw new PresignedRefusedError(what, res.status, detail);
+        // 401 too: storage that takes no token answers a refused signature either way (a review's
+        // 401 failed the job at once, advising a new one, while fresh addresses would have done).
+        if (res.status === 403 || res.status === 401)
+          throw new PresignedRefusedError(what, res.status, detail);
         if (res.status >= 300 && res.status < 400) throw redirectNotFollowed(what, res.status, detail);
         if (res.status !== 429 && res.status < 500)
           throw new AppError('service', `${label} refused by storage (${res.status}${detail}).`, {

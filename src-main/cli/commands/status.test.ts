@@ -113,7 +113,7 @@ describe('scan2mesh status', () => {
       scanName: 'scan',
       seriesDescription: 'Series 1',
       sourceFiles,
-      meshes: [{ structures: ['skull'], extension: '.stl' }],
+      meshes: [{ structures: ['skull'], extension: '.stl' as const }],
       deidentify: true,
       outputDir: dataDir,
       namingTemplate: '{scan}/{structures}{ext}',
