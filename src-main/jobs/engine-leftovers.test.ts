@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobView } from '../../src-shared/jobs.js';
 import { LOCAL_ENGINE_PROFILE } from '../../src-shared/profiles.js';
 import type { RunningEngine } from '../engine/local-engine.js';
 import { JobStore as EngineJobStore } from '../engine/server/job-store.js';
@@ -33,6 +34,20 @@ const open = (localEngine?: () => Promise<RunningEngine>, running = false): Prom
 
 const ENHANCED_CT = join(DICOM, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm');
 
+/** A job of the Enhanced CT on the local engine, once it reaches `state` (at once without one). */
+async function submitted(m: JobManager, state?: string): Promise<JobView> {
+  const { series } = await scans.intake([ENHANCED_CT]);
+  const [job] = await m.submit({
+    seriesIds: [series[0]!.id],
+    meshes: [{ structures: ['mandible'], extension: '.stl' }],
+    deidentify: false,
+    profileId: LOCAL_ENGINE_PROFILE.id,
+    outputDir: join(dir, 'out'),
+  });
+  while (state && m.get(job!.id)?.state !== state) await new Promise((r) => setTimeout(r, 20));
+  return job!;
+}
+
 /** The engine jobs a new engine on the data folder would load, and resume those still processing. */
 async function engineJobsOnDisk(): Promise<string[]> {
   const store = new EngineJobStore(embeddedEngineDir(dataDir), silentLogger);
@@ -56,16 +71,9 @@ describe("the embedded engine's job folders", () => {
     // The app's engine, on the data folder as core.ts starts it, slow enough to be stopped mid-job.
     const { engine } = await startTestEngine({ dataDir: embeddedEngineDir(dataDir), stepMs: 60_000 });
     const m = await open(() => Promise.resolve(engine));
-    const { series } = await scans.intake([ENHANCED_CT]);
-    const [job] = await m.submit({
-      seriesIds: [series[0]!.id],
-      meshes: [{ structures: ['mandible'], extension: '.stl' }],
-      deidentify: false,
-      profileId: LOCAL_ENGINE_PROFILE.id,
-    });
     // Processing on the engine: every input of the job uploaded (a copy of the scan in its folder).
-    while (m.get(job!.id)?.state !== 'processing') await new Promise((r) => setTimeout(r, 20));
-    const remoteJobId = m.get(job!.id)!.remoteJobId!;
+    const job = await submitted(m, 'processing');
+    const remoteJobId = m.get(job.id)!.remoteJobId!;
     // Ctrl+C: the engine keeps the job as processing on disk, to resume it at its next start.
     await m.close();
     await engine.close();
@@ -73,7 +81,7 @@ describe("the embedded engine's job folders", () => {
     expect(await readdir(join(embeddedEngineDir(dataDir), 'jobs', remoteJobId, 'inputs'))).not.toEqual([]);
 
     const again = await open();
-    const removed = await again.remove(job!.id);
+    const removed = await again.remove(job.id);
     expect(removed).toContainEqual(
       expect.objectContaining({
         kind: 'engine job',
@@ -89,17 +97,10 @@ describe("the embedded engine's job folders", () => {
   it('go with a job canceled while the engine processes it, which stops there; a retry makes a new one', async () => {
     const { engine } = await startTestEngine({ dataDir: embeddedEngineDir(dataDir), stepMs: 60_000 });
     const m = await open(() => Promise.resolve(engine), true);
-    const { series } = await scans.intake([ENHANCED_CT]);
-    const [job] = await m.submit({
-      seriesIds: [series[0]!.id],
-      meshes: [{ structures: ['mandible'], extension: '.stl' }],
-      deidentify: false,
-      profileId: LOCAL_ENGINE_PROFILE.id,
-    });
-    while (m.get(job!.id)?.state !== 'processing') await new Promise((r) => setTimeout(r, 20));
-    const first = m.get(job!.id)!.remoteJobId!;
+    const job = await submitted(m, 'processing');
+    const first = m.get(job.id)!.remoteJobId!;
     expect(await engineJobsOnDisk()).toEqual([first]);
-    m.cancel(job!.id);
+    m.cancel(job.id);
     await expect.poll(engineJobsOnDisk, { timeout: 30_000 }).toEqual([]);
     // Stopped, not left running: the engine closes at once (a 60 s step would hold its close).
     await engine.close();
@@ -107,10 +108,10 @@ describe("the embedded engine's job folders", () => {
     const restarted = await startTestEngine({ dataDir: embeddedEngineDir(dataDir), stepMs: 60_000 });
     const again = await open(() => Promise.resolve(restarted.engine), true);
     await m.close();
-    again.retry(job!.id);
-    await expect.poll(() => again.get(job!.id)?.state, { timeout: 30_000 }).toBe('processing');
-    expect(again.get(job!.id)?.remoteJobId).not.toBe(first);
-    again.cancel(job!.id);
+    again.retry(job.id);
+    await expect.poll(() => again.get(job.id)?.state, { timeout: 30_000 }).toBe('processing');
+    expect(again.get(job.id)?.remoteJobId).not.toBe(first);
+    again.cancel(job.id);
     await expect.poll(engineJobsOnDisk, { timeout: 30_000 }).toEqual([]);
     await again.close();
     await restarted.engine.close();
@@ -119,15 +120,8 @@ describe("the embedded engine's job folders", () => {
   it("go once a job's meshes are saved: the engine's copies of them are of no more use", async () => {
     const { engine } = await startTestEngine({ dataDir: embeddedEngineDir(dataDir) });
     const m = await open(() => Promise.resolve(engine), true);
-    const { series } = await scans.intake([ENHANCED_CT]);
-    const [job] = await m.submit({
-      seriesIds: [series[0]!.id],
-      meshes: [{ structures: ['mandible'], extension: '.stl' }],
-      deidentify: false,
-      profileId: LOCAL_ENGINE_PROFILE.id,
-      outputDir: join(dir, 'out'),
-    });
-    const [done] = await m.waitFor([job!.id]);
+    const job = await submitted(m);
+    const [done] = await m.waitFor([job.id]);
     expect(done?.state).toBe('done');
     await expect.poll(engineJobsOnDisk, { timeout: 30_000 }).toEqual([]);
     expect(await readdir(join(embeddedEngineDir(dataDir), 'jobs'))).toEqual([]);

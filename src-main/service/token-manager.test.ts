@@ -66,48 +66,36 @@ describe('TokenManager', () => {
   it('takes a token answered without expires_in for the 24 hours the interface states, once', async () => {
     // A review's service answered {access_token, token_type} only: the answer was thrown away and
     // the token asked for again without end, the job never started.
-    let asked = 0;
-    server = createServer((_req, res) => {
-      asked++;
-      res
-        .writeHead(200, { 'Content-Type': 'application/json' })
-        .end(JSON.stringify({ access_token: `t${asked}`, token_type: 'Bearer' }));
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const agents = createAgents();
-    try {
-      const tokens = tokensFrom(
-        new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
-        agents,
-      );
-      expect(await tokens.get()).toBe('t1');
-      expect(await tokens.get()).toBe('t1');
-      expect(asked).toBe(1);
-    } finally {
-      destroyAgents(agents);
-    }
+    await expectOneTokenFor((asked) => ({ access_token: `t${asked}`, token_type: 'Bearer' }));
   });
 
   it('reads expires_in given as a string of digits as its number', async () => {
-    let asked = 0;
-    server = createServer((_req, res) => {
-      asked++;
-      res
-        .writeHead(200, { 'Content-Type': 'application/json' })
-        .end(JSON.stringify({ access_token: `t${asked}`, token_type: 'Bearer', expires_in: '86400' }));
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    const agents = createAgents();
-    try {
-      const tokens = tokensFrom(
-        new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
-        agents,
-      );
-      expect(await tokens.get()).toBe('t1');
-      expect(await tokens.get()).toBe('t1');
-      expect(asked).toBe(1);
-    } finally {
-      destroyAgents(agents);
-    }
+    await expectOneTokenFor((asked) => ({
+      access_token: `t${asked}`,
+      token_type: 'Bearer',
+      expires_in: '86400',
+    }));
   });
 });
+
+/** A sign-in answering `answer` (given how many times it was asked): its first token is kept and reused. */
+async function expectOneTokenFor(answer: (asked: number) => Record<string, unknown>): Promise<void> {
+  let asked = 0;
+  server = createServer((_req, res) => {
+    asked++;
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer(asked)));
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  const agents = createAgents();
+  try {
+    const tokens = tokensFrom(
+      new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/token`),
+      agents,
+    );
+    expect(await tokens.get()).toBe('t1');
+    expect(await tokens.get()).toBe('t1');
+    expect(asked).toBe(1);
+  } finally {
+    destroyAgents(agents);
+  }
+}

@@ -35,42 +35,26 @@ const NAV: { id: Screen; label: string }[] = [
   { id: 'settings', label: 'Settings' },
 ];
 
+/** A count beside a screen's name in the navigation, read as ", 3 running". */
+function Count({ n, label, tone }: { n: number; label: string; tone?: 'active' | 'danger' }) {
+  return (
+    <span className={tone ? `nav-count ${tone}` : 'nav-count'}>
+      <span className="sr-only">, </span>
+      {n}
+      <span className="sr-only"> {label}</span>
+    </span>
+  );
+}
+
 function NavCount({ screen }: { screen: Screen }) {
   const scans = useScans((s) => s.series.length);
   const all = useJobs((s) => s.jobs);
   const jobs = summarizeJobs(all);
-  if (screen === 'scans' && scans > 0)
-    return (
-      <span className="nav-count">
-        <span className="sr-only">, </span>
-        {scans}
-        <span className="sr-only"> series</span>
-      </span>
-    );
-  if (screen === 'jobs' && jobs.active > 0)
-    return (
-      <span className="nav-count active">
-        <span className="sr-only">, </span>
-        {jobs.active}
-        <span className="sr-only"> running</span>
-      </span>
-    );
+  if (screen === 'scans' && scans > 0) return <Count n={scans} label="series" />;
+  if (screen === 'jobs' && jobs.active > 0) return <Count n={jobs.active} label="running" tone="active" />;
   if (screen === 'jobs' && jobs.waiting > 0 && jobs.failed === 0)
-    return (
-      <span className="nav-count">
-        <span className="sr-only">, </span>
-        {jobs.waiting}
-        <span className="sr-only"> waiting</span>
-      </span>
-    );
-  if (screen === 'jobs' && jobs.failed > 0)
-    return (
-      <span className="nav-count danger">
-        <span className="sr-only">, </span>
-        {jobs.failed}
-        <span className="sr-only"> failed</span>
-      </span>
-    );
+    return <Count n={jobs.waiting} label="waiting" />;
+  if (screen === 'jobs' && jobs.failed > 0) return <Count n={jobs.failed} label="failed" tone="danger" />;
   return null;
 }
 
