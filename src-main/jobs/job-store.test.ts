@@ -298,8 +298,12 @@ describe('job order', () => {
 
   it('keeps the order of jobs stored by an older version, as they were inserted', () => {
     store.insert(batch(ids, 'b1'));
-    db.exec('DROP INDEX jobs_submission; ALTER TABLE jobs DROP COLUMN submission_seq;');
-    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    // The database as the version before submission order wrote it (two migrations back: the
+    // queue's pauses came after).
+    db.exec(
+      'DROP TABLE queue_holds; DROP INDEX jobs_submission; ALTER TABLE jobs DROP COLUMN submission_seq;',
+    );
+    db.pragma(`user_version = ${SCHEMA_VERSION - 2}`);
     db.close();
     db = openJobDatabase(dir);
     store = new JobStore(db);
