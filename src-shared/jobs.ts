@@ -35,6 +35,14 @@ export const NOT_AS_SAVED: Record<Exclude<SavedOutputState, 'saved'>, string> = 
   changed: 'changed since saved',
 };
 
+/** What happened to such a mesh, and what to do (a finished job is not run twice). */
+export const NOT_AS_SAVED_ACTION: Record<Exclude<SavedOutputState, 'saved'>, string> = {
+  missing:
+    'It was moved, renamed or deleted. Open it where it is now by dropping it on the viewer, or submit the scan again to make it again (a finished job is not run twice).',
+  changed:
+    'Another program or a later save wrote over it. Submit the scan again to make the mesh again, or drop the file on the viewer to look at it as a file of your own.',
+};
+
 export const JobErrorSchema = z.object({
   code: z.enum(ERROR_CODES),
   message: z.string(),

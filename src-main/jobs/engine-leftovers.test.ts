@@ -102,7 +102,6 @@ describe("the embedded engine's job folders", () => {
     expect(await engineJobsOnDisk()).toEqual([first]);
     m.cancel(job.id);
     await expect.poll(engineJobsOnDisk, { timeout: 30_000 }).toEqual([]);
-    // Stopped, not left running: the engine closes at once (a 60 s step would hold its close).
     await engine.close();
     // Its engine job is gone, so a retry cannot go on with it: a new one is made.
     const restarted = await startTestEngine({ dataDir: embeddedEngineDir(dataDir), stepMs: 60_000 });

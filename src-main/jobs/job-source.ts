@@ -9,10 +9,16 @@ export function sourceOf(files: readonly string[]): string | undefined {
   const first = files[0];
   if (first === undefined) return undefined;
   if (files.length === 1) return first;
+  // A job's view is made at every change of it: one prefix test per file, the prefix made anew only
+  // when a file lies outside it.
+  const withSep = (dir: string): string => (dir.endsWith(sep) ? dir : dir + sep);
   let common = dirname(first);
+  let prefix = withSep(common);
   for (const f of files) {
-    while (common !== dirname(common) && !f.startsWith(common.endsWith(sep) ? common : common + sep))
+    while (!f.startsWith(prefix) && common !== dirname(common)) {
       common = dirname(common);
+      prefix = withSep(common);
+    }
   }
   return common;
 }

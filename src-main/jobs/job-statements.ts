@@ -80,6 +80,9 @@ export function prepareStatements(db: Db) {
     ),
     // Prepared once: db.pragma() prepares its statement on every call, and these run per job.
     dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+    holds: db.prepare<[], string>('SELECT hold_key FROM queue_holds').pluck(),
+    hold: db.prepare<[string]>('INSERT OR IGNORE INTO queue_holds (hold_key) VALUES (?)'),
+    release: db.prepare<[string]>('DELETE FROM queue_holds WHERE hold_key = ?'),
     syncFull: db.prepare('PRAGMA synchronous = FULL'),
     syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
   };

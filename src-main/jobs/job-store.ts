@@ -294,14 +294,11 @@ export class JobStore {
 
   /** What the user paused, kept across restarts (slots.ts PauseGate): batch ids, or the whole queue. */
   holds(): string[] {
-    return (this.db.prepare('SELECT hold_key FROM queue_holds').all() as { hold_key: string }[]).map(
-      (r) => r.hold_key,
-    );
+    return this.stmts.holds.all();
   }
 
   setHold(key: string, held: boolean): void {
-    if (held) this.db.prepare('INSERT OR IGNORE INTO queue_holds (hold_key) VALUES (?)').run(key);
-    else this.db.prepare('DELETE FROM queue_holds WHERE hold_key = ?').run(key);
+    (held ? this.stmts.hold : this.stmts.release).run(key);
   }
 
   /** Another connection committed since the last call (SQLite's data_version). */

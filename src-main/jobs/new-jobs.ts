@@ -3,6 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import type { SubmitJobsRequest } from '../../src-shared/jobs.js';
 import { scanFileStem } from '../scans/scan-file-name.js';
+import { isStagedDropName } from './staged-drops.js';
 import type { ScanService } from '../scans/scan-service.js';
 import type { NewJob, StoredConnection } from './job-record.js';
 
@@ -78,15 +79,12 @@ function scanNameOf(patientName: string, files: string[], inputs: string[]): str
   const stem = (f: string): string => basename(f).replace(/\.[^.]*$/, '');
   if (files.length === 1) return stem(first) || 'scan';
   const folder = basename(dirname(first));
-  if (!STAGED_DROP.test(folder)) return folder || 'scan';
+  if (!isStagedDropName(folder)) return folder || 'scan';
   // Loose files dropped on web mode's page lie in its drop folder, named by a random id: the job was
   // named by that id (a review). Named by its first and last files instead.
   const names = files.map(stem).sort();
   return `${names[0]}–${names.at(-1)}`;
 }
-
-/** A web-mode drop folder's name (transport/web-stage.ts): a random UUID. */
-const STAGED_DROP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The series as the list and the {series} field name it. Sent de-identified, by its place in the

@@ -2,7 +2,7 @@ import { statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
-import type { JobOutput, SavedOutputState } from '../../src-shared/jobs.js';
+import { NOT_AS_SAVED_ACTION, type JobOutput, type SavedOutputState } from '../../src-shared/jobs.js';
 
 export { NOT_AS_SAVED, type SavedOutputState } from '../../src-shared/jobs.js';
 
@@ -40,17 +40,13 @@ export function notAsSavedError(output: Saved): AppError | undefined {
   const name = basename(output.path);
   if (state === 'missing')
     return new AppError('not-found', `${name} is no longer where the job saved it (${output.path}).`, {
-      action:
-        'It was moved, renamed or deleted. Open it where it is now by dropping it on the viewer, or submit the scan again to make it again (a finished job is not run twice).',
+      action: NOT_AS_SAVED_ACTION.missing,
     });
   if (state === 'changed')
     return new AppError(
       'not-found',
       `${name} has changed since the job saved it (${output.bytes} bytes then, another size now), so it is not the job's result.`,
-      {
-        action:
-          'Another program or a later save wrote over it. Submit the scan again to make the mesh again, or drop the file on the viewer to look at it as a file of your own.',
-      },
+      { action: NOT_AS_SAVED_ACTION.changed },
     );
   return undefined;
 }

@@ -127,11 +127,6 @@ export interface JobGate {
   blocks(): boolean;
 }
 
-/**
- * Pause for the queue: jobs that have not started wait here (job-runner.ts, input.ts); jobs already
- * under way go on to their end. A key (a batch id) can be held on its own, so one batch waits while
- * the others go on.
- */
 /** Where a PauseGate keeps its pauses: batch ids, and QUEUE_HOLD for the whole queue. */
 export interface HoldStore {
   holds(): string[];
@@ -141,6 +136,11 @@ export interface HoldStore {
 /** The whole queue's pause among the holds (a batch id is a UUID, never this). */
 const QUEUE_HOLD = '*';
 
+/**
+ * Pause for the queue: jobs that have not started wait here (job-runner.ts, input.ts); jobs already
+ * under way go on to their end. A key (a batch id) can be held on its own, so one batch waits while
+ * the others go on.
+ */
 export class PauseGate {
   private paused = false;
   private held = new Set<string>();

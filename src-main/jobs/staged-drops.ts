@@ -9,6 +9,9 @@ import type { Leftover } from './job-leftovers.js';
 // patient data, kept while a job may package them again or a page may still submit them.
 
 /** Beside each drop: the pid of the web mode that made it. */
+/** A drop folder's name: the UUID the page gave its drop (web-bridge.ts stageFiles). */
+export const isStagedDropName = (name: string): boolean => /^[0-9a-f-]{36}$/.test(name);
+
 export const stagedDropOwnerFile = (drop: string): string => `${drop}.owner`;
 
 async function removeDrop(drop: string): Promise<void> {
@@ -75,7 +78,7 @@ export function stagedDropOf(stagingDir: string, file: string): string | undefin
   const rel = relative(stagingDir, file);
   if (!rel || rel.startsWith('..') || isAbsolute(rel)) return undefined;
   const drop = rel.split(sep)[0] ?? '';
-  return /^[0-9a-f-]{36}$/.test(drop) ? join(stagingDir, drop) : undefined;
+  return isStagedDropName(drop) ? join(stagingDir, drop) : undefined;
 }
 
 /**
@@ -129,7 +132,7 @@ export async function removeStaleDrops(
   const removed: Leftover[] = [];
   for (const name of names) {
     const drop = join(stagingDir, name);
-    if (!/^[0-9a-f-]{36}$/.test(name) || used.has(drop)) continue;
+    if (!isStagedDropName(name) || used.has(drop)) continue;
     const s = await stat(drop).catch(() => null);
     if (!s) continue;
     // Made by a web mode that is gone (closed without a word, or killed): no page can submit it now.

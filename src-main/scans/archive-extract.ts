@@ -186,7 +186,7 @@ export async function extractZip(
     // A link stored as a link (zip -y, macOS's Compress) holds its target's name, not the file: it
     // was unpacked as a 12-byte "damaged" slice that cost its series (a review). Never followed.
     const links = listed.filter(isLinkEntry);
-    const files = links.length === 0 ? listed : listed.filter((e) => !isLinkEntry(e));
+    const files = listed.filter((e) => !isLinkEntry(e));
     const declared = files.reduce((s, e) => s + e.uncompressedSize, 0);
     // The folder's parent exists already; nothing is created before the archive is accepted.
     const room = Math.min(limits.maxBytes, (await freeBytes(dirname(outDir))) * 0.9);

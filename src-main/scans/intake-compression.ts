@@ -17,11 +17,12 @@ const MAX_SERIES_COMPRESSION = 500;
 
 /**
  * The errors of a series' compressed image data: files whose images hold no bytes at all, and a
- * series whose compressed images claim far more pixels than their compressed data holds. Counted over every file whose images are compressed, whatever the first file's
- * encoding (an uncompressed first slice passed a first version), and over the bytes of the image
- * data's fragments alone: a large private element before the image, or trailing padding after it,
- * passed versions that counted the file or its end (reviews). One image alone is not judged: a
- * lossy one may compress more, and it is no scan anyway.
+ * series whose compressed images claim far more pixels than their compressed data holds. The ratio
+ * is counted over every file whose images are compressed, whatever the first file's encoding (an
+ * uncompressed first slice passed a first version), and over the bytes of the image data's fragments
+ * alone: a large private element before the image, or trailing padding after it, passed versions
+ * that counted the file or its end (reviews). One image alone is not judged by its ratio: a lossy one
+ * may compress more, and it is no scan anyway.
  */
 export async function compressedDataProblems(
   headers: DicomHeader[],

@@ -7,8 +7,6 @@ import { AppError } from '../../src-shared/errors.js';
 import { PRIVATE_FILE_MODE } from '../platform/private-files.js';
 import { Transient } from './service-errors.js';
 
-export { contentCoding } from './http-transport.js';
-
 /** Most times its coded size a decoded download may be, and at least this many bytes. */
 const MAX_DECODED_RATIO = 100;
 const MIN_DECODED_LIMIT = 1024 ** 3;

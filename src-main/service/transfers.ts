@@ -6,9 +6,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import type { Logger } from '../logging/logger.js';
 import { FileBatcher } from './batched-file-writer.js';
-import { contentCoding, decodeInPlace } from './content-coding.js';
+import { decodeInPlace } from './content-coding.js';
 import {
   canceledError,
+  contentCoding,
   discard,
   retryAfterMs,
   send,

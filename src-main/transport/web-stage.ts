@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
 import { freeBytes } from '../platform/free-space.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
-import { stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
+import { isStagedDropName, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 
 /**
  * Web mode's stage: a browser cannot hand the app a dropped file's path, so it uploads each file here.
@@ -106,7 +106,7 @@ export function createStage(opts: {
   async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const drop = url.searchParams.get('drop') ?? '';
     const rel = url.searchParams.get('path') ?? '';
-    if (!/^[0-9a-f-]{36}$/.test(drop)) return send(res, 400, 'drop must be a UUID');
+    if (!isStagedDropName(drop)) return send(res, 400, 'drop must be a UUID');
     const parts = rel.split('/').filter((p) => p && p !== '.' && p !== '..');
     if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
       return send(res, 400, 'path must be a relative file path');

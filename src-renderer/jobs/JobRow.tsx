@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { JOB_STATE_LABELS, isTerminal } from '../../src-shared/job-states';
-import { NOT_AS_SAVED, type JobView } from '../../src-shared/jobs';
+import { NOT_AS_SAVED, NOT_AS_SAVED_ACTION, type JobView } from '../../src-shared/jobs';
 import { baseName, formatBytes, formatDuration } from '../common/format';
 import { ErrorNote, ProgressBar } from '../common/ui';
 import { useShell } from '../shell/screens';
@@ -164,11 +164,7 @@ export const JobRow = memo(function JobRow({
                   <span
                     className="badge state-warning"
                     data-testid="output-not-as-saved"
-                    title={
-                      disk === 'missing'
-                        ? `Moved, renamed or deleted since the job saved it at ${o.path}. Submit the scan again to make it again.`
-                        : "Another program or a later save wrote over it: it is not the job's result. Submit the scan again to make it again."
-                    }
+                    title={NOT_AS_SAVED_ACTION[disk]}
                   >
                     {NOT_AS_SAVED[disk]}
                   </span>
