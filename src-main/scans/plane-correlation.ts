@@ -1,3 +1,4 @@
+import { sortSamples } from './sample-sort.js';
 import type { Volume } from './volume.js';
 
 /** Samples of a plane the correlation reads: the planes' shape is enough (128 x 128 of a 512 x 512 slice). */
@@ -18,7 +19,36 @@ const WHOLE: ValueWindow = [-Infinity, Infinity];
  * clamped to `window` first.
  */
 export function correlation(v: Volume, a: number, b: number, window: ValueWindow = WHOLE): number {
-  return movedCorrelation(v, a, b, window, UNMOVED, sampleStep(v));
+  // The same samples, sums and order as movedCorrelation unmoved (so the same number), without the
+  // move's arithmetic per sample: every job reads a few hundred of these, 60-80 ms that way.
+  const [nx, ny] = v.dims;
+  const step = sampleStep(v);
+  const d = v.data;
+  const [lo, hi] = window;
+  const plane = nx * ny;
+  let sa = 0;
+  let sb = 0;
+  let saa = 0;
+  let sbb = 0;
+  let sab = 0;
+  let n = 0;
+  for (let j = 0; j < ny; j += step) {
+    const ra = a * plane + j * nx;
+    const rb = b * plane + j * nx;
+    for (let i = 0; i < nx; i += step) {
+      const x0 = d[ra + i] as number;
+      const y0 = d[rb + i] as number;
+      const x = x0 < lo ? lo : x0 > hi ? hi : x0;
+      const y = y0 < lo ? lo : y0 > hi ? hi : y0;
+      sa += x;
+      sb += y;
+      saa += x * x;
+      sbb += y * y;
+      sab += x * y;
+      n++;
+    }
+  }
+  return pearson(n, sa, sb, saa, sbb, sab);
 }
 
 /**
@@ -36,7 +66,7 @@ export function commonValues(v: Volume, share: number): ValueWindow {
   for (let k = 0; k < nz; k++)
     for (let j = 0; j < ny; j += step)
       for (let i = 0; i < nx; i += step) values[n++] = v.data[k * nx * ny + j * nx + i] as number;
-  const sorted = values.subarray(0, n).sort();
+  const sorted = sortSamples(values.subarray(0, n), v.data instanceof Int16Array);
   const at = (q: number): number => sorted[Math.min(n - 1, Math.floor(q * n))]!;
   return [at(share), at(1 - share)];
 }
@@ -52,8 +82,6 @@ export interface PlaneMove {
   dx: number;
   dy: number;
 }
-
-const UNMOVED: PlaneMove = { mirrorX: false, mirrorY: false, turn: 0, dx: 0, dy: 0 };
 
 /**
  * Pearson correlation of plane `a` with plane `b` moved by `move` (b's voxel at (i, j) shown at its

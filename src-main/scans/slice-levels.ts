@@ -1,6 +1,7 @@
 import { AppError } from '../../src-shared/errors.js';
 import type { SliceLayout } from './slice-layout.js';
 import { sliceName } from './slice-likeness.js';
+import { sortSamples } from './sample-sort.js';
 import type { Volume } from './volume.js';
 
 /**
@@ -34,7 +35,7 @@ function planeQuantiles(v: Volume, k: number, into: Float32Array): { q: number[]
   const base = k * nx * ny;
   let n = 0;
   for (let j = 0; j < ny; j += step) for (let i = 0; i < nx; i += step) into[n++] = d[base + j * nx + i]!;
-  const sorted = into.subarray(0, n).sort();
+  const sorted = sortSamples(into.subarray(0, n), d instanceof Int16Array);
   const at = (f: number): number => sorted[Math.min(n - 1, Math.floor(f * n))]!;
   return { q: QUANTILES.map(at), span: at(0.995) - at(0.005) };
 }

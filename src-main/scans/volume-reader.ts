@@ -3,7 +3,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { unreadableWords } from './classify.js';
 import { DicomParseError, parseFailure, type ParsedDicom } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
-import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
+import type { DicomHeader } from './header-fields.js';
 import { fieldsOfRead } from './header-read.js';
 import { transferSyntax } from './transfer-syntax.js';
 import { PixelDecodeError, frameStoredValues, checkPixelFormat } from './pixel-decode.js';
@@ -27,6 +27,7 @@ import { planeSources } from './stack-grid.js';
 import { movePadding, volumePadding } from './volume-padding.js';
 import type { Volume } from './volume.js';
 import { int16Fits, volumeTooLarge } from './volume-limits.js';
+import { checkSizes, checkVolumeBytes } from './volume-size-checks.js';
 
 function canceled(): AppError {
   return new AppError('canceled', 'Reading the scan was canceled.');
@@ -138,6 +139,8 @@ export interface VolumeReadOptions {
   copyPlanes?: (planes: PlaneCopy[], out: Int16Array) => Promise<boolean>;
   /** Told every few planes read (done of total): a big or compressed series takes seconds. */
   onPlanes?: (done: number, total: number) => void;
+  /** Given the volume once decoded, before the checks of a model's slices: work that can run meanwhile. */
+  onDecoded?: (volume: Volume) => void;
 }
 
 export async function volumeFromHeaders(
@@ -203,6 +206,7 @@ export async function volumeFromHeaders(
     checkVolumeBytes(layout, false);
     volume = await decodeVolume(layout, false, opts, signal);
   }
+  opts.onDecoded?.(volume);
   // A model is made only of slices that decoded to images of the scan (a preview shows what there is).
   if (opts.requireFit) {
     const slices = await slicesAsRead(volume, layout, opts, signal);
@@ -237,32 +241,6 @@ async function slicesAsRead(
   const asInt16 = volume.data instanceof Int16Array;
   if (volumeTooLarge(asSlices, asInt16)) return undefined;
   return { volume: await decodeVolume(asSlices, asInt16, { source: opts.source }, signal), layout: asSlices };
-}
-
-/** Refuses, before anything is allocated or decoded, a volume of more than MAX_VOLUME_BYTES. */
-function checkVolumeBytes(layout: SliceLayout, asInt16: boolean): void {
-  const tooLarge = volumeTooLarge(layout, asInt16);
-  if (tooLarge)
-    throw new AppError('bad-input', tooLarge, {
-      action: 'Check the export; a dental scan is usually below 1000 x 1000 x 1000 voxels.',
-    });
-}
-
-/** Refuses sizes that cannot be right before allocating anything for them. */
-function checkSizes(layout: SliceLayout, asInt16: boolean): void {
-  checkVolumeBytes(layout, asInt16);
-  for (const h of new Set(layout.frames.map((f) => f.header))) {
-    const px = h.pixelData;
-    if (!px || px.encapsulated) continue;
-    const needed = uncompressedFrameBytes(h) * h.numberOfFrames;
-    if (px.length < needed) {
-      throw new AppError(
-        'bad-input',
-        `${basename(h.path)} holds less image data than its size says (${px.length} of ${needed} bytes): it is damaged.`,
-        { action: 'Export the scan again from the scanner or PACS.' },
-      );
-    }
-  }
 }
 
 /**

@@ -122,7 +122,7 @@ describe('the size of a job volume', () => {
   it('reads the same slices at a size that fits, decoding each one', async () => {
     const files = slices('small', 30, 512, '0.5');
     const { source, decoded } = counted();
-    const volume = await readJobVolume(files, source, pool);
+    const { volume } = await readJobVolume(files, source, pool);
     expect(volume.dims).toEqual([512, 512, 30]);
     expect(volume.data).toBeInstanceOf(Float32Array);
     expect(decoded()).toBe(30);

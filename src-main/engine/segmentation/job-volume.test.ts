@@ -17,7 +17,7 @@ import { phantomFiles, short16, withElements, withPixels } from '../../scans/sca
 import { readVolume } from '../../scans/volume-reader.js';
 import { histogram } from './histogram.js';
 import { createSlabPool, type SlabPool } from './iso-surface.js';
-import { countOnWorkers, readJobVolume, runsOnWorkers } from './job-volume.js';
+import { readJobVolume, runsOnWorkers } from './job-volume.js';
 import { unpackInput } from './unpack.js';
 import { deriveThresholds, levelOf, segmentTissue } from './tissue.js';
 
@@ -72,13 +72,13 @@ describe('the job volume, copied and counted on the mesh workers', () => {
         return counting.run(task);
       },
     } as unknown as SlabPool;
-    const volume = await readJobVolume(files, source, watched);
+    const { volume, histogram: counted } = await readJobVolume(files, source, watched);
     const disk = await readVolume(files);
     expect(copied).toBe(files.length);
     expect(volume.data.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(Buffer.from(volume.data.buffer).equals(Buffer.from(disk.data.buffer))).toBe(true);
-    const counted = await countOnWorkers(volume.data, pool);
-    expect(counted).toEqual(histogram(disk.data));
+    // Counted by the workers while the slices were checked.
+    expect(await counted).toEqual(histogram(disk.data));
     // Bone: the runs the workers find give the same region as this thread finds alone.
     const t = deriveThresholds(volume.data, volume.modality);
     const found = await runsOnWorkers(volume, levelOf('bone', t), pool);
@@ -106,7 +106,7 @@ describe('the job volume, copied and counted on the mesh workers', () => {
           return pool.run(task);
         },
       } as unknown as SlabPool;
-      const volume = await readJobVolume(unpacked, source, watched);
+      const { volume } = await readJobVolume(unpacked, source, watched);
       const disk = await readVolume(files);
       expect(fromFile).toBe(files.length);
       expect(volume.dims).toEqual(disk.dims);
@@ -186,7 +186,7 @@ describe('the job volume, copied and counted on the mesh workers', () => {
         );
         return out;
       });
-      const read = await readJobVolume(withOverlay, heldSlices(sharedSlices(withOverlay)), pool);
+      const { volume: read } = await readJobVolume(withOverlay, heldSlices(sharedSlices(withOverlay)), pool);
       // The bit position alone, without the overlay it belongs to, is no overlay (a review passed
       // enamel through by declaring bits 12 to 15 so).
       const bitsOnly = withOverlay.map((f, i) => {

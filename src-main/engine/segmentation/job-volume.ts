@@ -21,10 +21,18 @@ const NOT_XRAY: Record<string, string> = {
   US: 'an ultrasound',
 };
 
+/** A job's volume, and its histogram as the workers count it. */
+export interface JobVolume {
+  volume: Volume;
+  /** Counted while this thread checks the slices (undefined: not int16 in shared memory). */
+  histogram: Promise<Histogram | undefined>;
+}
+
 /**
  * Reads the volume onto a SharedArrayBuffer (the one copy the mesh workers read in place), and refuses,
  * with the reasons, a series unfit for a model (the check the series summary shows) and one that is
- * not X-ray attenuation.
+ * not X-ray attenuation. The workers count the values while this thread checks the slices (a tenth
+ * of a second on a head CT, the workers idle otherwise).
  */
 export async function readJobVolume(
   files: string[],
@@ -33,12 +41,18 @@ export async function readJobVolume(
   signal?: AbortSignal,
   /** Told as planes are read, and as parts of them are copied into the volume by the workers. */
   onRead?: (step: 'planes' | 'copied', done: number, total: number) => void,
-): Promise<Volume> {
+): Promise<JobVolume> {
+  let histogram: Promise<Histogram | undefined> | undefined;
   const read = await readVolumeForSegmentation(files, {
     source,
     shared: true,
     copyPlanes: (planes, out) => copyOnWorkers(planes, out, pool, (d, n) => onRead?.('copied', d, n)),
     onPlanes: (done, total) => onRead?.('planes', done, total),
+    onDecoded: (volume) => {
+      histogram = countOnWorkers(volume.data, pool);
+      // A check that refuses the scan leaves this unread: its failure (the pool closed) is no one's.
+      histogram.catch(() => {});
+    },
     ...(signal ? { signal } : {}),
   });
   const kind = read.modality ? NOT_XRAY[read.modality] : undefined;
@@ -61,7 +75,7 @@ export async function readJobVolume(
       },
     );
   }
-  return read;
+  return { volume: read, histogram: histogram ?? countOnWorkers(read.data, pool) };
 }
 
 /** Parts per worker: small enough that a slower thread does not hold the others up. */
@@ -90,7 +104,7 @@ async function copyOnWorkers(
 }
 
 /** The histogram of an int16 volume in shared memory, counted on the workers; undefined otherwise. */
-export async function countOnWorkers(
+async function countOnWorkers(
   data: Int16Array | Float32Array,
   pool: SlabPool,
 ): Promise<Histogram | undefined> {

@@ -21,7 +21,7 @@ import {
 } from './mesh-surface.js';
 import { deriveThresholds, isPlainAbove, type Thresholds, type Tissue, type TissueRegion } from './tissue.js';
 import { unpackInput } from './unpack.js';
-import { countOnWorkers, readJobVolume } from './job-volume.js';
+import { readJobVolume } from './job-volume.js';
 
 interface RunContext {
   logger?: Logger;
@@ -70,7 +70,7 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     const reading = `reading ${files.length} DICOM file${files.length === 1 ? '' : 's'}`;
     progress(0.05, reading);
     // Planes are decoded here, or (uploaded uncompressed) queued here and copied on the mesh workers.
-    const volume = await readJobVolume(files, source, pool, ctx.signal, (step, done, total) =>
+    const { volume, histogram } = await readJobVolume(files, source, pool, ctx.signal, (step, done, total) =>
       step === 'planes'
         ? progress(0.05 + (0.15 * done) / total, `${reading}: ${done} of ${total} slices read`)
         : progress(0.2 + (0.15 * done) / total, `${reading}: ${done} of ${total} parts of the volume copied`),
@@ -78,12 +78,7 @@ export async function runSegmentationJob(job: ProcessorJob, ctx: RunContext): Pr
     lap('read');
     checkAbort();
     progress(0.35, 'deriving thresholds from the histogram');
-    const thresholds = deriveThresholds(
-      volume.data,
-      volume.modality,
-      await countOnWorkers(volume.data, pool),
-      volume,
-    );
+    const thresholds = deriveThresholds(volume.data, volume.modality, await histogram, volume);
     lap('thresholds');
     log.info('thresholds', { ...thresholds, dims: volume.dims, spacing: volume.spacing, ms });
     // A class the histogram or the voxel size shows is not there is refused before any surface.
