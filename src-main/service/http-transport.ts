@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { AppError } from '../../src-shared/errors.js';
 import { pipeFileBody, type FileBodySource } from './file-body.js';
 import { canceledError, TransportError } from './transport-error.js';
+import { requestTarget } from './url-policy.js';
 import { trustSystemCertificatesOnce } from '../platform/system-trust.js';
 
 export { canceledError, TransportError } from './transport-error.js';
@@ -80,7 +81,12 @@ export function sendStreaming(opts: SendOptions): Promise<HttpResponse & { body:
     if (opts.body) headers['Content-Length'] = opts.body.length;
     const expectContinue = opts.expectContinueMs !== undefined && opts.body !== undefined;
     if (expectContinue) headers.Expect = '100-continue';
-    const req = (isHttps ? https : http).request(opts.url, { method: opts.method, headers, agent });
+    const req = (isHttps ? https : http).request(opts.url, {
+      method: opts.method,
+      headers,
+      agent,
+      path: requestTarget(opts.url),
+    });
     let sent = false;
     let settled = false;
     let source: { stop(): void } | undefined;

@@ -2,6 +2,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { IncomingHttpHeaders } from 'node:http';
 import { canceledError, TransportError } from './transport-error.js';
+import { requestTarget } from './url-policy.js';
 import type { FileBatcher } from './batched-file-writer.js';
 import { trustSystemCertificatesOnce } from '../platform/system-trust.js';
 import type { ChunkedDecoder } from './http1-answer.js';
@@ -229,7 +230,7 @@ export function socketGetToFile(
     );
     socket.on(secure ? 'secureConnect' : 'connect', () => {
       const request =
-        `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: */*\r\n` +
+        `GET ${requestTarget(url)} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: */*\r\n` +
         'Accept-Encoding: identity\r\nUser-Agent: scan2mesh\r\nConnection: close\r\n\r\n';
       socket.write(request, () => {
         sent = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayCarryToken } from './url-policy.js';
+import { mayCarryToken, parseTransportUrl, requestTarget } from './url-policy.js';
 
 const may = (url: string, base: string): boolean => mayCarryToken(new URL(url), new URL(base));
 
@@ -46,5 +46,25 @@ describe('mayCarryToken: where the bearer token may go', () => {
       may('https://api.virtualpatientengine.com:8443/n', 'https://eu.virtualpatientengine.com/24.06'),
     ).toBe(false);
     expect(may('https://10.0.0.5/n', 'https://10.0.0.4/v')).toBe(false);
+  });
+});
+
+describe('requestTarget: the path and query sent for an address', () => {
+  const sent = (raw: string): string => requestTarget(parseTransportUrl(raw, 'The address'));
+
+  it("is the service's own spelling when a request line can carry it", () => {
+    expect(sent("https://s3.example.com/b/k%2Fx?sig=a'b&c=%7E#part")).toBe("/b/k%2Fx?sig=a'b&c=%7E");
+    expect(sent('https://s3.example.com?sig=1')).toBe('/?sig=1');
+    expect(sent('https://s3.example.com/a?next=/../b')).toBe('/a?next=/../b');
+  });
+
+  it("is the URL parser's otherwise: spaces, a stray %, dot segments, other characters", () => {
+    expect(sent('https://s3.example.com/a b?x=1')).toBe('/a%20b?x=1');
+    expect(sent('https://s3.example.com/a?x=%zz')).toBe('/a?x=%zz');
+    expect(sent('https://s3.example.com/a/../b?x=1')).toBe('/b?x=1');
+    expect(sent('https://s3.example.com/a/.')).toBe('/a/');
+    expect(sent('https://s3.example.com/ü?x="')).toBe('/%C3%BC?x=%22');
+    // An address made here (not read by parseTransportUrl) is written by the parser.
+    expect(requestTarget(new URL("https://s3.example.com/a?x='"))).toBe('/a?x=%27');
   });
 });

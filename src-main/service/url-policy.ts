@@ -26,7 +26,35 @@ export function parseTransportUrl(raw: string, what: string): URL {
       action:
         'Use an https address; plain http is allowed only to this computer (127.0.0.1, ::1, localhost).',
     });
+  const target = verbatimTarget(raw);
+  if (target !== undefined) asGiven.set(url, target);
   return url;
+}
+
+/**
+ * Path and query as the service wrote them, for the addresses parseTransportUrl read. The URL parser
+ * writes some characters again (a ' in a query as %27), and a pre-signed address's signature covers
+ * its own spelling: storage that checks it byte for byte refuses the rewritten one. So the request
+ * line carries the address as given whenever it is a valid request target as it stands; otherwise
+ * (spaces, other characters a request line cannot hold, `.` or `..` segments, which curl resolves
+ * too) the parser's form.
+ */
+const asGiven = new WeakMap<URL, string>();
+/** The characters of a URI's path and query (RFC 3986), percent signs only before two hex digits. */
+const TARGET = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
+
+function verbatimTarget(raw: string): string | undefined {
+  const rest = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^#]*)/.exec(raw)?.[1];
+  if (!rest) return undefined;
+  const target = rest.startsWith('?') ? `/${rest}` : rest;
+  const path = target.split('?', 1)[0] as string;
+  return TARGET.test(target) && !DOT_SEGMENT.test(path) ? target : undefined;
+}
+
+/** The request target (path and query) to send for `url`: as the service wrote it when it can be. */
+export function requestTarget(url: URL): string {
+  return asGiven.get(url) ?? `${url.pathname}${url.search}`;
 }
 
 /** Same scheme, host and port. */
