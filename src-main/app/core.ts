@@ -128,7 +128,13 @@ export function createCore(platform: Platform, opts: CoreOptions): Core {
       engine: engineProcessor,
       logger,
     }),
-    ...scanHandlers({ scans, scanGrants, platform }),
+    ...scanHandlers({
+      scans,
+      scanGrants,
+      platform,
+      // Web mode's copy of a removed scan goes unless a job or another card still needs it.
+      forgotten: async (inputs) => (await jobs.get()).releaseDrops(inputs, 'scan removed'),
+    }),
     ...jobHandlers({ jobs: jobs.get, profiles, engine: engineProcessor, scans, files: handout }),
     ...settingsHandlers({ settings, jobs: jobs.get, platform }),
   };

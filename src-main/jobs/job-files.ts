@@ -13,12 +13,22 @@ import {
   type Leftover,
 } from './job-leftovers.js';
 import type { JobRecord } from './job-record.js';
-import { heldByLiveSession, releaseDrops, removeStagedDrops, removeStaleDrops } from './staged-drops.js';
+import {
+  heldByLiveSession,
+  ownDrop,
+  releaseDrops,
+  removeStagedDrops,
+  removeStaleDrops,
+  stagedDropOf,
+} from './staged-drops.js';
 import type { JobStore } from './job-store.js';
 
 /** A staged drop no job was made from is kept this long: it may be on a web page, about to be submitted. */
 const START_DROP_AGE_MS = 24 * 3600_000;
 const PRUNE_DROP_AGE_MS = 3600_000;
+
+/** Why staged drops are let go: their web mode's session ends, or a scan's card was removed. */
+export type DropRelease = 'session ended' | 'scan removed';
 
 /** A job that may package its scan again from its files: queued, running, or failed (a retry). */
 const mayPackageAgain = (job: JobRecord): boolean => job.state !== 'done' && job.state !== 'canceled';
@@ -37,8 +47,11 @@ export class JobFiles {
     private readonly store: JobStore,
     private readonly isRunning: (jobId: string) => boolean,
     private readonly logger: Logger,
-    /** The app's local engine, when it runs in this process (never started for this). */
-    private readonly engine: Pick<JobManagerOptions, 'runningLocalEngine'> = {},
+    /**
+     * The app's local engine, when it runs in this process (never started for this), and the scans
+     * its cards show (a drop one of them was read from stays for the page).
+     */
+    private readonly opts: Partial<Pick<JobManagerOptions, 'runningLocalEngine' | 'scans'>> = {},
   ) {}
 
   get packagesDir(): string {
@@ -66,14 +79,33 @@ export class JobFiles {
     }
   }
 
-  /** Web mode's drops of a session that ends, unless a job was made from them. */
-  async releaseDrops(drops: readonly string[]): Promise<void> {
+  /**
+   * Web mode's drops that hold `paths` (the drops themselves, or files in them), unless a job may
+   * package them again: all of a session that ends; as a scan's card is removed, those of this
+   * process no other card was read from (its page can no longer submit them).
+   */
+  async releaseDrops(paths: readonly string[], why: DropRelease = 'session ended'): Promise<void> {
     try {
-      const removed = await releaseDrops(this.stagingDir, drops, () => this.store.list(), mayPackageAgain);
-      if (removed.length > 0) this.logger.info('removed drops of the session', { count: removed.length });
+      const drops = [...new Set(paths.map((p) => stagedDropOf(this.stagingDir, p)))].filter(
+        (d): d is string => d !== undefined,
+      );
+      const unused: string[] = [];
+      for (const d of drops) if (why === 'session ended' || !(await this.heldForPage(d))) unused.push(d);
+      const removed = await releaseDrops(this.stagingDir, unused, () => this.store.list(), mayPackageAgain);
+      if (removed.length > 0) this.logger.info('removed staged drops', { count: removed.length, why });
     } catch (e) {
-      this.logger.warn('drops of the session could not be removed', { error: String(e) });
+      this.logger.warn('staged drops could not be removed', { error: String(e), why });
     }
+  }
+
+  /**
+   * Whether a page may still submit the drop's scan: for a drop of this process, while one of its
+   * cards shows a scan read from there; for one of another web mode, while that runs.
+   */
+  private async heldForPage(drop: string): Promise<boolean> {
+    const scans = this.opts.scans;
+    if (scans && (await ownDrop(drop))) return scans.offers(drop);
+    return heldByLiveSession(drop);
   }
 
   /** What a removed job leaves: its package, partial downloads, and staged drops no other job needs. */
@@ -109,7 +141,7 @@ export class JobFiles {
         now,
         () => this.store.list(),
         mayPackageAgain,
-        heldByLiveSession,
+        (drop) => this.heldForPage(drop),
       );
       await this.discardEngineJob(now);
     } catch (e) {
@@ -120,7 +152,7 @@ export class JobFiles {
   /** Through the engine when it runs here (it stops processing first), else its folder alone. */
   private async discardEngineJob(rec: JobRecord): Promise<Leftover[]> {
     if (!engineJobOf(rec)) return [];
-    const engine = await this.engine.runningLocalEngine?.()?.catch(() => undefined);
+    const engine = await this.opts.runningLocalEngine?.()?.catch(() => undefined);
     return removeEngineJob(this.dataDir, rec, engine);
   }
 

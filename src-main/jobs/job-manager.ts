@@ -13,7 +13,7 @@ import { AppSettingsStore } from '../settings/app-settings.js';
 import { checkNamingTemplate } from '../settings/output-naming.js';
 import { openJobDatabase } from './job-db.js';
 import { creationOpen, retryChange, retryRefusal } from './job-errors.js';
-import { JobFiles } from './job-files.js';
+import { JobFiles, type DropRelease } from './job-files.js';
 import type { JobManagerOptions } from './job-manager-options.js';
 import type { Leftover } from './job-leftovers.js';
 import { ChangeFeed } from './change-feed.js';
@@ -295,9 +295,9 @@ export class JobManager {
     return this.files.removed(rec);
   }
 
-  /** Web mode's drops of a session that ends: removed unless a job was made from them. */
-  releaseDrops(drops: readonly string[]): Promise<void> {
-    return this.files.releaseDrops(drops);
+  /** Web mode's drops holding `paths`, as their session ends or a scan's card goes (job-files.ts). */
+  releaseDrops(paths: readonly string[], why?: DropRelease): Promise<void> {
+    return this.files.releaseDrops(paths, why);
   }
 
   /**

@@ -40,6 +40,11 @@ async function ownerGone(drop: string): Promise<boolean> {
   return started.includes(':') ? started !== now : started !== now.slice(now.lastIndexOf(':') + 1);
 }
 
+/** Whether this process (its web mode) made the drop. */
+export async function ownDrop(drop: string): Promise<boolean> {
+  return (await readFile(stagedDropOwnerFile(drop), 'utf8').catch(() => '')) === stagedDropOwner();
+}
+
 /** Whether a web mode that still runs made the drop: its page may submit the scan again. */
 export async function heldByLiveSession(drop: string): Promise<boolean> {
   const owner = await readFile(stagedDropOwnerFile(drop), 'utf8').catch(() => '');

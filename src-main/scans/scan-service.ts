@@ -98,6 +98,12 @@ export class ScanService {
     return [...(this.known.get(id)?.inputs ?? [])];
   }
 
+  /** Whether a series known here was read from files under `dir` (its card may submit it again). */
+  offers(dir: string): boolean {
+    for (const s of this.known.values()) if (s.inputs.some((p) => isInside(p, dir))) return true;
+    return false;
+  }
+
   /**
    * The series' files in slice order (a multi-frame series is one file). For a series found in a
    * dropped archive these are unpacked copies that live until dispose(); use inputsOf() to find

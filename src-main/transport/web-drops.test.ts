@@ -1,9 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeableNames } from '../../src-shared/structure-check.js';
+import { connectionCapabilities } from '../app/structure-check.js';
+import type { Core } from '../app/core.js';
+import { createSegmentationProcessor } from '../engine/segmentation/index.js';
+import { FIXTURES } from '../scans/scans.test-support.js';
 import { testCore } from '../app/core.test-support.js';
 import { removeStaleDrops, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 import { processStart } from '../platform/process-alive.js';
@@ -84,5 +97,69 @@ describe("web mode's staged drops", () => {
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(live)).toBe(true);
     expect(existsSync(liveOlder)).toBe(true);
+  });
+});
+
+async function call(core: Core, channel: string, payload: unknown): Promise<unknown> {
+  const r = await core.dispatch(channel, payload);
+  if (!r.ok) throw new Error(`${channel}: ${r.error.message}`);
+  return r.value;
+}
+
+// A reviewer removed a scan's card in web mode: its copy stayed on disk until web mode was stopped.
+describe("a web mode scan's card removed", () => {
+  it("takes its staged copy along, unless a job may package it again or the copy is not this process's", async () => {
+    const core = testCore();
+    const staging = join(core.platform.dataDir, 'staging');
+    const ct = join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm');
+    /** A drop as the stage makes it: the file in a folder of the drop, the owner file beside it. */
+    const staged = (owner: string, files = [ct]): string => {
+      const drop = join(staging, randomUUID());
+      mkdirSync(join(drop, 'scan'), { recursive: true });
+      for (const f of files) copyFileSync(f, join(drop, 'scan', basename(f)));
+      writeFileSync(stagedDropOwnerFile(drop), owner);
+      return drop;
+    };
+    const removed = staged(stagedDropOwner());
+    // A scan a job can be made of: the real head (14 MB).
+    const head = join(FIXTURES, 'ct-human-cranium-teeth');
+    const queued = staged(
+      stagedDropOwner(),
+      readdirSync(head).map((f) => join(head, f)),
+    );
+    // Another web mode's, which runs (the test's parent process).
+    const others = staged(`${process.ppid} ${processStart(process.ppid) ?? ''}`.trim());
+    try {
+      const ids: string[] = [];
+      for (const drop of [removed, queued, others]) {
+        const grants = [core.scanGrants.grant(join(drop, 'scan')).id];
+        const { series } = (await call(core, 'scans.intake', { grants })) as { series: { id: string }[] };
+        expect(series).toHaveLength(1);
+        ids.push(series[0]!.id);
+      }
+      // A job made from the second, held by a paused queue: it may package the scan again.
+      const out = join(core.platform.dataDir, 'meshes');
+      const checked = (await call(core, 'settings.checkOutputDir', { path: out })) as {
+        confirmation: string;
+      };
+      await call(core, 'settings.setOutputDir', { path: out, confirmation: checked.confirmation });
+      await call(core, 'jobs.pause', {});
+      const structure = makeableNames(
+        connectionCapabilities('local-engine', createSegmentationProcessor()),
+      )![0]!;
+      await call(core, 'jobs.submit', {
+        seriesIds: [ids[1]],
+        meshes: [{ structures: [structure], extension: '.stl' }],
+        deidentify: false,
+      });
+      await call(core, 'scans.forget', { seriesIds: [ids[0]] });
+      expect(existsSync(removed)).toBe(false);
+      expect(existsSync(stagedDropOwnerFile(removed))).toBe(false);
+      await call(core, 'scans.forget', { seriesIds: [ids[1], ids[2]] });
+      expect(readdirSync(join(queued, 'scan'))).toHaveLength(readdirSync(head).length);
+      expect(existsSync(join(others, 'scan', basename(ct)))).toBe(true);
+    } finally {
+      await core.dispose();
+    }
   });
 });

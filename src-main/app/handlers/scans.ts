@@ -5,15 +5,18 @@ import type { ScanService } from '../../scans/scan-service.js';
 import { AppError } from '../../../src-shared/errors.js';
 
 interface ScanHandlerDeps {
-  scans: Pick<ScanService, 'intake' | 'preview' | 'list' | 'forget'>;
+  scans: Pick<ScanService, 'intake' | 'preview' | 'list' | 'forget' | 'inputsOf'>;
   scanGrants: Pick<ScanGrants, 'grant' | 'resolveAll'>;
   platform: Pick<Platform, 'chooseScans'>;
+  /** Told the files of the scans the user removed: web mode's copies of them may go (core.ts). */
+  forgotten?: (inputs: string[]) => Promise<void>;
 }
 
 export function scanHandlers({
   scans,
   scanGrants,
   platform,
+  forgotten,
 }: ScanHandlerDeps): Pick<
   Handlers,
   'scans.intake' | 'scans.preview' | 'scans.list' | 'scans.forget' | 'scans.choose'
@@ -24,7 +27,9 @@ export function scanHandlers({
     'scans.preview': (req) => scans.preview(req),
     'scans.list': async () => ({ series: scans.list() }),
     'scans.forget': async ({ seriesIds }) => {
+      const inputs = seriesIds.flatMap((id) => scans.inputsOf(id));
       await scans.forget(seriesIds);
+      await forgotten?.(inputs);
       return {};
     },
     'scans.choose': async () => {
