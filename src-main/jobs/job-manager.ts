@@ -209,8 +209,9 @@ export class JobManager {
     const id = rec.id;
     if (isTerminal(rec.state)) return this.view(rec);
     const next = this.store.transition(id, 'canceled', { progress: {} }, { by: 'user' });
-    // Once the runner has let go of it, what a canceled job left goes (job-files.ts ended).
-    if (!this.runners.stop(id, 'cancel')) void this.files.ended(rec);
+    // Once the runner has let go of it, what a canceled job left goes (job-files.ts ended): the
+    // process running it (another, which sees the cancel in the database) removes it then.
+    if (!this.runners.stop(id, 'cancel') && !this.runners.elsewhere(rec)) void this.files.ended(rec);
     this.feed.changed([id], true);
     return this.view(next);
   }

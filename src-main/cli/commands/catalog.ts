@@ -67,6 +67,13 @@ export const COMMAND_CATALOG: CatalogEntry[] = [
     load: async () => (await import('./retry-command.js')).registerRetry,
   },
   {
+    name: 'cancel',
+    term: 'cancel [options] <jobId...>',
+    summary:
+      'Stop queued or running jobs for good, also those the app or another command runs (`retry` starts one again)',
+    load: async () => (await import('./cancel-command.js')).registerCancel,
+  },
+  {
     name: 'remove',
     term: 'remove [options] <jobId>',
     summary:

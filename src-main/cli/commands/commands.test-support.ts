@@ -7,6 +7,7 @@ import { registerEngine } from './engine-command.js';
 import { registerStatus } from './status-command.js';
 import { registerResume } from './resume-command.js';
 import { registerRetry } from './retry-command.js';
+import { registerCancel } from './cancel-command.js';
 import { registerRemove } from './remove-command.js';
 import { registerPrune } from './prune-command.js';
 
@@ -23,6 +24,7 @@ export const COMMANDS: ((program: Command) => void)[] = [
   registerStatus,
   registerResume,
   registerRetry,
+  registerCancel,
   registerRemove,
   registerPrune,
 ];

@@ -1,0 +1,56 @@
+import { AppError } from '../../../src-shared/errors.js';
+import { isTerminal } from '../../../src-shared/job-states.js';
+import type { JobView } from '../../../src-shared/jobs.js';
+import { EXIT } from '../exit-codes.js';
+import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
+import { terminal } from '../terminal-text.js';
+
+export interface CancelIo {
+  out: (text: string) => void;
+}
+
+const defaultIo: CancelIo = { out: terminal.out };
+
+/**
+ * `scan2mesh cancel <jobId>...`: stops jobs for good through the shared queue. A job this command's
+ * queue does not run (the app's, another command's) is marked canceled in the queue's database; the
+ * process running it sees that within a second or two, stops, and removes what the job left (its packed
+ * scan, partial downloads). The service has no cancel call: a job already there runs on, unbilled
+ * further only if the service says so. Every id is looked up before any job is touched.
+ */
+export async function runCancel(
+  jobIds: string[],
+  opts: { json?: boolean },
+  deps: CliQueueDeps,
+  io: CancelIo = defaultIo,
+): Promise<number> {
+  const queue = await openCliQueue({}, deps);
+  try {
+    const jobs = jobIds.map((id) => {
+      const job = queue.manager.find(id);
+      if (!job)
+        throw new AppError('bad-input', `There is no job "${id}" (or the id fits several).`, {
+          action: '`scan2mesh status` lists the jobs and their ids.',
+        });
+      return job;
+    });
+    const results = jobs.map((job) => ({ job, now: queue.manager.cancel(job.id) }));
+    if (opts.json) {
+      const out = results.map(({ job, now }) => ({ job: job.id, was: job.state, state: now.state }));
+      io.out(`${JSON.stringify({ jobs: out }, null, 2)}\n`);
+    } else for (const { job } of results) io.out(cancelWords(job));
+    return EXIT.ok;
+  } finally {
+    await queue.close();
+  }
+}
+
+/** What became of one job, as the terminal says it. */
+function cancelWords(job: JobView): string {
+  const name = `${job.id.slice(0, 8)} (${job.scanName})`;
+  if (isTerminal(job.state)) return `Job ${name} had already ended (${job.state}): nothing to cancel.\n`;
+  const remote = job.remoteJobId
+    ? ` Service job ${job.remoteJobId} is not canceled there: the service has no cancel.`
+    : '';
+  return `Canceled job ${name}, which was ${job.state}; a process running it stops it within seconds.${remote}\n`;
+}
