@@ -31,7 +31,7 @@ function job(id: string, opts: { pattern?: string; saved?: string } = {}): JobRe
     seriesId: `series-${id}`,
     scanName: 'DICOM',
     seriesDescription: 'BONE',
-    sourceFiles: [],
+    sourceFiles: ['/scans/p1/DICOM/BONE/1.dcm', '/scans/p1/DICOM/BONE/2.dcm'],
     meshes: [{ structures: ['skull'], extension: '.stl' }],
     deidentify: true,
     outputDir: out,
@@ -68,6 +68,7 @@ describe("each job's meshes in a folder of their own", () => {
       job: 'bbbbbbbb-2',
       scan: 'DICOM',
       series: 'BONE',
+      source: '/scans/p1/DICOM/BONE',
       service: 'Local engine',
       meshes: [{ structures: ['skull'], extension: '.stl' }],
     });

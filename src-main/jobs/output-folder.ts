@@ -4,6 +4,7 @@ import { AppError } from '../../src-shared/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../platform/private-files.js';
 import { jobOutputPath } from '../settings/output-naming.js';
 import type { JobRecord, OutputRecord } from './job-record.js';
+import { sourceOf } from './job-source.js';
 import { savedOutputState } from './saved-output-state.js';
 
 /**
@@ -207,6 +208,8 @@ function manifest(job: JobRecord): string {
       service: job.profileName,
       created: job.createdAt,
       scan: job.scanName,
+      // Where the scan was read from: two scans of one name (p1/scan, p2/scan) told apart (a review).
+      source: sourceOf(job.sourceFiles) ?? null,
       series: job.seriesDescription,
       deidentified: job.deidentify,
       meshes: job.outputs.map((o) => ({ structures: o.structures, extension: o.extension })),
