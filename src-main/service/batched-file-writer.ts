@@ -20,6 +20,10 @@ export class FileBatcher {
   private failure: Error | undefined;
 
   private batchBytes: number;
+  /** Where the next write goes in the file. */
+  private position = 0;
+  /** The length to cut the file to before the next write (startAt). */
+  private cutTo: number | undefined;
 
   private constructor(
     private handle: FileHandle | undefined,
@@ -28,12 +32,31 @@ export class FileBatcher {
     this.batchBytes = maxBatchBytes;
   }
 
-  /** `expectedBytes`: the file's size, when known (more may come; it is then written too). */
-  static async create(path: string, batchBytes = 1024 * 1024, expectedBytes?: number): Promise<FileBatcher> {
+  /**
+   * `expectedBytes`: the file's size, when known (more may come; it is then written too). `from`: the
+   * file is kept and written on from that byte (a download resumed), else it is made empty.
+   */
+  static async create(
+    path: string,
+    batchBytes = 1024 * 1024,
+    expectedBytes?: number,
+    from?: number,
+  ): Promise<FileBatcher> {
     // A download is a patient's mesh: readable by the user only, from its first byte.
-    const file = new FileBatcher(await open(path, 'w', PRIVATE_FILE_MODE), batchBytes);
+    const handle = await open(path, from === undefined ? 'w' : 'r+', PRIVATE_FILE_MODE);
+    const file = new FileBatcher(handle, batchBytes);
+    if (from !== undefined) file.startAt(from);
     if (expectedBytes !== undefined) file.expectBytes(expectedBytes);
     return file;
+  }
+
+  /**
+   * Writes from byte `at` on, what lies past it cut away first (a resumed download whose storage sent
+   * the whole file again: from 0). Before the first add() only.
+   */
+  startAt(at: number): void {
+    this.position = at;
+    this.cutTo = at;
   }
 
   /**
@@ -77,6 +100,7 @@ export class FileBatcher {
     this.inFlight = undefined;
     if (this.failure) throw this.failure;
     if (this.used > 0) await this.writeAll(this.buffer(), this.used);
+    else await this.cut();
     this.used = 0;
     await this.close();
   }
@@ -84,6 +108,8 @@ export class FileBatcher {
   /** Closes the file after any running write; what was written stays (the caller deletes it). */
   async close(): Promise<void> {
     await this.inFlight;
+    // A cut asked for is made, also with nothing written after it: no bytes of an earlier version stay.
+    await this.cut().catch(() => {});
     const h = this.handle;
     this.handle = undefined;
     await h?.close();
@@ -103,9 +129,17 @@ export class FileBatcher {
 
   private async writeAll(buf: Buffer, length: number): Promise<void> {
     if (!this.handle) throw new Error('the file is closed');
+    await this.cut();
     for (let off = 0; off < length;) {
-      const { bytesWritten } = await this.handle.write(buf, off, length - off);
+      const { bytesWritten } = await this.handle.write(buf, off, length - off, this.position);
       off += bytesWritten;
+      this.position += bytesWritten;
     }
+  }
+
+  private async cut(): Promise<void> {
+    if (this.cutTo === undefined || !this.handle) return;
+    await this.handle.truncate(this.cutTo);
+    this.cutTo = undefined;
   }
 }

@@ -53,8 +53,13 @@ export function socketGetToFile(
   opts: {
     signal?: AbortSignal | undefined;
     idleTimeoutMs: number;
-    /** A success's head was read: its Content-Length, when it has one. */
-    onHead?: (length: number | undefined) => void;
+    /**
+     * A success's head was read: its Content-Length, when it has one, its status and headers. False
+     * refuses the answer (a resumed download's range that is not the one asked for).
+     */
+    onHead?: (length: number | undefined, status: number, headers: IncomingHttpHeaders) => boolean | void;
+    /** Request headers besides the usual ones (a resumed download's Range and If-Range). */
+    headers?: Record<string, string>;
     onBytes?: (total: number) => void;
   },
 ): Promise<SocketGetResult> {
@@ -188,7 +193,13 @@ export function socketGetToFile(
         }
         pending = Buffer.alloc(0);
         const { framing } = answer;
-        if (success()) opts.onHead?.(framing.kind === 'length' ? framing.length : undefined);
+        const length = framing.kind === 'length' ? framing.length : undefined;
+        if (success() && opts.onHead?.(length, answer.status, answer.headers) === false) {
+          fail(
+            new TransportError('the storage sent another part of the file than asked for', true, 'EPROTO'),
+          );
+          return false;
+        }
         if (framing.kind === 'length' && framing.length === 0) {
           complete();
           return false;
@@ -231,7 +242,11 @@ export function socketGetToFile(
     socket.on(secure ? 'secureConnect' : 'connect', () => {
       const request =
         `GET ${requestTarget(url)} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: */*\r\n` +
-        'Accept-Encoding: identity\r\nUser-Agent: scan2mesh\r\nConnection: close\r\n\r\n';
+        'Accept-Encoding: identity\r\nUser-Agent: scan2mesh\r\nConnection: close\r\n' +
+        Object.entries(opts.headers ?? {})
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('') +
+        '\r\n';
       socket.write(request, () => {
         sent = true;
       });

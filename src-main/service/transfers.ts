@@ -28,6 +28,14 @@ import {
 } from './service-errors.js';
 import { socketGetToFile, type SocketGetResult } from './socket-download.js';
 import { parseTransportUrl, safeUrl } from './url-policy.js';
+import {
+  DOWNLOAD_REDIRECTS,
+  redirectNotFollowed,
+  redirectTarget,
+  UPLOAD_REDIRECTS,
+} from './storage-redirects.js';
+import { batchGuess, DOWNLOAD_BATCH, sizeHintNote, throttledProgress } from './download-progress.js';
+import { rangeHeaders, resumedAnswer, resumeValidator, type ResumePoint } from './download-resume.js';
 
 export interface TransferOptions {
   onProgress?: (done: number, total: number | undefined) => void;
@@ -56,19 +64,6 @@ interface TransfersConfig {
   idleTimeoutMs: number;
   logger: Logger;
 }
-
-/** Socket reads gathered into one file write (see batched-file-writer.ts). */
-const DOWNLOAD_BATCH = 1024 * 1024;
-/** The smallest write batch when a body's length is unknown (the size hint may be in kB). */
-const MIN_GUESSED_BATCH = 64 * 1024;
-/** Progress is told at most every this many bytes, not for each 16 KiB TLS record (see throttledProgress). */
-const PROGRESS_STEP = 256 * 1024;
-/** Redirects followed in one attempt: storage redirects once or twice (to a region); more is a loop. */
-const MAX_REDIRECTS = 5;
-/** A GET may follow every redirect; 303 means "GET this instead", which a GET already is. */
-const DOWNLOAD_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-/** Only these keep the method and body (RFC 9110 §15.4); 301/302/303 would turn a PUT into a GET. */
-const UPLOAD_REDIRECTS: ReadonlySet<number> = new Set([307, 308]);
 
 /**
  * Uploads to and downloads from pre-signed addresses (§4): streamed from and to disk, so that a
@@ -130,16 +125,32 @@ export class Transfers {
     await mkdir(dirname(destPath), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = join(dirname(destPath), `.${basename(destPath)}.${randomBytes(4).toString('hex')}.part`);
     let bytes = 0;
+    /** What the last answer's head said of the file, and where a later attempt goes on from. */
+    let seen: IncomingHttpHeaders | undefined;
+    let resume: ResumePoint | undefined;
     try {
       await this.withRetries('download', target, opts.signal, async () => {
-        const got = await this.downloadOnce(target, tmp, opts);
+        let got;
+        try {
+          got = await this.downloadOnce(target, tmp, opts, resume, (h) => (seen = h));
+        } catch (e) {
+          // Cut off (or never answered): the next attempt goes on from the bytes on disk.
+          resume = await this.resumePoint(target, tmp, seen, resume);
+          throw e;
+        }
         if (typeof got !== 'number') return got;
+        // A whole file that is not usable is made again from the start.
+        resume = undefined;
         await verified(tmp, got, opts.verify);
         bytes = got;
         return 'done';
       });
       await rename(tmp, destPath);
-      this.cfg.logger.info('downloaded', { url: safeUrl(target), bytes, ...sizeHintNote(bytes, opts) });
+      this.cfg.logger.info('downloaded', {
+        url: safeUrl(target),
+        bytes,
+        ...sizeHintNote(bytes, opts.expectedSize),
+      });
       return { path: destPath, bytes };
     } catch (e) {
       await unlink(tmp).catch(() => {});
@@ -148,30 +159,81 @@ export class Transfers {
   }
 
   /**
-   * One attempt: a GET into `tmp`, and one to each address it is redirected to. The bytes written,
-   * or the answer when it is not a success.
+   * Where the next attempt of a download that failed goes on from (download-resume.ts): the bytes on
+   * disk, when the storage named the file's version. Said in the log either way, as the progress
+   * goes back to where it goes on from.
    */
-  private async downloadOnce(first: URL, tmp: string, opts: DownloadOptions): Promise<number | FailedAnswer> {
-    const file = await FileBatcher.create(tmp, DOWNLOAD_BATCH);
+  private async resumePoint(
+    target: URL,
+    tmp: string,
+    seen: IncomingHttpHeaders | undefined,
+    before: ResumePoint | undefined,
+  ): Promise<ResumePoint | undefined> {
+    const have = await stat(tmp).then(
+      (s) => s.size,
+      () => 0,
+    );
+    const validator = seen ? resumeValidator(seen) : before?.validator;
+    if (have === 0) return undefined;
+    const url = safeUrl(target);
+    if (!validator) {
+      this.cfg.logger.info('download to start again', {
+        url,
+        lost: have,
+        why: 'the storage named no version of the file',
+      });
+      return undefined;
+    }
+    this.cfg.logger.info('download to go on', { url, from: have });
+    return { have, validator };
+  }
+
+  /**
+   * One attempt: a GET into `tmp`, and one to each address it is redirected to; with `resume`, of the
+   * rest of the file. The bytes of the file, or the answer when it is not a success.
+   */
+  private async downloadOnce(
+    first: URL,
+    tmp: string,
+    opts: DownloadOptions,
+    resume: ResumePoint | undefined,
+    onAnswer: (headers: IncomingHttpHeaders) => void,
+  ): Promise<number | FailedAnswer> {
+    const file = await FileBatcher.create(tmp, DOWNLOAD_BATCH, undefined, resume?.have);
+    let base = resume?.have ?? 0;
     try {
       const total = { value: opts.expectedSize };
       const progress = throttledProgress(opts.onProgress, () => total.value);
-      const onHead = (length: number | undefined): void => {
+      const onHead = (length: number | undefined, status: number, headers: IncomingHttpHeaders): boolean => {
+        onAnswer(headers);
+        const how = resume ? resumedAnswer(resume, status, headers) : 'whole';
+        if (how === 'other') return false;
+        if (how === 'whole' && base > 0) {
+          file.startAt(0);
+          base = 0;
+        }
         file.expectBytes(length ?? batchGuess(opts.expectedSize));
-        total.value = length ?? opts.expectedSize;
-        progress(0);
+        total.value = length !== undefined ? base + length : opts.expectedSize;
+        progress(base);
+        return true;
       };
+      const headers = resume ? rangeHeaders(resume) : undefined;
       for (let url = first, hops = 0; ; hops++) {
-        const got = await this.getInto(url, file, opts.signal, onHead, progress);
+        const got = await this.getInto(url, file, opts.signal, onHead, (n) => progress(base + n), headers);
         if (DOWNLOAD_REDIRECTS.has(got.status)) {
           url = this.redirected('Download', url, got, hops);
           continue;
         }
+        // The storage has no such range (the file is shorter now): the whole file, within this attempt.
+        if (got.status === 416 && resume) {
+          await file.close();
+          return await this.downloadOnce(first, tmp, opts, undefined, onAnswer);
+        }
         if (got.status < 200 || got.status >= 300)
           return { status: got.status, headers: got.headers, detail: errorDetailOf(got.errorBody ?? '') };
-        progress(got.bytes, true);
+        progress(base + got.bytes, true);
         const coding = contentCoding(got.headers);
-        if (!coding) return got.bytes;
+        if (!coding) return base + got.bytes;
         await file.close();
         return await decodeInPlace(tmp, coding, got.bytes);
       }
@@ -185,19 +247,21 @@ export class Transfers {
     url: URL,
     file: FileBatcher,
     signal: AbortSignal | undefined,
-    onHead: (length: number | undefined) => void,
+    onHead: (length: number | undefined, status: number, headers: IncomingHttpHeaders) => boolean,
     onBytes: (n: number) => void,
+    headers: Record<string, string> | undefined,
   ): Promise<SocketGetResult> {
     let answered = false;
     try {
       return await socketGetToFile(url, file, {
         signal,
         idleTimeoutMs: this.cfg.idleTimeoutMs,
-        onHead: (length) => {
+        onHead: (length, status, answerHeaders) => {
           answered = true;
-          onHead(length);
+          return onHead(length, status, answerHeaders);
         },
         onBytes,
+        ...(headers ? { headers } : {}),
       });
     } catch (e) {
       if (e instanceof TransportError && (answered || e.code === 'EPROTO')) throw answerFailure(url, e);
@@ -295,86 +359,6 @@ async function verified(path: string, bytes: number, verify: DownloadOptions['ve
   } catch (e) {
     throw e instanceof AppError ? new Transient(e) : e;
   }
-}
-
-/**
- * The address a redirect leads to: refused when there is none, after MAX_REDIRECTS, from https to
- * anything else, or to an address parseTransportUrl refuses (plain http to another computer). User
- * name and password in it are dropped: the http module would send them as an Authorization header,
- * and pre-signed storage takes the signature in the address alone.
- */
-function redirectTarget(
-  label: 'Upload' | 'Download',
-  from: URL,
-  answer: { status: number; headers: IncomingHttpHeaders },
-  hops: number,
-): URL {
-  const fail = (why: string): AppError =>
-    new AppError('service', `${label}: storage redirected (${answer.status}) ${why}.`, {
-      action: 'Report it to the service operator.',
-    });
-  const location = answer.headers.location;
-  if (!location) throw fail('without saying where (no Location)');
-  if (hops >= MAX_REDIRECTS)
-    throw fail(`more than ${MAX_REDIRECTS} times; the last address was ${safeUrl(from)}`);
-  let to: URL;
-  try {
-    to = new URL(location, from);
-  } catch {
-    throw fail('to an address that is not valid');
-  }
-  if (from.protocol === 'https:' && to.protocol !== 'https:')
-    throw fail(`from https to ${safeUrl(to)}; an encrypted transfer is never continued unencrypted`);
-  to.username = '';
-  to.password = '';
-  to.hash = '';
-  return parseTransportUrl(to.href, `${label}: the address storage redirected to`);
-}
-
-/** A 3xx that is not followed: 300, 304, or one that would change an upload's method. */
-function redirectNotFollowed(what: 'upload' | 'download', status: number, detail: string): AppError {
-  const followed = what === 'upload' ? '307 and 308' : '301, 302, 303, 307 and 308';
-  return new AppError(
-    'service',
-    `${what === 'upload' ? 'Upload' : 'Download'}: storage answered ${status}${detail}, a redirect not followed for ${what}s (only ${followed} are).`,
-    { action: 'Report it to the service operator.' },
-  );
-}
-
-/** The size of the write batches when the answer gives no length: from the hint, whatever its unit. */
-function batchGuess(hint: number | undefined): number {
-  return hint === undefined ? DOWNLOAD_BATCH : Math.max(MIN_GUESSED_BATCH, hint);
-}
-
-/** For the log: whether the service's size (unit unknown) matched the bytes. Either way the download stands. */
-function sizeHintNote(bytes: number, opts: DownloadOptions): Record<string, number | boolean> {
-  if (opts.expectedSize === undefined) return {};
-  return opts.expectedSize === bytes ? { sizeConfirmed: true } : { announcedSize: opts.expectedSize };
-}
-
-/**
- * onProgress every PROGRESS_STEP bytes or every percent of the total, whichever is smaller (a small
- * file still shows progress), and at the end (`last`). The total is read when the answer's head came:
- * its Content-Length, else the service's size hint while the bytes have not passed it.
- */
-function throttledProgress(
-  onProgress: TransferOptions['onProgress'],
-  total: () => number | undefined,
-): (done: number, last?: boolean) => void {
-  if (!onProgress) return () => {};
-  let step = PROGRESS_STEP;
-  let next = 0;
-  return (done, last = false) => {
-    if (done < next && !last) return;
-    const t = total();
-    // The size hint may be in another unit than bytes: a total below the bytes so far is no total.
-    const known = t !== undefined && t >= done ? t : undefined;
-    if (done === 0)
-      step = known ? Math.max(1, Math.min(PROGRESS_STEP, Math.floor(known / 100))) : PROGRESS_STEP;
-    else if (known === undefined) step = PROGRESS_STEP;
-    next = done + step;
-    onProgress(done, known);
-  };
 }
 
 /** An answer other than a success whose body has been read already (the socket path). */
