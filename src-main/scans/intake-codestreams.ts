@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import type { DicomHeader } from './header-fields.js';
 import { jpegLsNear } from './codestream-size.js';
-import { fragmentItems } from './fragment-items.js';
+import { walkFragments } from './fragment-items.js';
 import { j2kStructureProblem, type J2kExpect } from './j2k-codestream.js';
 import { rleHeaderProblem } from './rle.js';
 import { openScanFile } from './scan-file-open.js';
@@ -93,7 +93,7 @@ function whichFiles(bad: { h: DicomHeader }[], display: (path: string) => string
 
 /** The [offset, length] of each fragment after the offset table, or undefined when they cannot be walked. */
 async function fragmentsOf(file: FileHandle, h: DicomHeader): Promise<[number, number][] | undefined> {
-  return (await fragmentItems(file, h))?.slice(1);
+  return (await walkFragments(file, h, Math.max(1, h.numberOfFrames)))?.listed;
 }
 
 async function frameProblem(

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
-import { fragmentItems } from './fragment-items.js';
+import { walkFragments } from './fragment-items.js';
 import { openScanFile } from './scan-file-open.js';
 import { transferSyntax } from './transfer-syntax.js';
 
@@ -76,10 +76,8 @@ async function fragmentBytes(h: DicomHeader): Promise<{ all: number; image?: num
   let file: FileHandle | undefined;
   try {
     file = await openScanFile(h.path);
-    const items = await fragmentItems(file, h);
-    if (!items) return rest;
-    const sum = (list: [number, number][]): number => list.reduce((n, [, length]) => n + length, 0);
-    return { all: sum(items), image: sum(items.slice(1)) };
+    const walked = await walkFragments(file, h);
+    return walked ? { all: walked.all, image: walked.image } : rest;
   } catch {
     return rest;
   } finally {
