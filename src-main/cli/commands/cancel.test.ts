@@ -2,11 +2,11 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEngine } from '../../engine/local-engine.js';
-import { silentLogger } from '../../logging/logger.js';
-import { DICOM, FAST, harness, testSecrets, until, type Harness } from '../../jobs/jobs.test-support.js';
+import { DICOM, harness, until, type Harness } from '../../jobs/jobs.test-support.js';
 import { startTestEngine } from '../../service/test-engine.test-support.js';
 import type { CliQueueDeps } from '../queue-driver.js';
 import { runCancel } from './cancel.js';
+import { cliDepsFor } from '../cli-deps.test-support.js';
 
 // `scan2mesh cancel`: a technician stops jobs of a batch that the app (here: another queue on the same
 // data folder, as the app's is) runs, from the command line.
@@ -24,17 +24,7 @@ afterEach(async () => {
   await engine.close();
 });
 
-function cliDeps(): CliQueueDeps {
-  return {
-    env: {},
-    dataDir: h.dataDir,
-    logger: silentLogger,
-    scans: h.scans,
-    startEngine: () => Promise.reject(new Error('no job is run here')),
-    secrets: testSecrets,
-    tuning: FAST,
-  };
-}
+const cliDeps = (): CliQueueDeps => cliDepsFor(h);
 
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(
