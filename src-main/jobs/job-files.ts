@@ -41,6 +41,8 @@ const mayPackageAgain = (job: JobRecord): boolean => job.state !== 'done' && job
 export class JobFiles {
   /** Removed by the sweep at start, reported by the next prune(). */
   private swept: Leftover[] = [];
+  /** ended() calls under way: each reads the job database to its end. */
+  private readonly ending = new Set<Promise<void>>();
 
   constructor(
     private readonly dataDir: string,
@@ -128,7 +130,18 @@ export class JobFiles {
    * a cancel, and went on making meshes of the scan, kept 7 days: a review), and a done job's, whose
    * meshes are saved in the output folder.
    */
-  async ended(rec: JobRecord): Promise<void> {
+  ended(rec: JobRecord): Promise<void> {
+    const ending = this.end(rec).finally(() => this.ending.delete(ending));
+    this.ending.add(ending);
+    return ending;
+  }
+
+  /** Once every ended() under way is over (the queue closes the job database after it). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.ending]);
+  }
+
+  private async end(rec: JobRecord): Promise<void> {
     try {
       const now = this.store.get(rec.id);
       if (!now || (now.state !== 'canceled' && now.state !== 'done')) return;

@@ -209,8 +209,7 @@ export class JobManager {
     const id = rec.id;
     if (isTerminal(rec.state)) return this.view(rec);
     const next = this.store.transition(id, 'canceled', { progress: {} }, { by: 'user' });
-    // Once the runner has let go of it, what a canceled job left goes (job-files.ts ended): the
-    // process running it (another, which sees the cancel in the database) removes it then.
+    // What it left goes once its runner let go (job-files.ts ended), in the process that runs it.
     if (!this.runners.stop(id, 'cancel') && !this.runners.elsewhere(rec)) void this.files.ended(rec);
     this.feed.changed([id], true);
     return this.view(next);
@@ -353,6 +352,7 @@ export class JobManager {
     this.feed.close();
     this.runners.releaseAll();
     await this.connections.close();
+    await this.files.settled();
     this.store.close();
   }
 

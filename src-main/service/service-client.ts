@@ -173,10 +173,12 @@ export class ServiceClient {
           throw new AppError('service', `it holds no upload address for the input "${input}".`, {
             action: 'The service may not support this input; check the input kind and extension.',
           });
-        const uploadUrl = parseTransportUrl(entry.presignedUploadUrl, `The upload address for "${input}"`);
+        parseTransportUrl(entry.presignedUploadUrl, `The upload address for "${input}"`);
         const notifyUrl = parseTransportUrl(entry.notifyFinishUploadUrl, `The notify address for "${input}"`);
         this.checkTokenDestination(notifyUrl, `the notify address of "${input}"`);
-        uploads.push({ input, uploadUrl: uploadUrl.href, notifyUrl: notifyUrl.href });
+        // Kept as the service wrote them, once checked: a signature covers their own spelling, which
+        // the URL parser's form may not keep (url-policy.ts requestTarget).
+        uploads.push({ input, uploadUrl: entry.presignedUploadUrl, notifyUrl: entry.notifyFinishUploadUrl });
       }
     } catch (e) {
       if (!isAppError(e)) throw e;

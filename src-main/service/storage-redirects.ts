@@ -39,10 +39,21 @@ export function redirectTarget(
   }
   if (from.protocol === 'https:' && to.protocol !== 'https:')
     throw fail(`from https to ${safeUrl(to)}; an encrypted transfer is never continued unencrypted`);
+  const credentials = to.username !== '' || to.password !== '';
   to.username = '';
   to.password = '';
   to.hash = '';
-  return parseTransportUrl(to.href, `${label}: the address storage redirected to`);
+  // As storage wrote it, where it can be (its signature covers its spelling: url-policy.ts), else as
+  // the URL parser writes it: one with credentials, or relative to anything but the origin.
+  const given = location.split('#', 1)[0] as string;
+  const raw = credentials
+    ? to.href
+    : /^[a-z][a-z0-9+.-]*:\/\//i.test(given)
+      ? given
+      : given.startsWith('/') && !given.startsWith('//')
+        ? `${to.origin}${given}`
+        : to.href;
+  return parseTransportUrl(raw, `${label}: the address storage redirected to`);
 }
 
 /** A 3xx that is not followed: 300, 304, or one that would change an upload's method. */

@@ -35,7 +35,15 @@ import {
   UPLOAD_REDIRECTS,
 } from './storage-redirects.js';
 import { batchGuess, DOWNLOAD_BATCH, sizeHintNote, throttledProgress } from './download-progress.js';
-import { rangeHeaders, resumedAnswer, resumeValidator, type ResumePoint } from './download-resume.js';
+import {
+  fileTotal,
+  rangeHeaders,
+  resumeAfterCut,
+  resumedAnswer,
+  resumeValidator,
+  type FileVersion,
+  type ResumePoint,
+} from './download-resume.js';
 
 export interface TransferOptions {
   onProgress?: (done: number, total: number | undefined) => void;
@@ -125,17 +133,19 @@ export class Transfers {
     await mkdir(dirname(destPath), { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = join(dirname(destPath), `.${basename(destPath)}.${randomBytes(4).toString('hex')}.part`);
     let bytes = 0;
-    /** What the last answer's head said of the file, and where a later attempt goes on from. */
-    let seen: IncomingHttpHeaders | undefined;
+    /** The file as the storage last described it, and where a later attempt goes on from. */
+    const known: FileVersion = {};
     let resume: ResumePoint | undefined;
     try {
       await this.withRetries('download', target, opts.signal, async () => {
         let got;
         try {
-          got = await this.downloadOnce(target, tmp, opts, resume, (h) => (seen = h));
+          got = await this.downloadOnce(target, tmp, opts, resume, known);
         } catch (e) {
           // Cut off (or never answered): the next attempt goes on from the bytes on disk.
-          resume = await this.resumePoint(target, tmp, seen, resume);
+          resume = await resumeAfterCut(tmp, known, (data) =>
+            this.cfg.logger.info('download cut off', { url: safeUrl(target), ...data }),
+          );
           throw e;
         }
         if (typeof got !== 'number') return got;
@@ -159,78 +169,71 @@ export class Transfers {
   }
 
   /**
-   * Where the next attempt of a download that failed goes on from (download-resume.ts): the bytes on
-   * disk, when the storage named the file's version. Said in the log either way, as the progress
-   * goes back to where it goes on from.
-   */
-  private async resumePoint(
-    target: URL,
-    tmp: string,
-    seen: IncomingHttpHeaders | undefined,
-    before: ResumePoint | undefined,
-  ): Promise<ResumePoint | undefined> {
-    const have = await stat(tmp).then(
-      (s) => s.size,
-      () => 0,
-    );
-    const validator = seen ? resumeValidator(seen) : before?.validator;
-    if (have === 0) return undefined;
-    const url = safeUrl(target);
-    if (!validator) {
-      this.cfg.logger.info('download to start again', {
-        url,
-        lost: have,
-        why: 'the storage named no version of the file',
-      });
-      return undefined;
-    }
-    this.cfg.logger.info('download to go on', { url, from: have });
-    return { have, validator };
-  }
-
-  /**
    * One attempt: a GET into `tmp`, and one to each address it is redirected to; with `resume`, of the
-   * rest of the file. The bytes of the file, or the answer when it is not a success.
+   * rest of the file, else (or when the storage answers the range otherwise) of the whole file. The
+   * bytes of the file, or the answer when it is not a success.
    */
   private async downloadOnce(
     first: URL,
     tmp: string,
     opts: DownloadOptions,
     resume: ResumePoint | undefined,
-    onAnswer: (headers: IncomingHttpHeaders) => void,
+    known: FileVersion,
   ): Promise<number | FailedAnswer> {
     const file = await FileBatcher.create(tmp, DOWNLOAD_BATCH, undefined, resume?.have);
     let base = resume?.have ?? 0;
+    /** The storage answered the range with another part, or another version. */
+    let refused = false;
+    const whole = async (why: string): Promise<number | FailedAnswer> => {
+      await file.close();
+      this.cfg.logger.info('download taken whole', { url: safeUrl(first), why });
+      return this.downloadOnce(first, tmp, opts, undefined, known);
+    };
     try {
       const total = { value: opts.expectedSize };
       const progress = throttledProgress(opts.onProgress, () => total.value);
       const onHead = (length: number | undefined, status: number, headers: IncomingHttpHeaders): boolean => {
-        onAnswer(headers);
         const how = resume ? resumedAnswer(resume, status, headers) : 'whole';
-        if (how === 'other') return false;
-        if (how === 'whole' && base > 0) {
-          file.startAt(0);
+        if (how === 'other') return !(refused = true);
+        if (how === 'whole') {
+          if (base > 0) file.startAt(0);
           base = 0;
+          known.validator = resumeValidator(headers);
+          known.total = status === 200 ? length : undefined;
         }
         file.expectBytes(length ?? batchGuess(opts.expectedSize));
-        total.value = length !== undefined ? base + length : opts.expectedSize;
+        total.value = fileTotal(status, headers, length) ?? opts.expectedSize;
         progress(base);
         return true;
       };
       const headers = resume ? rangeHeaders(resume) : undefined;
       for (let url = first, hops = 0; ; hops++) {
-        const got = await this.getInto(url, file, opts.signal, onHead, (n) => progress(base + n), headers);
+        let got;
+        try {
+          got = await this.getInto(url, file, opts.signal, onHead, (n) => progress(base + n), headers);
+        } catch (e) {
+          if (refused) return await whole('the storage answered the range with another part of the file');
+          throw e;
+        }
         if (DOWNLOAD_REDIRECTS.has(got.status)) {
           url = this.redirected('Download', url, got, hops);
           continue;
         }
         // The storage has no such range (the file is shorter now): the whole file, within this attempt.
-        if (got.status === 416 && resume) {
-          await file.close();
-          return await this.downloadOnce(first, tmp, opts, undefined, onAnswer);
-        }
+        if (got.status === 416 && resume) return await whole('the storage has no such range (416)');
         if (got.status < 200 || got.status >= 300)
           return { status: got.status, headers: got.headers, detail: errorDetailOf(got.errorBody ?? '') };
+        const end = total.value;
+        // The rest of a file ends where its Content-Range says the file does.
+        if (got.status === 206 && base + got.bytes !== end)
+          throw answerFailure(
+            url,
+            new TransportError(
+              `the download ended after ${base + got.bytes} of ${end} bytes`,
+              true,
+              'ECONNRESET',
+            ),
+          );
         progress(base + got.bytes, true);
         const coding = contentCoding(got.headers);
         if (!coding) return base + got.bytes;

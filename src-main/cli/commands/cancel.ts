@@ -15,8 +15,8 @@ const defaultIo: CancelIo = { out: terminal.out };
  * `scan2mesh cancel <jobId>...`: stops jobs for good through the shared queue. A job this command's
  * queue does not run (the app's, another command's) is marked canceled in the queue's database; the
  * process running it sees that within a second or two, stops, and removes what the job left (its packed
- * scan, partial downloads). The service has no cancel call: a job already there runs on, unbilled
- * further only if the service says so. Every id is looked up before any job is touched.
+ * scan, partial downloads). The service has no cancel call: a job already there runs on there. Every
+ * id is looked up before any job is touched.
  */
 export async function runCancel(
   jobIds: string[],
@@ -52,5 +52,7 @@ function cancelWords(job: JobView): string {
   const remote = job.remoteJobId
     ? ` Service job ${job.remoteJobId} is not canceled there: the service has no cancel.`
     : '';
-  return `Canceled job ${name}, which was ${job.state}; a process running it stops it within seconds.${remote}\n`;
+  // A process running it removes its packed scan as it stops; one that ended without a word (killed)
+  // leaves that to the next queue that opens (job-files.ts sweep).
+  return `Canceled job ${name}, which was ${job.state}; a process running it stops it within seconds and removes its packed scan (if that process has ended, the app or the next \`submit\`, \`resume\` or \`prune\` does).${remote}\n`;
 }
