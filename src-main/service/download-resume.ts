@@ -54,6 +54,16 @@ export function rangeHeaders(p: ResumePoint): Record<string, string> {
 }
 
 /**
+ * What a success answered to a GET without a Range: 'whole', or 'other' for a 206 that is not the
+ * whole file (`bytes 0-(N-1)/N`): its bytes would be written from 0 (a review: a file spliced so).
+ */
+export function firstAnswer(status: number, headers: IncomingHttpHeaders): 'whole' | 'other' {
+  if (status !== 206) return 'whole';
+  const range = /^bytes 0-(\d+)\/(\d+)$/.exec(headers['content-range']?.trim() ?? '');
+  return range && Number(range[1]) === Number(range[2]) - 1 ? 'whole' : 'other';
+}
+
+/**
  * What a success answered to a resumed GET: 'rest' (206: the rest of the same file, to its end),
  * 'whole' (200: the file again, from 0), or 'other' (any other 206: refused, and the file downloaded
  * whole).

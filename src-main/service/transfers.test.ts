@@ -452,6 +452,24 @@ describe('a download cut off part way', () => {
     }
   });
 
+  it('takes a 206 to a request for the whole file only when it holds the whole file', async () => {
+    let answers = 0;
+    const s = await storage((req, res) => {
+      const at = answers++ === 0 ? MiB : 0;
+      // First a part from 1 MiB on (a review: written from byte 0, then spliced), then the whole.
+      res.writeHead(206, { 'Content-Range': `bytes ${at}-${file.length - 1}/${file.length}`, ETag: '"v1"' });
+      res.end(file.subarray(at));
+    });
+    const { c } = client();
+    try {
+      const got = await c.download(`${s.origin}/m.stl?sig=1`, join(dir, 'first206', 'm.stl'));
+      expect((await readFile(got.path)).equals(file)).toBe(true);
+      expect(s.seen.map((r) => r.headers.range)).toEqual([undefined, undefined]);
+    } finally {
+      c.close();
+    }
+  });
+
   it('asks again for what a 206 left out when it ends before the file does (no length, connection closed)', async () => {
     let answers = 0;
     const s = await cutting((req, res) => {

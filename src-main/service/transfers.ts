@@ -37,6 +37,7 @@ import {
 import { batchGuess, DOWNLOAD_BATCH, sizeHintNote, throttledProgress } from './download-progress.js';
 import {
   fileTotal,
+  firstAnswer,
   rangeHeaders,
   resumeAfterCut,
   resumedAnswer,
@@ -193,13 +194,13 @@ export class Transfers {
       const total = { value: opts.expectedSize };
       const progress = throttledProgress(opts.onProgress, () => total.value);
       const onHead = (length: number | undefined, status: number, headers: IncomingHttpHeaders): boolean => {
-        const how = resume ? resumedAnswer(resume, status, headers) : 'whole';
+        const how = resume ? resumedAnswer(resume, status, headers) : firstAnswer(status, headers);
         if (how === 'other') return !(refused = true);
         if (how === 'whole') {
           if (base > 0) file.startAt(0);
           base = 0;
           known.validator = resumeValidator(headers);
-          known.total = status === 200 ? length : undefined;
+          known.total = fileTotal(status, headers, length);
         }
         file.expectBytes(length ?? batchGuess(opts.expectedSize));
         total.value = fileTotal(status, headers, length) ?? opts.expectedSize;
@@ -212,7 +213,8 @@ export class Transfers {
         try {
           got = await this.getInto(url, file, opts.signal, onHead, (n) => progress(base + n), headers);
         } catch (e) {
-          if (refused) return await whole('the storage answered the range with another part of the file');
+          if (refused && resume)
+            return await whole('the storage answered the range with another part of the file');
           throw e;
         }
         if (DOWNLOAD_REDIRECTS.has(got.status)) {

@@ -26,7 +26,11 @@ export function parseTransportUrl(raw: string, what: string): URL {
       action:
         'Use an https address; plain http is allowed only to this computer (127.0.0.1, ::1, localhost).',
     });
-  const target = verbatimTarget(raw);
+  // Pre-signed storage takes its signature in the address alone, and a service its token: a user and
+  // password in an address would go out as Basic authorization (a review), so they are dropped.
+  url.username = '';
+  url.password = '';
+  const target = verbatimTarget(raw, url);
   if (target !== undefined) asGiven.set(url, target);
   return url;
 }
@@ -44,9 +48,11 @@ const asGiven = new WeakMap<URL, string>();
 const TARGET = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?]|$)/;
 
-function verbatimTarget(raw: string): string | undefined {
-  const rest = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^#]*)/.exec(raw)?.[1];
-  if (!rest) return undefined;
+function verbatimTarget(raw: string, url: URL): string | undefined {
+  const [, authority, rest] = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)([^#]*)/.exec(raw) ?? [];
+  // The host as the parser read it, or the written path is not the one the parser read (a backslash
+  // ends the host for it, and credentials are dropped above).
+  if (!rest || authority?.toLowerCase() !== url.host) return undefined;
   const target = rest.startsWith('?') ? `/${rest}` : rest;
   const path = target.split('?', 1)[0] as string;
   return TARGET.test(target) && !DOT_SEGMENT.test(path) ? target : undefined;
