@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError } from '../../../src-shared/errors.js';
 import { isTerminal } from '../../../src-shared/job-states.js';
 import type { JobView } from '../../../src-shared/jobs.js';
 import { packageDirOf } from '../../jobs/job-leftovers.js';
 import { EXIT } from '../exit-codes.js';
+import { jobNamed } from './job-named.js';
 import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { terminal } from '../terminal-text.js';
 
@@ -29,14 +29,7 @@ export async function runCancel(
 ): Promise<number> {
   const queue = await openCliQueue({}, deps);
   try {
-    const jobs = jobIds.map((id) => {
-      const job = queue.manager.find(id);
-      if (!job)
-        throw new AppError('bad-input', `There is no job "${id}" (or the id fits several).`, {
-          action: '`scan2mesh status` lists the jobs and their ids.',
-        });
-      return job;
-    });
+    const jobs = jobIds.map((id) => jobNamed(queue.manager, id));
     const results = jobs.map((job) => ({ job, now: queue.manager.cancel(job.id) }));
     // Closing waits for what this process removes of a job no live process runs.
     await queue.close();

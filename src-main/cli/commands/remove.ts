@@ -1,6 +1,6 @@
-import { AppError } from '../../../src-shared/errors.js';
 import type { Leftover } from '../../jobs/job-leftovers.js';
 import { EXIT } from '../exit-codes.js';
+import { jobNamed } from './job-named.js';
 import { formatBytes } from '../../../src-shared/format-bytes.js';
 import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { terminal } from '../terminal-text.js';
@@ -23,11 +23,7 @@ export async function runRemove(
 ): Promise<number> {
   const queue = await openCliQueue({}, deps);
   try {
-    const job = queue.manager.find(jobId);
-    if (!job)
-      throw new AppError('bad-input', `There is no job "${jobId}" (or the id fits several).`, {
-        action: '`scan2mesh status` lists the jobs and their ids.',
-      });
+    const job = jobNamed(queue.manager, jobId);
     const removed = await queue.manager.remove(job.id);
     if (opts.json) io.out(`${JSON.stringify({ job: job.id, removed }, null, 2)}\n`);
     else {

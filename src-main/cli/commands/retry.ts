@@ -1,6 +1,6 @@
-import { AppError } from '../../../src-shared/errors.js';
 import { pickConnectionFlags, type ConnectionFlags } from '../../connections/connection-flags.js';
 import { CliExit, EXIT } from '../exit-codes.js';
+import { jobNamed } from './job-named.js';
 import { openCliQueue, type CliQueueDeps } from '../queue-driver.js';
 import { defaultQueueIo, waitAndReport, type QueueIo } from './resume.js';
 
@@ -24,11 +24,7 @@ export async function runRetry(
 ): Promise<number> {
   const queue = await openCliQueue(pickConnectionFlags(opts), deps);
   try {
-    const job = queue.manager.find(jobId);
-    if (!job)
-      throw new AppError('bad-input', `There is no job "${jobId}" (or the id fits several).`, {
-        action: '`scan2mesh status` lists the jobs and their ids.',
-      });
+    const job = jobNamed(queue.manager, jobId);
     if (job.state === 'failed' && job.error?.code === 'job-may-exist' && !opts.resubmit)
       throw new CliExit(
         EXIT.mayExist,
