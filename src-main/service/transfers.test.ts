@@ -452,6 +452,29 @@ describe('a download cut off part way', () => {
     }
   });
 
+  it('takes the whole file again when a 206 holds more bytes than its range (a review: failed as cut off)', async () => {
+    const s = await cutting((req, res) => {
+      if (!req.headers.range)
+        return void res.writeHead(200, { 'Content-Length': file.length, ETag: '"v1"' }).end(file);
+      const from = Number(/^bytes=(\d+)-$/.exec(String(req.headers.range))?.[1]);
+      // No length: the body runs on 10 bytes past the range's end.
+      res.writeHead(206, {
+        'Content-Range': `bytes ${from}-${file.length - 1}/${file.length}`,
+        ETag: '"v1"',
+      });
+      res.end(Buffer.concat([file.subarray(from), Buffer.alloc(10)]));
+    });
+    const { c, logs } = client();
+    try {
+      const got = await c.download(`${s.origin}/m.stl?sig=1`, join(dir, 'over', 'm.stl'));
+      expect((await readFile(got.path)).equals(file)).toBe(true);
+      expect(s.seen.map((r) => r.headers.range === undefined)).toEqual([true, false, true]);
+      expect(logs.find((l) => l.msg === 'download taken whole')?.data.why).toMatch(/more than its range/);
+    } finally {
+      c.close();
+    }
+  });
+
   it('takes a 206 to a request for the whole file only when it holds the whole file', async () => {
     let answers = 0;
     const s = await storage((req, res) => {

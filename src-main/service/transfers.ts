@@ -226,14 +226,19 @@ export class Transfers {
         if (got.status < 200 || got.status >= 300)
           return { status: got.status, headers: got.headers, detail: errorDetailOf(got.errorBody ?? '') };
         const end = total.value;
-        // The rest of a file ends where its Content-Range says the file does.
+        // A 206 ends where its Content-Range says the file does: short, it was cut off (asked for
+        // again from there); long, it is no part of that file (the whole file, asked for again).
+        const over = got.status === 206 && end !== undefined && base + got.bytes > end;
+        if (over && resume) return await whole('the storage sent more than its range holds');
         if (got.status === 206 && base + got.bytes !== end)
           throw answerFailure(
             url,
             new TransportError(
-              `the download ended after ${base + got.bytes} of ${end} bytes`,
+              over
+                ? `the storage sent ${base + got.bytes} bytes of a file of ${end}`
+                : `the download ended after ${base + got.bytes} of ${end} bytes`,
               true,
-              'ECONNRESET',
+              over ? 'EPROTO' : 'ECONNRESET',
             ),
           );
         progress(base + got.bytes, true);
