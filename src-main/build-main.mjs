@@ -24,7 +24,9 @@ const entries = findEntries('src-main').filter((p) => !p.endsWith('preload.entry
 // from there it is 95 files and about 100 ms of every process's start, 64 of them its translations of
 // error messages into other languages, which this app never shows. Bundled, with only its English
 // messages, it is one parse of the bundle.
-const BUNDLED_LIBRARIES = ['zod'];
+// Commander too: its seven files resolved and read from node_modules at every start of the command
+// line, where one bundle is read once.
+const BUNDLED_LIBRARIES = ['zod', 'commander'];
 const dependencies = Object.keys(JSON.parse(readFileSync('package.json', 'utf8')).dependencies);
 const external = [
   ...dependencies.filter((d) => !BUNDLED_LIBRARIES.includes(d)),
@@ -47,6 +49,27 @@ const zodInEnglish = {
     }));
   },
 };
+// Commander loads node:child_process at its start (~2 ms of every command) for one use: running a
+// subcommand that is a program of its own, which scan2mesh has none of. Bundled, it loads it on that
+// use only. The build fails, rather than quietly keeping the cost, when commander's line changes.
+const CHILD_PROCESS_LINE = "const childProcess = require('node:child_process');";
+const commanderLazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (a) => {
+      const source = readFileSync(a.path, 'utf8');
+      if (!source.includes(CHILD_PROCESS_LINE))
+        throw new Error(`${a.path} no longer has the line ${CHILD_PROCESS_LINE}: see build-main.mjs`);
+      return {
+        contents: source.replace(
+          CHILD_PROCESS_LINE,
+          "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
 const common = {
   bundle: true,
   platform: 'node',
@@ -58,7 +81,7 @@ const common = {
   define: { 'import.meta.url': '__scan2meshImportMetaUrl', __BUNDLED__: 'true' },
   banner: { js: "const __scan2meshImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
   external,
-  plugins: [zodInEnglish],
+  plugins: [zodInEnglish, commanderLazyChildProcess],
 };
 
 await build({

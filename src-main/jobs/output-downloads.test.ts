@@ -23,8 +23,8 @@ interface ServiceInKb {
   hold: boolean;
   /** While set, every mesh is sent without its last byte (it still ends with the last chunk). */
   cutLastByte: boolean;
-  /** While set, storage refuses every download as expired (403, as S3 does; or the status given). */
-  refuseDownloads: boolean | number;
+  /** While set, storage refuses every download as expired, with this status (S3's is 403). */
+  refuseDownloads: false | number;
   /** While set, the finished job's answer lists this record twice, the copy for another file. */
   listTwice: number | undefined;
   /** Resolves at the first poll answered while held: the job is processing. */
@@ -53,7 +53,7 @@ async function serviceInKb(engine: RunningEngine): Promise<ServiceInKb> {
         self.downloads.push(url.split('?')[0] as string);
         if (self.refuseDownloads)
           return void res
-            .writeHead(self.refuseDownloads === true ? 403 : self.refuseDownloads, {
+            .writeHead(self.refuseDownloads, {
               'Content-Type': 'application/xml',
             })
             .end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
@@ -142,6 +142,17 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
     return job!;
   }
 
+  /** A job of the mandible as STL, waited for to its end: the job, and the GETs of meshes it made. */
+  async function mandibleJob(): Promise<{ ended: JobView | undefined; gets: number }> {
+    const before = service.downloads.length;
+    const job = await submitMultiframe(
+      [{ structures: ['mandible'], extension: '.stl' }],
+      '{jobId}/{structures}{ext}',
+    );
+    const [ended] = await h.manager.waitFor([job.id]);
+    return { ended, gets: service.downloads.length - before };
+  }
+
   it('saves each mesh whole with one GET, and takes a mesh staged by an earlier run as it is', async () => {
     const job = await submitMultiframe(TWO_MESHES, '{structures}{ext}');
     await service.held;
@@ -168,50 +179,31 @@ describe('the output phase, with sizes in kB and chunked downloads', () => {
 
   it('fails a job whose mesh comes incomplete every time, after a few GETs, with a clear error', async () => {
     service.cutLastByte = true;
-    const before = service.downloads.length;
-    const job = await submitMultiframe(
-      [{ structures: ['mandible'], extension: '.stl' }],
-      '{jobId}/{structures}{ext}',
-    );
-    const [failed] = await h.manager.waitFor([job.id]);
+    const { ended: failed, gets } = await mandibleJob();
     expect(failed?.state).toBe('failed');
     expect(failed?.error?.message).toMatch(
       /mandible\.stl is not a usable \.stl mesh: it is a binary STL whose header announces 1,368 triangles \(68,484 bytes\) but the file has only 68,483 bytes, so it is truncated/,
     );
     // The download's own attempts, and no more: the job is not waited out for the same broken file.
-    expect(service.downloads.length - before).toBe(FAST.client!.retry!.maxAttempts);
-  });
-
-  it('fails a job whose fresh download address is refused too, after one fresh poll', async () => {
-    service.cutLastByte = false;
-    service.refuseDownloads = true;
-    const before = service.downloads.length;
-    const job = await submitMultiframe(
-      [{ structures: ['mandible'], extension: '.stl' }],
-      '{jobId}/{structures}{ext}',
-    );
-    const [failed] = await h.manager.waitFor([job.id]);
-    expect(failed?.state).toBe('failed');
-    expect(failed?.error?.message).toMatch(/Request has expired.*It was refused again with a fresh address/);
-    expect(service.downloads.length - before).toBe(2);
+    expect(gets).toBe(FAST.client!.retry!.maxAttempts);
   });
 
   // A review: a storage that answers a refused signature 401 failed the job at once, advising a new
   // (billed) one, where fresh addresses were what was needed, as for 403.
-  it('takes a 401 from storage as a refused address too: one fresh poll, then a clear failure', async () => {
-    service.cutLastByte = false;
-    service.refuseDownloads = 401;
-    const before = service.downloads.length;
-    const job = await submitMultiframe(
-      [{ structures: ['mandible'], extension: '.stl' }],
-      '{jobId}/{structures}{ext}',
-    );
-    const [failed] = await h.manager.waitFor([job.id]);
-    expect(failed?.state).toBe('failed');
-    expect(failed?.error?.message).toMatch(/It was refused again with a fresh address/);
-    expect(service.downloads.length - before).toBe(2);
-    service.refuseDownloads = false;
-  });
+  it.each([403, 401])(
+    'fails a job whose download address is refused (%i), a fresh one too, after one fresh poll',
+    async (status) => {
+      service.cutLastByte = false;
+      service.refuseDownloads = status;
+      const { ended: failed, gets } = await mandibleJob();
+      expect(failed?.state).toBe('failed');
+      // The storage's own words (its 403 says why), then what was tried.
+      if (status === 403) expect(failed?.error?.message).toMatch(/Request has expired/);
+      expect(failed?.error?.message).toMatch(/It was refused again with a fresh address/);
+      expect(gets).toBe(2);
+      service.refuseDownloads = false;
+    },
+  );
 
   it('asks again for an output the service lists as still coming, and saves it once it is there', async () => {
     // A review: "Pending" outputs of a finished job were taken for not made at once; a plain retry

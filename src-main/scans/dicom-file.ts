@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import dicomParser from 'dicom-parser';
+import { dicomParserLib } from './dicom-parser-lib.js';
 import { SNIFF_BYTES, sniffDicom, type DicomLayout } from './dicom-sniff.js';
 import { headerTooLong, MAX_HEADER_BYTES } from './header-bounds.js';
 import {
@@ -242,7 +242,7 @@ function missingPixelBytes(buffer: Buffer, layout: DicomLayout): number {
 /** Reads the meta header of a Part 10 chunk to see whether the data set is deflated. */
 function isDeflated(buf: Buffer): boolean {
   try {
-    const meta = dicomParser.readPart10Header(buf);
+    const meta = dicomParserLib().readPart10Header(buf);
     return (meta.string('x00020010') ?? '').replace(/\0/g, '').trim() === DEFLATED_LE;
   } catch {
     return false;

@@ -4,8 +4,8 @@
  * becomes words a clinician can act on. Reading the bytes from files is dicom-file.ts's.
  */
 import { inflateRawSync } from 'node:zlib';
-import dicomParser from 'dicom-parser';
 import type { DataSet } from 'dicom-parser';
+import { dicomParserLib, ParserBudgetSpent, withReadsBounded } from './dicom-parser-lib.js';
 import { isVr, type DicomLayout } from './dicom-sniff.js';
 import {
   countElements,
@@ -168,43 +168,14 @@ const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
 };
 
 /**
- * dicom-parser's reads of tags and lengths, counted while a parse runs under withParserBudget. The
- * element count (countElements) refuses a header of too many elements before dicom-parser starts,
- * by walking the bytes as dicom-parser will; a layout it reads otherwise hid millions of elements
- * from it (a review found six), and dicom-parser then took minutes and gigabytes. So dicom-parser's
- * own work is bounded too: every element it makes reads its tag and length through its byte-array
- * parser (two for its tag, one or two for its length, two more where implicit VR peeks at the next
- * tag), and a parse that reads more than six per element of MAX_HEADER_ELEMENTS is stopped, whatever
- * the layout.
+ * What dicom-parser may read of one file (dicom-parser-lib.ts): six reads per element of the most
+ * elements a header may have.
  */
 const MAX_PARSER_READS = 6 * MAX_HEADER_ELEMENTS;
-let parserReads = 0;
-let parserBudget = Number.POSITIVE_INFINITY;
-
-/** Thrown inside dicom-parser when a parse spends its reads (see MAX_PARSER_READS). */
-class ParserBudgetSpent extends Error {}
-
-for (const parser of [dicomParser.littleEndianByteArrayParser, dicomParser.bigEndianByteArrayParser]) {
-  const { readUint16, readUint32 } = parser;
-  parser.readUint16 = (array, position) => {
-    if (++parserReads > parserBudget) throw new ParserBudgetSpent();
-    return readUint16(array, position);
-  };
-  parser.readUint32 = (array, position) => {
-    if (++parserReads > parserBudget) throw new ParserBudgetSpent();
-    return readUint32(array, position);
-  };
-}
 
 /** Runs `parse` (dicom-parser's work on one file) with its reads bounded; not reentrant. */
 export function withParserBudget<T>(parse: () => T, reads = MAX_PARSER_READS): T {
-  parserReads = 0;
-  parserBudget = reads;
-  try {
-    return parse();
-  } finally {
-    parserBudget = Number.POSITIVE_INFINITY;
-  }
+  return withReadsBounded(parse, reads);
 }
 
 /**
@@ -223,18 +194,18 @@ function parseBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): 
     const raw = RAW_SYNTAX[layout];
     if (raw) {
       boundedForParser(buf, 0, raw, untilPixelData);
-      const dataSet = dicomParser.parseDicom(buf, { ...options, TransferSyntaxUID: raw });
+      const dataSet = dicomParserLib().parseDicom(buf, { ...options, TransferSyntaxUID: raw });
       return { dataSet, layout, transferSyntaxUid: raw, transferSyntaxGuessed: true, fileOffset: 0 };
     }
     if (layout === 'raw-meta') return parseRawMeta(buf, untilTag);
-    const meta = dicomParser.readPart10Header(buf);
+    const meta = dicomParserLib().readPart10Header(buf);
     const tsElement = meta.elements.x00020010;
     if (!tsElement || tsElement.length === 0) {
       // The meta header lacks its transfer syntax: infer it from the first element of the data set.
       const start = (meta as DataSet & { position: number }).position;
       const ts = isVr(buf, start + 4) ? EXPLICIT_LE : IMPLICIT_LE;
       boundedForParser(buf, start, ts, untilPixelData);
-      const dataSet = dicomParser.parseDicom(buf.subarray(start), { ...options, TransferSyntaxUID: ts });
+      const dataSet = dicomParserLib().parseDicom(buf.subarray(start), { ...options, TransferSyntaxUID: ts });
       return { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: true, fileOffset: start };
     }
     const metaTs = (meta.string('x00020010') ?? '').replace(/\0/g, '').trim();
@@ -243,7 +214,7 @@ function parseBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): 
       // The meta header says implicit VR, the data set names its VRs: pydicom reads such a file as
       // explicit VR, and so does this (dicom-parser would take the VR letters for lengths).
       boundedForParser(buf, start, EXPLICIT_LE, untilPixelData);
-      const dataSet = dicomParser.parseDicom(buf.subarray(start), {
+      const dataSet = dicomParserLib().parseDicom(buf.subarray(start), {
         ...options,
         TransferSyntaxUID: EXPLICIT_LE,
       });
@@ -257,7 +228,7 @@ function parseBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): 
     }
     // A deflated data set is counted as it is inflated (boundedInflater).
     if (metaTs !== DEFLATED_LE) boundedForParser(buf, start, metaTs, untilPixelData);
-    const dataSet = dicomParser.parseDicom(buf, options);
+    const dataSet = dicomParserLib().parseDicom(buf, options);
     const ts = (dataSet.string('x00020010') ?? '').replace(/\0/g, '').trim();
     const parsed: ParsedDicom = { dataSet, layout, transferSyntaxUid: ts, transferSyntaxGuessed: false };
     if (ts !== DEFLATED_LE) parsed.fileOffset = 0;
@@ -269,7 +240,10 @@ function parseBytes(buf: Buffer, layout: DicomLayout, untilPixelData: boolean): 
 
 /** A meta header without preamble: read it as explicit LE, then the data set with the syntax it names. */
 function parseRawMeta(buf: Buffer, untilTag: string | undefined): ParsedDicom {
-  const metaOnly = dicomParser.parseDicom(buf, { TransferSyntaxUID: EXPLICIT_LE, untilTag: 'x00080000' });
+  const metaOnly = dicomParserLib().parseDicom(buf, {
+    TransferSyntaxUID: EXPLICIT_LE,
+    untilTag: 'x00080000',
+  });
   let end = 0;
   for (const el of Object.values(metaOnly.elements)) {
     if (el.tag < 'x00030000') end = Math.max(end, el.dataOffset + el.length);
@@ -278,7 +252,7 @@ function parseRawMeta(buf: Buffer, untilTag: string | undefined): ParsedDicom {
   if (ts === DEFLATED_LE)
     throw new DicomParseError('it is compressed as a whole without the file header that says so');
   boundedForParser(buf, end, ts, untilTag !== undefined);
-  const dataSet = dicomParser.parseDicom(buf.subarray(end), {
+  const dataSet = dicomParserLib().parseDicom(buf.subarray(end), {
     TransferSyntaxUID: ts,
     ...(untilTag ? { untilTag } : {}),
   });

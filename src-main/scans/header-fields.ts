@@ -1,5 +1,5 @@
-import dicomParser from 'dicom-parser';
 import type { DataSet, Element } from 'dicom-parser';
+import { dicomParserLib } from './dicom-parser-lib.js';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { fromModel, keepModel } from './header-model.js';
 import { pixelPaddingOf } from './header-padding.js';
@@ -220,7 +220,7 @@ export function tableOf(parsed: ParsedDicom): TagTable {
       t.length[k] = el.length;
     }
   }
-  t.bigEndian = ds.byteArrayParser === dicomParser.bigEndianByteArrayParser;
+  t.bigEndian = ds.byteArrayParser === dicomParserLib().bigEndianByteArrayParser;
   const px = ds.elements[PIXEL_DATA];
   if (px) {
     t.pixelOffset = px.dataOffset;

@@ -1,8 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import dicomParser, { type DataSet } from 'dicom-parser';
+import type { DataSet } from 'dicom-parser';
 import { AppError } from '../../src-shared/errors.js';
 import type { ScanProblem } from '../../src-shared/scans.js';
+import { dicomParserLib } from './dicom-parser-lib.js';
 import { openScanFile } from './scan-file-open.js';
 import { boundedInflater, withParserBudget } from './dicom-parse.js';
 import { withDropBudget } from './drop-parse-budget.js';
@@ -91,7 +92,7 @@ async function seriesUidOfDamaged(path: string, budget: Int32Array | null): Prom
     // dicom-parser's own inflater has none (a review's damaged files each took a second here).
     ds = withDropBudget(budget, () =>
       withParserBudget(() =>
-        dicomParser.parseDicom(bytes, { untilTag: 'x7fe00010', inflater: boundedInflater }),
+        dicomParserLib().parseDicom(bytes, { untilTag: 'x7fe00010', inflater: boundedInflater }),
       ),
     );
   } catch (e) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import dicomParser from 'dicom-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readDicomFile } from './dicom-file.js';
+import { dicomParserLib } from './dicom-parser-lib.js';
 import { decodeEncapsulatedFrame } from './pixel-decode.js';
 import { FIXTURES, python, tempFolders } from './scans.test-support.js';
 
@@ -30,7 +30,7 @@ print(json.dumps(200))`,
     const parsed = await readDicomFile(out);
     const el = parsed.dataSet.elements.x7fe00010!;
     expect(el.fragments).toHaveLength(600);
-    const table = vi.spyOn(dicomParser, 'createJPEGBasicOffsetTable');
+    const table = vi.spyOn(dicomParserLib(), 'createJPEGBasicOffsetTable');
     const rows = parsed.dataSet.uint16('x00280010')!;
     const columns = parsed.dataSet.uint16('x00280011')!;
     const decoded = Array.from({ length: 200 }, (_, k) =>

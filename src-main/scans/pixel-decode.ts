@@ -1,5 +1,7 @@
-import dicomParser from 'dicom-parser';
-import { Decoder as JpegLosslessDecoder } from 'jpeg-lossless-decoder-js';
+import { createRequire } from 'node:module';
+import type { DataSet, Element } from 'dicom-parser';
+import type { Decoder as JpegLosslessDecoder } from 'jpeg-lossless-decoder-js';
+import { dicomParserLib } from './dicom-parser-lib.js';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
 import {
@@ -20,6 +22,16 @@ export type { StoredValues } from './plane-copy.js';
 import { decodeRleFrame } from './rle.js';
 import { restartInterval } from './codestream-size.js';
 import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } from './transfer-syntax.js';
+
+/**
+ * The JPEG Lossless decoder, loaded on first use: intake loads this module (to compare copies of an
+ * image stored in two encodings) but rarely decodes, and `scan2mesh inspect` paid ~1.3 ms to load it.
+ */
+let Lossless: typeof JpegLosslessDecoder | undefined;
+const losslessDecoder = (): typeof JpegLosslessDecoder =>
+  (Lossless ??= (
+    createRequire(import.meta.url)('jpeg-lossless-decoder-js') as { Decoder: typeof JpegLosslessDecoder }
+  ).Decoder);
 
 /** Why a frame's pixels could not be had; the message is for people, `kind` for callers. */
 export class PixelDecodeError extends Error {
@@ -111,13 +123,13 @@ const spansByElement = new WeakMap<object, Int32Array>();
  * all of them, once per frame: a 6 MB file of 5,000 frames in 60 fragments each took 35 s to read.
  * Throws (a string, as dicom-parser does) when a frame starts at no fragment or has none.
  */
-function frameSpans(ds: dicomParser.DataSet, el: dicomParser.Element, frames: number): Int32Array {
+function frameSpans(ds: DataSet, el: Element, frames: number): Int32Array {
   const known = spansByElement.get(el);
   if (known) return known;
   const fragments = el.fragments ?? [];
   const table = el.basicOffsetTable ?? [];
   // No offset table and several fragments per frame: JPEG frames can be found by their markers.
-  const offsets = table.length === frames ? table : dicomParser.createJPEGBasicOffsetTable(ds, el);
+  const offsets = table.length === frames ? table : dicomParserLib().createJPEGBasicOffsetTable(ds, el);
   if (offsets.length !== frames) throw `${offsets.length} images found in the fragments, ${frames} expected`;
   const fragmentAt = new Map<number, number>();
   fragments.forEach((f, i) => fragmentAt.set(f.offset, i));
@@ -143,11 +155,12 @@ function encapsulatedFrame(parsed: ParsedDicom, frameIndex: number, frames: numb
   if (fragments.length === 0)
     throw new PixelDecodeError('corrupt', 'its compressed pixel data holds no fragments');
   try {
-    if (frames === 1) return dicomParser.readEncapsulatedPixelDataFromFragments(ds, el, 0, fragments.length);
+    if (frames === 1)
+      return dicomParserLib().readEncapsulatedPixelDataFromFragments(ds, el, 0, fragments.length);
     if (fragments.length === frames)
-      return dicomParser.readEncapsulatedPixelDataFromFragments(ds, el, frameIndex, 1);
+      return dicomParserLib().readEncapsulatedPixelDataFromFragments(ds, el, frameIndex, 1);
     const spans = frameSpans(ds, el, frames);
-    return dicomParser.readEncapsulatedPixelDataFromFragments(
+    return dicomParserLib().readEncapsulatedPixelDataFromFragments(
       ds,
       el,
       spans[2 * frameIndex]!,
@@ -228,7 +241,7 @@ function decodeCompressed(
         );
       // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
       const copy = withLosslessTail(encoded);
-      const decoder = new JpegLosslessDecoder();
+      const decoder = new (losslessDecoder())();
       const out = decoder.decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
       if (out.length !== pixels) throw new Error(`decoded ${out.length} samples, expected ${pixels}`);
       checkLosslessRead(decoder, copy);

@@ -1,0 +1,58 @@
+/**
+ * dicom-parser, loaded when a file first needs it, with its reads counted. The tag-only reader
+ * (header-tag-reader.ts) reads the headers of nearly every drop; dicom-parser serves the rest (a
+ * deflated data set, a header the reader leaves to it, damaged files, de-identification, pixels).
+ * Loaded at start it cost every `scan2mesh inspect` about 2.5 ms of its ~85 (issue 14's goal is a
+ * whole process under half of pydicom's), for files that mostly never need it.
+ *
+ * Its reads of tags and lengths are counted while a parse runs under withParserBudget. The element
+ * count (header-bounds.ts countElements) refuses a header of too many elements before dicom-parser
+ * starts, by walking the bytes as dicom-parser will; a layout it reads otherwise hid millions of
+ * elements from it (a review found six), and dicom-parser then took minutes and gigabytes. So
+ * dicom-parser's own work is bounded too: every element it makes reads its tag and length through its
+ * byte-array parser (two for its tag, one or two for its length, two more where implicit VR peeks at
+ * the next tag), and a parse that reads more than its budget is stopped, whatever the layout.
+ */
+import { createRequire } from 'node:module';
+import type * as DicomParserModule from 'dicom-parser';
+
+export type DicomParser = typeof DicomParserModule;
+
+let loaded: DicomParser | undefined;
+let parserReads = 0;
+let parserBudget = Number.POSITIVE_INFINITY;
+
+/** Thrown inside dicom-parser when a parse spends its reads (see withParserBudget). */
+export class ParserBudgetSpent extends Error {}
+
+/** The library, loaded (and its reads made countable) on the first call. */
+export function dicomParserLib(): DicomParser {
+  if (loaded) return loaded;
+  const lib = createRequire(import.meta.url)('dicom-parser') as DicomParser;
+  for (const parser of [lib.littleEndianByteArrayParser, lib.bigEndianByteArrayParser]) {
+    const { readUint16, readUint32 } = parser;
+    parser.readUint16 = (array, position) => {
+      if (++parserReads > parserBudget) throw new ParserBudgetSpent();
+      return readUint16(array, position);
+    };
+    parser.readUint32 = (array, position) => {
+      if (++parserReads > parserBudget) throw new ParserBudgetSpent();
+      return readUint32(array, position);
+    };
+  }
+  // Its own object, the library's functions copied: the module's exports are getters that cannot be
+  // replaced, and tests watch how often a function is called (pixel-decode-frames.test.ts).
+  loaded = { ...lib };
+  return loaded;
+}
+
+/** Runs `parse` (dicom-parser's work on one file) with at most `reads` reads; not reentrant. */
+export function withReadsBounded<T>(parse: () => T, reads: number): T {
+  parserReads = 0;
+  parserBudget = reads;
+  try {
+    return parse();
+  } finally {
+    parserBudget = Number.POSITIVE_INFINITY;
+  }
+}
