@@ -20,6 +20,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeSync,
@@ -103,6 +104,32 @@ async function startServer(): Promise<{ child: ChildProcess; info: StorageInfo }
     child.once('exit', (code) => reject(new Error(`the storage server exited with ${code}`)));
   });
   return { child, info: JSON.parse(first) as StorageInfo };
+}
+
+/** Where two files first differ (the shorter one's end, when one is the start of the other), or undefined. */
+function firstDifference(a: string, b: string): number | undefined {
+  const fa = openSync(a, 'r');
+  const fb = openSync(b, 'r');
+  try {
+    const ba = Buffer.alloc(16 * 1024 * 1024);
+    const bb = Buffer.alloc(ba.length);
+    for (let at = 0; ;) {
+      const na = readSync(fa, ba, 0, ba.length, at);
+      const nb = readSync(fb, bb, 0, bb.length, at);
+      const n = Math.min(na, nb);
+      if (ba.compare(bb, 0, n, 0, n) !== 0) {
+        let k = 0;
+        while (ba[k] === bb[k]) k++;
+        return at + k;
+      }
+      if (na !== nb) return at + n;
+      if (na === 0) return undefined;
+      at += n;
+    }
+  } finally {
+    closeSync(fa);
+    closeSync(fb);
+  }
 }
 
 /** Peak RSS above the level before `fn`, sampled every 5 ms. */
@@ -250,8 +277,15 @@ async function measure(): Promise<void> {
         }
       }
     }
-    if (statSync(dlClient).size !== bytes || statSync(dlCurl).size !== bytes)
-      throw new Error('download sizes differ');
+    // Whole and the same bytes, not only as many: a download once came out short and reported whole.
+    for (const [who, path] of [
+      ['client', dlClient],
+      ['curl', dlCurl],
+    ] as const) {
+      const wrong = firstDifference(input, path);
+      if (wrong !== undefined)
+        throw new Error(`the ${who}'s download differs from the file from byte ${wrong} on`);
+    }
     if (lastProgress?.bytesDone !== bytes) throw new Error('the last progress report is not the whole file');
 
     const upRatio = up.curl.ms / up.client.ms;

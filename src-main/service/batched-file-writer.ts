@@ -17,6 +17,8 @@ export class FileBatcher {
   private used = 0;
   /** The write of the other buffer, while it runs. */
   private inFlight: Promise<void> | undefined;
+  /** The last add() that had to wait, until it has taken all its bytes. */
+  private waiting: Promise<void> | undefined;
   private failure: Error | undefined;
 
   private batchBytes: number;
@@ -70,9 +72,30 @@ export class FileBatcher {
 
   /**
    * Copies src[start, end) in. Returns undefined when all of it was taken without waiting, else a
-   * promise that settles once it was (the caller stops reading its source meanwhile).
+   * promise that settles once it was (the caller stops reading its source meanwhile). Bytes added
+   * while an earlier add() still waits are kept aside and taken after its bytes, in order: two
+   * buffers written at once would both go where the file's next byte goes.
    */
   add(src: Buffer, start = 0, end = src.length): Promise<void> | undefined {
+    if (this.waiting) {
+      const later = Buffer.from(src.subarray(start, end));
+      return this.track(this.waiting.then(() => this.take(later, 0, later.length)));
+    }
+    const wait = this.take(src, start, end);
+    return wait && this.track(wait);
+  }
+
+  /** Notes `wait` as the add() later ones queue behind, until it settles. */
+  private track(wait: Promise<void>): Promise<void> {
+    this.waiting = wait;
+    const done = (): void => {
+      if (this.waiting === wait) this.waiting = undefined;
+    };
+    wait.then(done, done);
+    return wait;
+  }
+
+  private take(src: Buffer, start: number, end: number): Promise<void> | undefined {
     let offset = start;
     while (offset < end) {
       if (this.failure) return Promise.reject(this.failure);
@@ -87,7 +110,7 @@ export class FileBatcher {
         return this.inFlight.then(() => {
           this.inFlight = undefined;
           this.rotate();
-          return this.add(rest);
+          return this.take(rest, 0, rest.length);
         });
       }
       this.rotate();
@@ -96,6 +119,7 @@ export class FileBatcher {
   }
 
   async finish(): Promise<void> {
+    while (this.waiting) await this.waiting;
     await this.inFlight;
     this.inFlight = undefined;
     if (this.failure) throw this.failure;
@@ -107,6 +131,7 @@ export class FileBatcher {
 
   /** Closes the file after any running write; what was written stays (the caller deletes it). */
   async close(): Promise<void> {
+    while (this.waiting) await this.waiting.catch(() => {});
     await this.inFlight;
     // A cut asked for is made, also with nothing written after it: no bytes of an earlier version stay.
     await this.cut().catch(() => {});
