@@ -55,6 +55,19 @@ function clientOptions(): ConstructorParameters<typeof ServiceClient>[0] {
   };
 }
 
+/**
+ * Runs `script` (an ES module, TypeScript imports allowed) in a Node process that trusts the storage's
+ * certificate: NODE_EXTRA_CA_CERTS is read when a process starts. Its standard output.
+ */
+async function trustingChild(script: string, args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script, ...args],
+    { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certPath } },
+  );
+  return stdout;
+}
+
 function client(): ServiceClient {
   return new ServiceClient(clientOptions());
 }
@@ -100,24 +113,15 @@ describe('transfers over https', () => {
       process.stdout.write(JSON.stringify(got));
     `;
     const options = clientOptions();
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        script,
-        JSON.stringify(options),
-        storage.uploadUrl('scan.dcm'),
-        SCAN,
-        storage.downloadUrl('scan.dcm'),
-        dest,
-        storage.downloadUrl('chunked-scan.dcm'),
-        join(dir, 'out', 'chunked.dcm'),
-      ],
-      { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certPath } },
-    );
+    const stdout = await trustingChild(script, [
+      JSON.stringify(options),
+      storage.uploadUrl('scan.dcm'),
+      SCAN,
+      storage.downloadUrl('scan.dcm'),
+      dest,
+      storage.downloadUrl('chunked-scan.dcm'),
+      join(dir, 'out', 'chunked.dcm'),
+    ]);
     const scan = await readFile(SCAN);
     expect(JSON.parse(stdout)).toEqual({ path: dest, bytes: scan.length });
     expect((await readFile(join(dir, 'scan.dcm'))).equals(scan)).toBe(true);
@@ -146,21 +150,12 @@ describe('transfers over https', () => {
       }
       process.stdout.write(JSON.stringify(got));
     `;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        script,
-        storage.downloadUrl('slow-disk.bin'),
-        join(dir, 'out', 'slow-disk.bin'),
-        storage.downloadUrl('chunked-slow-disk.bin'),
-        join(dir, 'out', 'chunked-slow-disk.bin'),
-      ],
-      { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certPath } },
-    );
+    const stdout = await trustingChild(script, [
+      storage.downloadUrl('slow-disk.bin'),
+      join(dir, 'out', 'slow-disk.bin'),
+      storage.downloadUrl('chunked-slow-disk.bin'),
+      join(dir, 'out', 'chunked-slow-disk.bin'),
+    ]);
     expect(JSON.parse(stdout)).toEqual([body.length, body.length]);
     for (const name of ['slow-disk.bin', 'chunked-slow-disk.bin']) {
       const saved = await readFile(join(dir, 'out', name));
@@ -207,22 +202,13 @@ describe('transfers over https', () => {
         process.stdout.write(JSON.stringify({ got, refused }));
       `;
       const dest = join(dir, 'out', 'regional.dcm');
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          script,
-          JSON.stringify(clientOptions()),
-          `${origin}/to-https?X-Signature=1`,
-          dest,
-          `${origin}/to-http?X-Signature=2`,
-          join(dir, 'out', 'plain.stl'),
-        ],
-        { env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certPath } },
-      );
+      const stdout = await trustingChild(script, [
+        JSON.stringify(clientOptions()),
+        `${origin}/to-https?X-Signature=1`,
+        dest,
+        `${origin}/to-http?X-Signature=2`,
+        join(dir, 'out', 'plain.stl'),
+      ]);
       const { got, refused } = JSON.parse(stdout) as { got: { bytes: number }; refused: string };
       expect(got.bytes).toBe((await readFile(SCAN)).length);
       expect((await readFile(dest)).equals(await readFile(SCAN))).toBe(true);
