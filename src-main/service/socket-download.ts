@@ -271,7 +271,8 @@ export function socketGetToFile(
     // tls.connect verifies the certificate and that it names this host (as the https module does);
     // SNI carries the name, never an IP address.
     // onread works for TLS sockets too (checked by transfers-https.test.ts and the transfer bench),
-    // though @types/node lists it for net sockets only.
+    // though @types/node lists it for net sockets only; but a TLS socket goes on handing over what it
+    // has decrypted after the callback returned false (see backlog).
     const tlsOptions: tls.ConnectionOptions & Pick<net.TcpSocketConnectOpts, 'onread'> = {
       host,
       port: Number(url.port || 443),
