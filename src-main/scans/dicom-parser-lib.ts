@@ -13,22 +13,19 @@
  * byte-array parser (two for its tag, one or two for its length, two more where implicit VR peeks at
  * the next tag), and a parse that reads more than its budget is stopped, whatever the layout.
  */
-import { createRequire } from 'node:module';
 import type * as DicomParserModule from 'dicom-parser';
+import { lazyLibrary } from '../platform/lazy-library.js';
 
 export type DicomParser = typeof DicomParserModule;
 
-let loaded: DicomParser | undefined;
 let parserReads = 0;
 let parserBudget = Number.POSITIVE_INFINITY;
 
 /** Thrown inside dicom-parser when a parse spends its reads (see withParserBudget). */
 export class ParserBudgetSpent extends Error {}
 
-/** The library, loaded (and its reads made countable) on the first call. */
-export function dicomParserLib(): DicomParser {
-  if (loaded) return loaded;
-  const lib = createRequire(import.meta.url)('dicom-parser') as DicomParser;
+/** Its tag and length reads counted; its own object, the library's functions copied. */
+function countingReads(lib: DicomParser): DicomParser {
   for (const parser of [lib.littleEndianByteArrayParser, lib.bigEndianByteArrayParser]) {
     const { readUint16, readUint32 } = parser;
     parser.readUint16 = (array, position) => {
@@ -40,11 +37,13 @@ export function dicomParserLib(): DicomParser {
       return readUint32(array, position);
     };
   }
-  // Its own object, the library's functions copied: the module's exports are getters that cannot be
-  // replaced, and tests watch how often a function is called (pixel-decode-frames.test.ts).
-  loaded = { ...lib };
-  return loaded;
+  // A copy: the module's exports are getters that cannot be replaced, and tests watch how often a
+  // function is called (pixel-decode-frames.test.ts).
+  return { ...lib };
 }
+
+/** The library, loaded (and its reads made countable) on the first call. */
+export const dicomParserLib = lazyLibrary<DicomParser>('dicom-parser', countingReads);
 
 /** Runs `parse` (dicom-parser's work on one file) with at most `reads` reads; not reentrant. */
 export function withReadsBounded<T>(parse: () => T, reads: number): T {

@@ -4,7 +4,8 @@ import { basename, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import yazl from 'yazl';
+import type * as Yazl from 'yazl';
+import { lazyLibrary } from '../platform/lazy-library.js';
 import { AppError } from '../../src-shared/errors.js';
 import { readDicomFile } from './dicom-file.js';
 import { prepareCodec } from './codecs.js';
@@ -270,6 +271,9 @@ async function writeWhole(path: string, data: Buffer): Promise<void> {
   }
 }
 
+/** Only the streaming way needs it: most packages are plain zips (zip-writer.ts). */
+const yazl = lazyLibrary<typeof Yazl>('yazl');
+
 /** The streaming way: yazl (zip64 when needed) and zlib's gzip, one slice in memory at a time. */
 async function streamPackage(
   files: PackageFile[],
@@ -285,7 +289,7 @@ async function streamPackage(
       ? pipeline(src, createGzip({ level: 6 }), createWriteStream(partPath, { mode: 0o600 }), pipeOpts)
       : pipeline(src, createWriteStream(partPath, { mode: 0o600 }), pipeOpts);
   if (multiFrame) return writeOut(await source(files[0]!));
-  const zip = new yazl.ZipFile();
+  const zip = new (yazl().ZipFile)();
   const output = zip.outputStream as unknown as Readable;
   // A slice that fails to read or de-identify fails the package: the output is torn down,
   // which rejects the pipeline below.

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type { DataSet, Element } from 'dicom-parser';
 import type { Decoder as JpegLosslessDecoder } from 'jpeg-lossless-decoder-js';
+import { lazyLibrary } from '../platform/lazy-library.js';
 import { dicomParserLib } from './dicom-parser-lib.js';
 import { PIXEL_DATA, type ParsedDicom } from './dicom-file.js';
 import { uncompressedFrameBytes, type DicomHeader } from './header-fields.js';
@@ -27,11 +27,8 @@ import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } fr
  * The JPEG Lossless decoder, loaded on first use: intake loads this module (to compare copies of an
  * image stored in two encodings) but rarely decodes, and `scan2mesh inspect` paid ~1.3 ms to load it.
  */
-let Lossless: typeof JpegLosslessDecoder | undefined;
-const losslessDecoder = (): typeof JpegLosslessDecoder =>
-  (Lossless ??= (
-    createRequire(import.meta.url)('jpeg-lossless-decoder-js') as { Decoder: typeof JpegLosslessDecoder }
-  ).Decoder);
+const losslessLibrary = lazyLibrary<{ Decoder: typeof JpegLosslessDecoder }>('jpeg-lossless-decoder-js');
+const losslessDecoder = (): typeof JpegLosslessDecoder => losslessLibrary().Decoder;
 
 /** Why a frame's pixels could not be had; the message is for people, `kind` for callers. */
 export class PixelDecodeError extends Error {

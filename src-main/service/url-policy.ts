@@ -1,6 +1,10 @@
-import { getDomain } from 'tldts';
+import type * as Tldts from 'tldts';
+import { lazyLibrary } from '../platform/lazy-library.js';
 import { AppError } from '../../src-shared/errors.js';
 import { isLoopbackHost } from '../../src-shared/profiles.js';
+
+/** Only an address on another host of the service's port needs the list of registrable domains. */
+const tldts = lazyLibrary<typeof Tldts>('tldts');
 
 /**
  * Where the client may send what. Plain http is allowed only to this computer, so that tokens and
@@ -89,6 +93,7 @@ export function mayCarryToken(url: URL, base: URL): boolean {
   // has no registrable domain): the same machine, the same party.
   if (url.hostname === base.hostname) return true;
   if (url.port !== base.port) return false;
+  const { getDomain } = tldts();
   const site = getDomain(base.hostname, { allowPrivateDomains: true });
   return site !== null && getDomain(url.hostname, { allowPrivateDomains: true }) === site;
 }
