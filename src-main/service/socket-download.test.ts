@@ -93,6 +93,23 @@ describe('socketGetToFile', () => {
     expect((await readFile(join(dir, 'whole.bin'))).equals(body)).toBe(true);
   });
 
+  it('writes every byte in order when the whole answer and its end come at once to a busy file', async () => {
+    // The whole answer at once, then the end of the connection, into a file of 64-byte buffers, busy
+    // at every read. With a length, chunked, and up to the end. (Over TLS, where the socket goes on
+    // reading while the file is busy and may end meanwhile: transfers-https.test.ts.)
+    const body = pattern(200_000);
+    for (const [name, head, payload] of [
+      ['ended-length.bin', `Content-Length: ${body.length}`, body],
+      ['ended-chunked.bin', 'Transfer-Encoding: chunked', chunked(body, 7000)],
+      ['ended-close.bin', 'Connection: close', body],
+    ] as const) {
+      answer = (s) => s.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\n${head}\r\n\r\n`), payload]));
+      const got = await get(name, 64);
+      expect([got.status, got.bytes]).toEqual([200, body.length]);
+      expect((await readFile(join(dir, name))).equals(body)).toBe(true);
+    }
+  });
+
   it('decodes a chunked body itself, with one GET, however the reads split it', async () => {
     const body = pattern(3000);
     const message = Buffer.concat([
