@@ -109,6 +109,8 @@ export class FileBatcher {
         const rest = Buffer.from(src.subarray(offset, end));
         return this.inFlight.then(() => {
           this.inFlight = undefined;
+          // A failed write leaves the file's end unknown: nothing is written after it.
+          if (this.failure) throw this.failure;
           this.rotate();
           return this.take(rest, 0, rest.length);
         });

@@ -93,7 +93,7 @@ describe('socketGetToFile', () => {
     expect((await readFile(join(dir, 'whole.bin'))).equals(body)).toBe(true);
   });
 
-  it('writes every byte in order when the whole answer and its end come at once to a busy file', async () => {
+  it('writes every byte in order into a file busy at every read, the whole answer come at once', async () => {
     // The whole answer at once, then the end of the connection, into a file of 64-byte buffers, busy
     // at every read. With a length, chunked, and up to the end. (Over TLS, where the socket goes on
     // reading while the file is busy and may end meanwhile: transfers-https.test.ts.)

@@ -154,7 +154,8 @@ export function socketGetToFile(
     /** The file takes bytes until `wait` settles: reads wait in the backlog meanwhile. */
     const busyUntil = (wait: Promise<void>): false => {
       busy = true;
-      wait.then(goOn, fail);
+      // A throw while going on (a progress callback's, say) fails the download, never leaves it hanging.
+      wait.then(goOn, fail).catch(fail);
       return false;
     };
 
