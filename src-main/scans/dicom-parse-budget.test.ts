@@ -1,7 +1,7 @@
 import type { DataSet } from 'dicom-parser';
 import { describe, expect, it } from 'vitest';
-import { parseFailure, withParserBudget } from './dicom-parse.js';
-import { dicomParserLib } from './dicom-parser-lib.js';
+import { parseFailure } from './dicom-parse.js';
+import { dicomParserLib, withParserBudget } from './dicom-parser-lib.js';
 
 /** `n` empty explicit VR little endian elements of distinct private tags, as a data set without meta header. */
 function emptyElements(n: number): Buffer {

@@ -5,7 +5,7 @@
  */
 import { inflateRawSync } from 'node:zlib';
 import type { DataSet } from 'dicom-parser';
-import { dicomParserLib, ParserBudgetSpent, withReadsBounded } from './dicom-parser-lib.js';
+import { dicomParserLib, ParserBudgetSpent, withParserBudget } from './dicom-parser-lib.js';
 import { isVr, type DicomLayout } from './dicom-sniff.js';
 import {
   countElements,
@@ -166,17 +166,6 @@ const RAW_SYNTAX: Partial<Record<DicomLayout, string>> = {
   'raw-implicit': IMPLICIT_LE,
   'raw-explicit-be': EXPLICIT_BE,
 };
-
-/**
- * What dicom-parser may read of one file (dicom-parser-lib.ts): six reads per element of the most
- * elements a header may have.
- */
-const MAX_PARSER_READS = 6 * MAX_HEADER_ELEMENTS;
-
-/** Runs `parse` (dicom-parser's work on one file) with its reads bounded; not reentrant. */
-export function withParserBudget<T>(parse: () => T, reads = MAX_PARSER_READS): T {
-  return withReadsBounded(parse, reads);
-}
 
 /**
  * Parses DICOM bytes of any supported layout. With `untilPixelData` parsing stops at the pixel

@@ -15,6 +15,7 @@
  */
 import type * as DicomParserModule from 'dicom-parser';
 import { lazyLibrary } from '../platform/lazy-library.js';
+import { MAX_HEADER_ELEMENTS } from './header-bounds.js';
 
 export type DicomParser = typeof DicomParserModule;
 
@@ -45,8 +46,11 @@ function countingReads(lib: DicomParser): DicomParser {
 /** The library, loaded (and its reads made countable) on the first call. */
 export const dicomParserLib = lazyLibrary<DicomParser>('dicom-parser', countingReads);
 
-/** Runs `parse` (dicom-parser's work on one file) with at most `reads` reads; not reentrant. */
-export function withReadsBounded<T>(parse: () => T, reads: number): T {
+/** What dicom-parser may read of one file: six reads per element of the most a header may have. */
+const MAX_PARSER_READS = 6 * MAX_HEADER_ELEMENTS;
+
+/** Runs `parse` (dicom-parser's work on one file) with its reads bounded; not reentrant. */
+export function withParserBudget<T>(parse: () => T, reads = MAX_PARSER_READS): T {
   parserReads = 0;
   parserBudget = reads;
   try {

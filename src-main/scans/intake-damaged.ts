@@ -5,7 +5,8 @@ import { AppError } from '../../src-shared/errors.js';
 import type { ScanProblem } from '../../src-shared/scans.js';
 import { dicomParserLib } from './dicom-parser-lib.js';
 import { openScanFile } from './scan-file-open.js';
-import { boundedInflater, withParserBudget } from './dicom-parse.js';
+import { boundedInflater } from './dicom-parse.js';
+import { withParserBudget } from './dicom-parser-lib.js';
 import { withDropBudget } from './drop-parse-budget.js';
 
 /** Damaged files of a drop said with the series they belong to, when their header still says which. */

@@ -27,8 +27,7 @@ import { JPEG_LOSSLESS_P14, JPEG_LOSSLESS_SV1, RLE_LOSSLESS, transferSyntax } fr
  * The JPEG Lossless decoder, loaded on first use: intake loads this module (to compare copies of an
  * image stored in two encodings) but rarely decodes, and `scan2mesh inspect` paid ~1.3 ms to load it.
  */
-const losslessLibrary = lazyLibrary<{ Decoder: typeof JpegLosslessDecoder }>('jpeg-lossless-decoder-js');
-const losslessDecoder = (): typeof JpegLosslessDecoder => losslessLibrary().Decoder;
+const lossless = lazyLibrary<{ Decoder: typeof JpegLosslessDecoder }>('jpeg-lossless-decoder-js');
 
 /** Why a frame's pixels could not be had; the message is for people, `kind` for callers. */
 export class PixelDecodeError extends Error {
@@ -238,7 +237,7 @@ function decodeCompressed(
         );
       // A copy: the decoder wants an ArrayBuffer of its own (Buffer.slice would share the file's).
       const copy = withLosslessTail(encoded);
-      const decoder = new (losslessDecoder())();
+      const decoder = new (lossless().Decoder)();
       const out = decoder.decode(copy.buffer, 0, copy.byteLength, bytesPerSample);
       if (out.length !== pixels) throw new Error(`decoded ${out.length} samples, expected ${pixels}`);
       checkLosslessRead(decoder, copy);

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { AppError } from '../../src-shared/errors.js';
 import {
   makeSelfSignedCertificate,
   startHttpsStorage,
@@ -18,6 +17,7 @@ import {
 } from './https-storage.test-support.js';
 import { ServiceClient } from './service-client.js';
 import { SCAN } from './test-engine.test-support.js';
+import { failure } from './transfers.test-support.js';
 
 /**
  * Transfers to pre-signed https addresses, as real services hand out: the certificate is verified
@@ -70,15 +70,6 @@ async function trustingChild(script: string, args: string[]): Promise<string> {
 
 function client(): ServiceClient {
   return new ServiceClient(clientOptions());
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e: unknown = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 describe('transfers over https', () => {
