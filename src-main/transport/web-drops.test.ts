@@ -21,7 +21,7 @@ import { testCore } from '../app/core.test-support.js';
 import { removeStaleDrops, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 import { processStart } from '../platform/process-alive.js';
 import { startWebServer } from './web-server.js';
-import { pageHeaders, raw } from './web-request.test-support.js';
+import { stage } from './web-request.test-support.js';
 
 // Web mode's copies of dropped scans are patient data: a reviewer found a drop that was never
 // submitted still on disk after web mode was stopped (Ctrl+C, then SIGTERM), for up to a day.
@@ -36,15 +36,9 @@ describe("web mode's staged drops", () => {
     const stagingDir = join(core.platform.dataDir, 'staging');
     const server = await startWebServer({ core, rendererDir, stagingDir });
     const drop = randomUUID();
-    const staged = await raw(
-      server.port,
-      `/api/stage?drop=${drop}&path=${encodeURIComponent('DOE^JANE/slice1.dcm')}`,
-      {
-        method: 'POST',
-        headers: { ...pageHeaders(server), 'Content-Type': 'application/octet-stream' },
-        body: Buffer.from('not a scan, a copy all the same'),
-      },
-    );
+    const staged = await stage(server, drop, [
+      { path: 'DOE^JANE/slice1.dcm', body: 'not a scan, a copy all the same' },
+    ]);
     expect(staged.status).toBe(200);
     const dropDir = join(stagingDir, drop);
     expect(existsSync(join(dropDir, 'DOE^JANE', 'slice1.dcm'))).toBe(true);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { startWebServer, type RunningWebServer } from './web-server.js';
 import { DEFAULT_STAGE_LIMITS, stageLimitsFromEnv, type StageLimits } from './web-stage.js';
 import { testCore } from '../app/core.test-support.js';
-import { invoke, pageHeaders, raw } from './web-request.test-support.js';
+import { grantsOf, invoke, pageHeaders, raw, stage } from './web-request.test-support.js';
 
 const MULTIFRAME = resolve(
   process.cwd(),
@@ -50,12 +50,13 @@ describe('web transport: the page names files only through grants', () => {
     return server;
   }
 
-  const stage = (s: RunningWebServer, drop: string, path: string, body: Buffer | string, chunked = false) =>
-    raw(s.port, `/api/stage?drop=${drop}&path=${encodeURIComponent(path)}`, {
-      method: 'POST',
-      headers: { ...pageHeaders(s), 'Content-Type': 'application/octet-stream' },
-      ...(chunked ? { chunks: [Buffer.from(body)] } : { body }),
-    });
+  const stageOne = (
+    s: RunningWebServer,
+    drop: string,
+    path: string,
+    body: Buffer | string,
+    chunked = false,
+  ) => stage(s, drop, [{ path, body }], chunked);
 
   it('refuses a path for scans.intake, and no byte of the file comes back', async () => {
     const s = await start();
@@ -80,11 +81,11 @@ describe('web transport: the page names files only through grants', () => {
   it('reads a dropped scan through the grant its stage answered with', async () => {
     const s = await start();
     const drop = randomUUID();
-    const staged = await stage(s, drop, 'enhanced-ct.dcm', readFileSync(MULTIFRAME));
+    const staged = await stageOne(s, drop, 'enhanced-ct.dcm', readFileSync(MULTIFRAME));
     expect(staged.status).toBe(200);
-    const { grant } = JSON.parse(staged.body) as { grant: { id: string; name: string } };
-    expect(grant.name).toBe('enhanced-ct.dcm');
-    const read = await invoke(s, 'scans.intake', { grants: [grant.id] });
+    const [grant] = grantsOf(staged);
+    expect(grant?.name).toBe('enhanced-ct.dcm');
+    const read = await invoke(s, 'scans.intake', { grants: [grant!.id] });
     expect(read.envelope.ok).toBe(true);
     const result = read.envelope.value as { series: unknown[] };
     expect(result.series).toHaveLength(1);
@@ -102,25 +103,25 @@ describe('web transport: the page names files only through grants', () => {
     const drop = randomUUID();
     const big = Buffer.alloc(100 * KiB, 7);
     // Declared too large: refused before a byte is written.
-    const declared = await stage(s, drop, 'big.dcm', big);
+    const declared = await stageOne(s, drop, 'big.dcm', big);
     expect(declared.status).toBe(413);
     expect(declared.body).toMatch(/larger than web mode accepts \(at most 64 KiB per file\)/);
     expect(existsSync(join(stagingDir, drop, 'big.dcm'))).toBe(false);
     // Streamed without a length: refused when the limit is crossed, the partial copy removed.
-    const streamed = await stage(s, drop, 'streamed.dcm', big, true);
+    const streamed = await stageOne(s, drop, 'streamed.dcm', big, true);
     expect(streamed.status).toBe(413);
     expect(streamed.body).toMatch(/at most 64 KiB per file/);
     expect(existsSync(join(stagingDir, drop, 'streamed.dcm'))).toBe(false);
 
     // 60 + 60 KiB fit the drop; the third file would make it 180 KiB.
     const part = Buffer.alloc(60 * KiB, 1);
-    expect((await stage(s, drop, 'series/I1', part)).status).toBe(200);
-    expect((await stage(s, drop, 'series/I2', part)).status).toBe(200);
-    const third = await stage(s, drop, 'series/I3', part);
+    expect((await stageOne(s, drop, 'series/I1', part)).status).toBe(200);
+    expect((await stageOne(s, drop, 'series/I2', part)).status).toBe(200);
+    const third = await stageOne(s, drop, 'series/I3', part);
     expect(third.status).toBe(413);
     expect(third.body).toMatch(/at most 160 KiB per drop/);
     // Another drop has its own allowance.
-    expect((await stage(s, randomUUID(), 'I1', part)).status).toBe(200);
+    expect((await stageOne(s, randomUUID(), 'I1', part)).status).toBe(200);
   });
 
   it('leaves the disk its reserve: a file that would eat into it gets a 507 in words, and nothing is kept', async () => {
@@ -129,7 +130,7 @@ describe('web transport: the page names files only through grants', () => {
     const drop = randomUUID();
     const part = Buffer.alloc(60 * KiB, 1);
     for (const chunked of [false, true]) {
-      const r = await stage(s, drop, 'series/I1', part, chunked);
+      const r = await stageOne(s, drop, 'series/I1', part, chunked);
       expect(r.status).toBe(507);
       expect(r.body).toMatch(
         /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ PiB free: this file does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
@@ -155,12 +156,12 @@ describe('web transport: the page names files only through grants', () => {
     const s = await start({ ...DEFAULT_STAGE_LIMITS, minFreeBytes: reserve }, freeSpace);
     const drop = randomUUID();
     const file = Buffer.alloc(5 * MiB, 3);
-    const answers = await Promise.all([1, 2, 3, 4].map((n) => stage(s, drop, `series/I${n}`, file)));
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => stageOne(s, drop, `series/I${n}`, file)));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 507, 507, 507]);
     for (const a of answers.filter((r) => r.status === 507))
       expect(a.body).toMatch(/has 65 MiB free, and web mode leaves 64 MiB free: this file does not fit\./);
     // Once it is written, the next file finds the room (the fixed figure does not shrink).
-    expect((await stage(s, drop, 'series/I5', file)).status).toBe(200);
+    expect((await stageOne(s, drop, 'series/I5', file)).status).toBe(200);
   });
 
   it('answers an oversized JSON call with a 413 that says what happened', async () => {

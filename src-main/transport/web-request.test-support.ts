@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { stageBatchHead } from '../../src-shared/stage-batch.js';
 import type { RunningWebServer } from './web-server.js';
 
 export interface RawResponse {
@@ -54,3 +55,36 @@ export async function invoke(
   });
   return { status: r.status, text: r.body, envelope: r.status === 200 ? JSON.parse(r.body) : { ok: false } };
 }
+
+/** One file of a staged batch; `size` says a length other than the body's (a malformed upload). */
+export interface BatchFile {
+  path: string;
+  body: string | Buffer;
+  size?: number;
+}
+
+/** A batch's body as the page sends it (src-shared/stage-batch.ts): the manifest line, then the files. */
+export function stageBody(files: BatchFile[]): Buffer {
+  const bodies = files.map((f) => Buffer.from(f.body));
+  const head = stageBatchHead(files.map((f, k) => ({ path: f.path, size: f.size ?? bodies[k]!.length })));
+  return Buffer.concat([Buffer.from(head), ...bodies]);
+}
+
+/** Stages `files` into `drop` as the page does; `chunked` sends the body without a length. */
+export function stage(
+  s: RunningWebServer,
+  drop: string,
+  files: BatchFile[],
+  chunked = false,
+): Promise<RawResponse> {
+  const body = stageBody(files);
+  return raw(s.port, `/api/stage?drop=${drop}`, {
+    method: 'POST',
+    headers: { ...pageHeaders(s), 'Content-Type': 'application/octet-stream' },
+    ...(chunked ? { chunks: [body] } : { body }),
+  });
+}
+
+/** The grants a staged batch was answered with, one per file. */
+export const grantsOf = (r: RawResponse): { id: string; name: string }[] =>
+  (JSON.parse(r.body) as { grants: { id: string; name: string }[] }).grants;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startWebServer, type RunningWebServer } from './web-server.js';
 import { testCore } from '../app/core.test-support.js';
-import { pageHeaders, raw } from './web-request.test-support.js';
+import { grantsOf, pageHeaders, raw, stage, stageBody } from './web-request.test-support.js';
 import { HEARTBEAT_MS } from '../../src-shared/link-timing.js';
 
 describe('web mode server', () => {
@@ -111,28 +111,22 @@ describe('web mode server', () => {
     const s = await start();
     const headers = { Host: `127.0.0.1:${s.port}`, 'X-Scan2mesh-Token': s.token, Origin: s.origin };
     const drop = '0b7c6f1e-7f0e-4c53-9a55-2f7d3f1b9a10';
-    const ok = await raw(s.port, `/api/stage?drop=${drop}&path=${encodeURIComponent('series/I10')}`, {
-      method: 'POST',
-      headers,
-      body: 'DICM-bytes',
-    });
+    const ok = await stage(s, drop, [{ path: 'series/I10', body: 'DICM-bytes' }]);
     expect(ok.status).toBe(200);
     // The page learns a grant for the dropped folder, never a path on this computer.
-    const { grant } = JSON.parse(ok.body) as { grant: { id: string; name: string } };
-    expect(grant).toEqual({ id: expect.stringMatching(/^[\w-]{16,64}$/), name: 'series' });
+    expect(grantsOf(ok)).toEqual([{ id: expect.stringMatching(/^[\w-]{16,64}$/), name: 'series' }]);
     expect(ok.body).not.toContain(stagingDir);
     expect(readFileSync(join(stagingDir, drop, 'series', 'I10'), 'utf8')).toBe('DICM-bytes');
     // '..' segments are dropped, never followed.
-    const sneaky = await raw(s.port, `/api/stage?drop=${drop}&path=${encodeURIComponent('../../etc/x')}`, {
-      method: 'POST',
-      headers,
-      body: 'x',
-    });
+    const sneaky = await stage(s, drop, [{ path: '../../etc/x', body: 'x' }]);
     expect(sneaky.status).toBe(200);
     expect(readFileSync(join(stagingDir, drop, 'etc', 'x'), 'utf8')).toBe('x');
-    expect(
-      (await raw(s.port, `/api/stage?drop=not-a-uuid&path=a`, { method: 'POST', headers, body: 'x' })).status,
-    ).toBe(400);
+    const notUuid = await raw(s.port, `/api/stage?drop=not-a-uuid`, {
+      method: 'POST',
+      headers,
+      body: stageBody([{ path: 'a', body: 'x' }]),
+    });
+    expect(notUuid.status).toBe(400);
   });
 
   it('refuses path traversal for static files', async () => {

@@ -3,6 +3,8 @@ import { join, sep, dirname } from 'node:path';
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
+import type { ScanGrant } from '../../src-shared/contract.js';
+import { BodyReader, readStageManifest } from './stage-body.js';
 import { freeBytes } from '../platform/free-space.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { isStagedDropName, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
@@ -63,6 +65,13 @@ export function stageLimitsFromEnv(
 
 type Send = (res: ServerResponse, status: number, body: string, type?: string) => void;
 
+/** One file of a batch: where it goes, the dropped item it belongs to, its length. */
+interface StagedFile {
+  target: string;
+  item: string;
+  size: number;
+}
+
 export function createStage(opts: {
   root: string;
   limits: StageLimits;
@@ -83,6 +92,14 @@ export function createStage(opts: {
    * reserve no longer fill it together.
    */
   const coming = new Map<object, number>();
+  /**
+   * The paths each drop holds or is being written to: a second file for one of them is refused, as two
+   * copies at once would write into one file (the page stages same-named things apart, web-bridge.ts).
+   */
+  const held = new Map<string, Set<string>>();
+  /** A path as the disk tells paths apart: without case on macOS's and Windows' usual disks. */
+  const pathKey = (target: string): string =>
+    process.platform === 'darwin' || process.platform === 'win32' ? target.toLowerCase() : target;
 
   const fileWords = (): string =>
     `A file is larger than web mode accepts (at most ${formatBytes(limits.maxFileBytes)} per file). ` +
@@ -103,25 +120,51 @@ export function createStage(opts: {
     send(res, status, words);
   };
 
+  /** A 400 in words; the connection closes, as the rest of the body is not read. */
+  const badRequest = (res: ServerResponse, words: string): void => {
+    res.setHeader('Connection', 'close');
+    send(res, 400, words);
+  };
+
+  /** A batch of dropped files (src-shared/stage-batch.ts): all of them are kept, or none. */
   async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const drop = url.searchParams.get('drop') ?? '';
-    const rel = url.searchParams.get('path') ?? '';
-    if (!isStagedDropName(drop)) return send(res, 400, 'drop must be a UUID');
-    const parts = rel.split('/').filter((p) => p && p !== '.' && p !== '..');
-    if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
-      return send(res, 400, 'path must be a relative file path');
+    if (!isStagedDropName(drop)) return badRequest(res, 'drop must be a UUID');
+    const body = new BodyReader(req.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>);
+    const manifest = await readStageManifest(body);
+    if (typeof manifest === 'string') return badRequest(res, manifest);
     const dropDir = join(root, drop);
-    const target = join(dropDir, ...parts);
-    if (!target.startsWith(dropDir + sep)) return send(res, 400, 'path escapes the drop folder');
-
+    const files: StagedFile[] = [];
+    let total = 0;
+    for (const { path, size } of manifest) {
+      const parts = path.split('/').filter((p) => p && p !== '.' && p !== '..');
+      if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
+        return badRequest(res, 'Each path must be a relative file path.');
+      const target = join(dropDir, ...parts);
+      if (!target.startsWith(dropDir + sep)) return badRequest(res, 'A path escapes the drop folder.');
+      if (size > limits.maxFileBytes) return tooLarge(res, fileWords());
+      files.push({ target, item: parts[0] as string, size });
+      total += size;
+    }
+    // The manifest's sizes are the body's: a length that says otherwise is a malformed upload.
     const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > limits.maxFileBytes) return tooLarge(res, fileWords());
-    if ((used.get(drop) ?? 0) + (Number.isFinite(declared) ? declared : 0) > limits.maxDropBytes)
-      return tooLarge(res, dropWords());
-    // 507 Insufficient Storage: the file is not too large for web mode, the disk is too full for it.
-    const length = Number.isFinite(declared) ? declared : 0;
+    if (Number.isFinite(declared) && declared !== body.taken + total)
+      return badRequest(res, "The upload's length is not that of its list and files together.");
+    const holds = held.get(drop) ?? new Set<string>();
+    const keys = files.map((f) => pathKey(f.target));
+    if (new Set(keys).size < keys.length || keys.some((k) => holds.has(k)))
+      return badRequest(
+        res,
+        'Two files of the drop have the same path: nothing of this part was kept. Add the scans again.',
+      );
+    // The batch's bytes count against its drop from the start, so that batches sent at once share it.
+    if ((used.get(drop) ?? 0) + total > limits.maxDropBytes) return tooLarge(res, dropWords());
+    used.set(drop, (used.get(drop) ?? 0) + total);
+    held.set(drop, holds);
+    for (const k of keys) holds.add(k);
     const me = {};
-    coming.set(me, length);
+    coming.set(me, total);
+    let kept = false;
     try {
       mkdirSync(root, { recursive: true, mode: 0o700 });
       const free = await freeSpace(root);
@@ -130,69 +173,88 @@ export function createStage(opts: {
         if (upload === me) break;
         ahead += bytes;
       }
+      // 507 Insufficient Storage: the files are not too large for web mode, the disk is too full for them.
       const room = free - ahead - limits.minFreeBytes;
-      if (length > room) return tooLarge(res, diskWords(room), 507);
-      const wrote = (bytes: number): void => void coming.set(me, Math.max(0, length - bytes));
-      return await write(req, res, { drop, dropDir, target, item: parts[0] as string, room }, wrote);
+      if (total > room) return tooLarge(res, diskWords(room), 507);
+      const wrote = (bytes: number): void => void coming.set(me, total - bytes);
+      const refusal = await write(body, dropDir, files, wrote);
+      if (refusal) return badRequest(res, refusal);
+      kept = true;
     } finally {
       coming.delete(me);
+      if (!kept) {
+        used.set(drop, Math.max(0, (used.get(drop) ?? 0) - total));
+        for (const k of keys) holds.delete(k);
+      }
     }
+    // One grant per dropped item (a file, or a top-level folder), the same for each of its files.
+    const grantOf = new Map<string, ScanGrant>();
+    const grantFor = (item: string): ScanGrant => {
+      let g = grantOf.get(item);
+      if (!g) grantOf.set(item, (g = grants.grant(join(dropDir, item))));
+      return g;
+    };
+    return send(res, 200, JSON.stringify({ grants: files.map((f) => grantFor(f.item)) }), 'application/json');
   }
 
-  /** Streams the body to `target` within the limits and `room`, telling `wrote` how far it got. */
+  /**
+   * Streams the body's files to their targets, telling `wrote` how far it got. Words when the body is
+   * shorter or longer than its manifest says (nothing of the batch is then kept); throws, after
+   * removing what it wrote, when the disk or the connection fails.
+   */
   async function write(
-    req: IncomingMessage,
-    res: ServerResponse,
-    to: { drop: string; dropDir: string; target: string; item: string; room: number },
+    body: BodyReader,
+    dropDir: string,
+    files: StagedFile[],
     wrote: (bytes: number) => void,
-  ): Promise<void> {
-    const { drop, dropDir, target, item, room } = to;
-
-    let written = 0;
-    let refusal: string | null = null;
-    let status = 413;
-    // Copies of patient data: folders the user's alone, as the files are (0600 below).
-    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-    if (!made.has(dropDir)) {
-      made.add(dropDir);
-      // Beside the drop (not in it, where a dropped file of that name could be): which process made
-      // it, so that the next one removes it at start once this one is gone (job-leftovers.ts).
-      writeFileSync(stagedDropOwnerFile(dropDir), stagedDropOwner(), { mode: 0o600 });
-    }
-    const file = createWriteStream(target, { mode: 0o600 });
-    const closed = once(file, 'close').catch(() => undefined);
-    // Nothing half-written stays behind, and it no longer counts against the drop.
-    const discard = async (): Promise<void> => {
-      file.destroy();
-      await closed;
-      rmSync(target, { force: true });
-      used.set(drop, Math.max(0, (used.get(drop) ?? 0) - written));
+  ): Promise<string | undefined> {
+    const written: string[] = [];
+    let bytes = 0;
+    // Nothing of a batch that failed stays behind.
+    const discard = (): void => {
+      for (const f of written) rmSync(f, { force: true });
     };
     try {
-      // Not pipeline(): on a refusal it would destroy the request, and with it the socket the 413 goes out on.
-      for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-        written += chunk.length;
-        wrote(written);
-        const total = (used.get(drop) ?? 0) + chunk.length;
-        used.set(drop, total);
-        refusal =
-          written > limits.maxFileBytes ? fileWords() : total > limits.maxDropBytes ? dropWords() : null;
-        if (!refusal && written > room) [refusal, status] = [diskWords(room - written), 507];
-        if (refusal) break;
-        if (!file.write(chunk)) await once(file, 'drain');
+      if (!made.has(dropDir)) {
+        mkdirSync(dropDir, { recursive: true, mode: 0o700 });
+        made.add(dropDir);
+        // Beside the drop (not in it, where a dropped file of that name could be): which process made
+        // it, so that the next one removes it at start once this one is gone (job-leftovers.ts).
+        writeFileSync(stagedDropOwnerFile(dropDir), stagedDropOwner(), { mode: 0o600 });
       }
-      if (!refusal)
-        await new Promise<void>((ok, fail) => file.end((e?: Error | null) => (e ? fail(e) : ok())));
+      for (const f of files) {
+        // Copies of patient data: folders the user's alone, as the files are (0600 below).
+        mkdirSync(dirname(f.target), { recursive: true, mode: 0o700 });
+        written.push(f.target);
+        const file = createWriteStream(f.target, { mode: 0o600 });
+        const closed = once(file, 'close').catch(() => undefined);
+        try {
+          for (let left = f.size; left > 0;) {
+            const piece = await body.next(left);
+            if (!piece) {
+              discard();
+              return 'The upload ended before its files did: nothing of it was kept. Add the scan again.';
+            }
+            left -= piece.length;
+            bytes += piece.length;
+            wrote(bytes);
+            if (!file.write(piece)) await once(file, 'drain');
+          }
+          await new Promise<void>((ok, fail) => file.end((e?: Error | null) => (e ? fail(e) : ok())));
+        } finally {
+          file.destroy();
+          await closed;
+        }
+      }
+      if (await body.next(1)) {
+        discard();
+        return 'The upload holds more bytes than its files: nothing of it was kept. Add the scan again.';
+      }
+      return undefined;
     } catch (e) {
-      await discard();
+      discard();
       throw e;
     }
-    if (refusal) {
-      await discard();
-      return tooLarge(res, refusal, status);
-    }
-    const grant = grants.grant(join(dropDir, item));
-    return send(res, 200, JSON.stringify({ grant }), 'application/json');
   }
 
   return {

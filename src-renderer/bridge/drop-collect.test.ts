@@ -62,11 +62,19 @@ describe('walkDrop', () => {
       'scan.dcm',
     ]);
     expect(await items[3]!.file.text()).toBe('/ct-head/sub/I40');
+    // Which dropped thing each file came from: web mode copies two of one name apart.
+    expect(items.map((i) => i.root)).toEqual([0, 0, 0, 0, 0, 1]);
   });
 
   it('keeps files that came without an entry, by their own name', async () => {
-    const items = await walkDrop({ entries: [], loose: [new File(['x'], 'notes.txt')] });
-    expect(items).toEqual([{ file: expect.any(File) }]);
-    expect(items[0]!.file.name).toBe('notes.txt');
+    const items = await walkDrop({
+      entries: [entry({ name: 'scan.dcm' }, '')],
+      loose: [new File(['x'], 'notes.txt'), new File(['y'], 'notes.txt')],
+    });
+    expect(items.slice(1)).toEqual([
+      { file: expect.any(File), root: 1 },
+      { file: expect.any(File), root: 2 },
+    ]);
+    expect(items[1]!.file.name).toBe('notes.txt');
   });
 });

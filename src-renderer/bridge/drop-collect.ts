@@ -35,10 +35,10 @@ function fileOf(entry: FileSystemFileEntry): Promise<File> {
   return new Promise((ok, fail) => entry.file(ok, fail));
 }
 
-async function walk(entry: FileSystemEntry, out: DroppedItem[]): Promise<void> {
+async function walk(entry: FileSystemEntry, root: number, out: DroppedItem[]): Promise<void> {
   if (entry.isFile) {
     const file = await fileOf(entry as FileSystemFileEntry);
-    out.push({ file, relativePath: entry.fullPath.replace(/^\/+/, '') });
+    out.push({ file, relativePath: entry.fullPath.replace(/^\/+/, ''), root });
     return;
   }
   if (entry.isDirectory) {
@@ -47,15 +47,16 @@ async function walk(entry: FileSystemEntry, out: DroppedItem[]): Promise<void> {
     for (;;) {
       const batch = await readBatch(reader);
       if (batch.length === 0) break;
-      for (const child of batch) await walk(child, out);
+      for (const child of batch) await walk(child, root, out);
     }
   }
 }
 
 export async function walkDrop(grabbed: GrabbedDrop): Promise<DroppedItem[]> {
   const out: DroppedItem[] = [];
-  for (const e of grabbed.entries) await walk(e, out);
-  for (const file of grabbed.loose) out.push(itemFromPicked(file));
+  const { entries, loose } = grabbed;
+  for (let k = 0; k < entries.length; k++) await walk(entries[k]!, k, out);
+  loose.forEach((file, k) => out.push({ ...itemFromPicked(file), root: entries.length + k }));
   return out;
 }
 
