@@ -1,12 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startWebServer, type RunningWebServer } from './web-server.js';
-import { DEFAULT_STAGE_LIMITS, stageLimitsFromEnv, type StageLimits } from './web-stage.js';
-import { testCore } from '../app/core.test-support.js';
-import { grantsOf, invoke, pageHeaders, raw, stage } from './web-request.test-support.js';
+import type { RunningWebServer } from './web-server.js';
+import { DEFAULT_STAGE_LIMITS, stageLimitsFromEnv } from './web-stage.js';
+import { grantsOf, invoke, pageHeaders, raw, stage, webServerPerTest } from './web-request.test-support.js';
 
 const MULTIFRAME = resolve(
   process.cwd(),
@@ -29,26 +27,8 @@ function telltaleLines(path: string): string[] {
 }
 
 describe('web transport: the page names files only through grants', () => {
-  let server: RunningWebServer | undefined;
-  let stagingDir = '';
-  afterEach(async () => server?.close());
-
-  async function start(
-    stageLimits?: StageLimits,
-    stageFreeSpace?: (dir: string) => Promise<number>,
-  ): Promise<RunningWebServer> {
-    const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
-    stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
-    server = await startWebServer({
-      core: testCore(),
-      rendererDir: dir,
-      stagingDir,
-      ...(stageLimits ? { stageLimits } : {}),
-      ...(stageFreeSpace ? { stageFreeSpace } : {}),
-    });
-    return server;
-  }
+  const servers = webServerPerTest();
+  const start = servers.start;
 
   const stageOne = (
     s: RunningWebServer,
@@ -106,12 +86,12 @@ describe('web transport: the page names files only through grants', () => {
     const declared = await stageOne(s, drop, 'big.dcm', big);
     expect(declared.status).toBe(413);
     expect(declared.body).toMatch(/larger than web mode accepts \(at most 64 KiB per file\)/);
-    expect(existsSync(join(stagingDir, drop, 'big.dcm'))).toBe(false);
+    expect(existsSync(join(servers.stagingDir(), drop, 'big.dcm'))).toBe(false);
     // Streamed without a length: refused when the limit is crossed, the partial copy removed.
     const streamed = await stageOne(s, drop, 'streamed.dcm', big, true);
     expect(streamed.status).toBe(413);
     expect(streamed.body).toMatch(/at most 64 KiB per file/);
-    expect(existsSync(join(stagingDir, drop, 'streamed.dcm'))).toBe(false);
+    expect(existsSync(join(servers.stagingDir(), drop, 'streamed.dcm'))).toBe(false);
 
     // 60 + 60 KiB fit the drop; the third file would make it 180 KiB.
     const part = Buffer.alloc(60 * KiB, 1);
@@ -135,7 +115,7 @@ describe('web transport: the page names files only through grants', () => {
       expect(r.body).toMatch(
         /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ PiB free: this file does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
       );
-      expect(existsSync(join(stagingDir, drop, 'series', 'I1'))).toBe(false);
+      expect(existsSync(join(servers.stagingDir(), drop, 'series', 'I1'))).toBe(false);
     }
   });
 

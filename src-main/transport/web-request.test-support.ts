@@ -1,6 +1,12 @@
 import { request } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { startWebServer, type RunningWebServer } from './web-server.js';
+import type { StageLimits } from './web-stage.js';
+import { testCore } from '../app/core.test-support.js';
 import { stageBatchHead } from '../../src-shared/stage-batch.js';
-import type { RunningWebServer } from './web-server.js';
 
 export interface RawResponse {
   status: number;
@@ -88,3 +94,35 @@ export function stage(
 /** The grants a staged batch was answered with, one per file. */
 export const grantsOf = (r: RawResponse): { id: string; name: string }[] =>
   (JSON.parse(r.body) as { grants: { id: string; name: string }[] }).grants;
+
+/**
+ * Web-mode servers over a test core, each with a page and a stage folder of its own, closed after
+ * each test. `stagingDir()` is the last one's stage folder.
+ */
+export function webServerPerTest(): {
+  start(
+    stageLimits?: StageLimits,
+    stageFreeSpace?: (dir: string) => Promise<number>,
+  ): Promise<RunningWebServer>;
+  stagingDir(): string;
+} {
+  let server: RunningWebServer | undefined;
+  let stagingDir = '';
+  afterEach(async () => server?.close());
+  return {
+    async start(stageLimits, stageFreeSpace) {
+      const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
+      writeFileSync(join(dir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
+      stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
+      server = await startWebServer({
+        core: testCore(),
+        rendererDir: dir,
+        stagingDir,
+        ...(stageLimits ? { stageLimits } : {}),
+        ...(stageFreeSpace ? { stageFreeSpace } : {}),
+      });
+      return server;
+    },
+    stagingDir: () => stagingDir,
+  };
+}

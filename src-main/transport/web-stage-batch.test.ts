@@ -1,14 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { startWebServer, type RunningWebServer } from './web-server.js';
-import type { StageLimits } from './web-stage.js';
 import { BodyReader, readStageManifest } from './stage-body.js';
-import { testCore } from '../app/core.test-support.js';
-import { grantsOf, pageHeaders, raw, stage, stageBody } from './web-request.test-support.js';
+import {
+  grantsOf,
+  pageHeaders,
+  raw,
+  stage,
+  stageBody,
+  webServerPerTest,
+} from './web-request.test-support.js';
 import { STAGE_BATCH_MAX_FILES, STAGE_MANIFEST_MAX_BYTES } from '../../src-shared/stage-batch.js';
 
 // Web mode stages the files of a drop several to a request (src-shared/stage-batch.ts): a browser's
@@ -30,22 +33,8 @@ async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
 }
 
 describe('web mode stages a drop in batches', () => {
-  let server: RunningWebServer | undefined;
-  let stagingDir = '';
-  afterEach(async () => server?.close());
-
-  async function start(stageLimits?: StageLimits): Promise<RunningWebServer> {
-    const dir = mkdtempSync(join(tmpdir(), 'renderer-'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
-    stagingDir = mkdtempSync(join(tmpdir(), 'stage-'));
-    server = await startWebServer({
-      core: testCore(),
-      rendererDir: dir,
-      stagingDir,
-      ...(stageLimits ? { stageLimits } : {}),
-    });
-    return server;
-  }
+  const servers = webServerPerTest();
+  const start = servers.start;
 
   it('keeps every file of a batch byte for byte, with one grant per dropped item', async () => {
     const s = await start();
@@ -64,7 +53,7 @@ describe('web mode stages a drop in batches', () => {
       const grants = grantsOf(r);
       expect(grants.map((g) => g.name)).toEqual(['CT', 'CT', 'CT', 'report.dcm', 'CT']);
       expect(new Set(grants.map((g) => g.id)).size).toBe(2);
-      for (const f of files) expect(readFileSync(join(stagingDir, drop, f.path))).toEqual(f.body);
+      for (const f of files) expect(readFileSync(join(servers.stagingDir(), drop, f.path))).toEqual(f.body);
     }
   });
 
@@ -73,28 +62,19 @@ describe('web mode stages a drop in batches', () => {
     const drop = randomUUID();
     const part = Buffer.alloc(40 * KiB, 5);
     // Sent without a length, so that only the body itself can tell.
-    const short = await stage(
-      s,
-      drop,
-      [
-        { path: 'A/I1', body: part },
-        { path: 'A/I2', body: part, size: 50 * KiB },
-      ],
-      true,
-    );
-    expect(short.status).toBe(400);
-    expect(short.body).toMatch(/ended before its files did: nothing of it was kept/);
-    const long = await stage(
-      s,
-      drop,
-      [
-        { path: 'B/I1', body: part },
-        { path: 'B/I2', body: part, size: 30 * KiB },
-      ],
-      true,
-    );
-    expect(long.status).toBe(400);
-    expect(long.body).toMatch(/more bytes than its files: nothing of it was kept/);
+    const cases = [
+      { folder: 'A', size: 50 * KiB, words: /ended before its files did: nothing of it was kept/ },
+      { folder: 'B', size: 30 * KiB, words: /more bytes than its files: nothing of it was kept/ },
+    ];
+    for (const { folder, size, words } of cases) {
+      const files = [
+        { path: `${folder}/I1`, body: part },
+        { path: `${folder}/I2`, body: part, size },
+      ];
+      const r = await stage(s, drop, files, true);
+      expect(r.status).toBe(400);
+      expect(r.body).toMatch(words);
+    }
     // A length that is not the manifest's and the files' is refused before anything is written.
     const exact = await raw(s.port, `/api/stage?drop=${drop}`, {
       method: 'POST',
@@ -102,7 +82,7 @@ describe('web mode stages a drop in batches', () => {
       body: Buffer.concat([stageBody([{ path: 'C/I1', body: part, size: 41 * KiB }]), Buffer.alloc(KiB)]),
     });
     expect(exact.status).toBe(200);
-    expect(filesUnder(join(stagingDir, drop))).toEqual(['C/I1']);
+    expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['C/I1']);
     const wrongLength = await raw(s.port, `/api/stage?drop=${drop}`, {
       method: 'POST',
       headers: { ...pageHeaders(s), 'Content-Type': 'application/octet-stream', 'Content-Length': '100' },
@@ -110,14 +90,14 @@ describe('web mode stages a drop in batches', () => {
     });
     expect(wrongLength.status).toBe(400);
     expect(wrongLength.body).toMatch(/length is not that of its list and files together/);
-    expect(filesUnder(join(stagingDir, drop))).toEqual(['C/I1']);
+    expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['C/I1']);
     // The refused batches gave their bytes back: 41 + 40 + 16 KiB fit the 100 KiB drop.
     const next = await stage(s, drop, [
       { path: 'E/I1', body: part },
       { path: 'E/I2', body: Buffer.alloc(16 * KiB) },
     ]);
     expect(next.status).toBe(200);
-    expect(filesUnder(join(stagingDir, drop))).toEqual(['C/I1', 'E/I1', 'E/I2']);
+    expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['C/I1', 'E/I1', 'E/I2']);
   });
 
   it('refuses a batch over a limit as a whole, before a byte is written', async () => {
@@ -137,7 +117,7 @@ describe('web mode stages a drop in batches', () => {
     );
     expect(tooMuch.status).toBe(413);
     expect(tooMuch.body).toMatch(/at most 100 KiB per drop/);
-    expect(filesUnder(join(stagingDir, drop))).toEqual([]);
+    expect(filesUnder(join(servers.stagingDir(), drop))).toEqual([]);
   });
 
   it('refuses a second file for a path the drop holds, and keeps the first whole', async () => {
@@ -157,8 +137,8 @@ describe('web mode stages a drop in batches', () => {
       expect(r.status).toBe(400);
       expect(r.body).toMatch(/Two files of the drop have the same path: nothing of this part was kept/);
     }
-    expect(filesUnder(join(stagingDir, drop))).toEqual(['CT/I1']);
-    expect(readFileSync(join(stagingDir, drop, 'CT', 'I1'))).toEqual(first);
+    expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['CT/I1']);
+    expect(readFileSync(join(servers.stagingDir(), drop, 'CT', 'I1'))).toEqual(first);
     // A refused batch holds nothing: its paths can come again.
     expect((await stage(s, drop, [{ path: 'MR/I1', body: 'c' }])).status).toBe(200);
   });
@@ -193,7 +173,7 @@ describe('web mode stages a drop in batches', () => {
       expect(r.status, String(body).slice(0, 40)).toBe(400);
       expect(r.body).toMatch(words);
     }
-    expect(filesUnder(join(stagingDir, drop))).toEqual([]);
+    expect(filesUnder(join(servers.stagingDir(), drop))).toEqual([]);
   });
 
   it('removes what it wrote of a batch whose connection is cut', async () => {
@@ -217,7 +197,7 @@ describe('web mode stages a drop in batches', () => {
     req.on('error', () => undefined);
     // The first file and half the second, then the connection goes.
     req.write(body.subarray(0, body.length - 4 * KiB));
-    const dir = join(stagingDir, drop, 'A');
+    const dir = join(servers.stagingDir(), drop, 'A');
     while (!existsSync(join(dir, 'I2'))) await new Promise((r) => setTimeout(r, 10));
     req.destroy();
     while (filesUnder(dir).length > 0) await new Promise((r) => setTimeout(r, 10));
