@@ -7,6 +7,7 @@ import {
 /** Longest path a manifest may name for one file: deeper than any real folder, short of the manifest. */
 const MAX_PATH_CHARS = 4096;
 const NEWLINE = 0x0a;
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** A request body read in pieces of the lengths the reader asks for, from its chunks as they come. */
 export class BodyReader {
@@ -77,6 +78,8 @@ export async function readStageManifest(body: BodyReader): Promise<StagedFileEnt
     const { path, size } = (entry ?? {}) as { path?: unknown; size?: unknown };
     if (typeof path !== 'string' || path.length === 0 || path.length > MAX_PATH_CHARS)
       return `Each file of the upload needs a path of 1 to ${MAX_PATH_CHARS} characters.`;
+    // Half a UTF-16 pair is no character: the disk would take two such names for one.
+    if (LONE_SURROGATE.test(path)) return 'A path of the upload is not well-formed text.';
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
       return 'Each file of the upload needs a size in whole bytes.';
     files.push({ path, size });

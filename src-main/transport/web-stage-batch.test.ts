@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
@@ -63,8 +63,16 @@ describe('web mode stages a drop in batches', () => {
     const part = Buffer.alloc(40 * KiB, 5);
     // Sent without a length, so that only the body itself can tell.
     const cases = [
-      { folder: 'A', size: 50 * KiB, words: /ended before its files did: nothing of it was kept/ },
-      { folder: 'B', size: 30 * KiB, words: /more bytes than its files: nothing of it was kept/ },
+      {
+        folder: 'A',
+        size: 50 * KiB,
+        words: /ended before its files did: nothing of this part of the drop was kept/,
+      },
+      {
+        folder: 'B',
+        size: 30 * KiB,
+        words: /more bytes than its files: nothing of this part of the drop was kept/,
+      },
     ];
     for (const { folder, size, words } of cases) {
       const files = [
@@ -143,6 +151,46 @@ describe('web mode stages a drop in batches', () => {
     expect((await stage(s, drop, [{ path: 'MR/I1', body: 'c' }])).status).toBe(200);
   });
 
+  it('never writes into a file that is there, and refuses names the disk will not take, keeping nothing of them', async () => {
+    const s = await start();
+    const drop = randomUUID();
+    const dir = join(servers.stagingDir(), drop);
+    expect((await stage(s, drop, [{ path: 'X', body: 'a file' }])).status).toBe(200);
+    // Another writer's file at a path the stage has not given out (as a name the disk takes for
+    // another would be): created anew or not at all.
+    mkdirSync(join(dir, 'CT'), { recursive: true });
+    writeFileSync(join(dir, 'CT', 'I1'), 'theirs');
+    const cases: [string, RegExp][] = [
+      ['CT/I1', /name one file on this disk/],
+      ['X/I1', /A file and a folder of the drop have the same name/],
+      [`MR/${'n'.repeat(300)}`, /longer than this disk allows/],
+    ];
+    for (const [path, words] of cases) {
+      const r = await stage(s, drop, [
+        { path: 'NEW/deep/I0', body: 'x' },
+        { path, body: 'mine' },
+      ]);
+      expect(r.status, path).toBe(400);
+      expect(r.body).toMatch(words);
+      expect(r.body).toMatch(/nothing of this part of the drop was kept/);
+    }
+    // Nothing of the refused batches stays, their folders included; the other writer's file is whole.
+    expect(filesUnder(dir)).toEqual(['CT/I1', 'X']);
+    expect(existsSync(join(dir, 'NEW'))).toBe(false);
+    expect(existsSync(join(dir, 'MR'))).toBe(false);
+    expect(readFileSync(join(dir, 'CT', 'I1'), 'utf8')).toBe('theirs');
+  });
+
+  it('counts a block of the disk for each file, however short', async () => {
+    const s = await start({ maxFileBytes: 64 * KiB, maxDropBytes: 100 * KiB, minFreeBytes: 0 });
+    const empties = (n: number, folder: string) =>
+      Array.from({ length: n }, (_, k) => ({ path: `${folder}/I${k}`, body: '' }));
+    expect((await stage(s, randomUUID(), empties(25, 'A'))).status).toBe(200);
+    const r = await stage(s, randomUUID(), empties(26, 'B'));
+    expect(r.status).toBe(413);
+    expect(r.body).toMatch(/at most 100 KiB per drop/);
+  });
+
   it('says in words what is wrong with a malformed list of files', async () => {
     const s = await start();
     const drop = randomUUID();
@@ -166,6 +214,8 @@ describe('web mode stages a drop in batches', () => {
       ['[null]\n', /path of 1 to 4096 characters/],
       ['[{"path":"..","size":0}]\n', /relative file path/],
       ['[{"path":"a\\\\b","size":0}]\n', /relative file path/],
+      ['[{"path":"a/\\ud800","size":0}]\n', /not well-formed text/],
+      [`${JSON.stringify([{ path: `${'d/'.repeat(33)}f`, size: 0 }])}\n`, /more than 32 folders deep/],
       [Buffer.alloc(STAGE_MANIFEST_MAX_BYTES + KiB, 0x5b), /longer than 1048576 bytes/],
     ];
     for (const [body, words] of cases) {

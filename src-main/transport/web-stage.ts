@@ -1,10 +1,10 @@
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, sep, dirname } from 'node:path';
-import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
 import type { ScanGrant } from '../../src-shared/contract.js';
 import { BodyReader, readStageManifest } from './stage-body.js';
+import { writeBatch, type StagedFile } from './stage-write.js';
 import { freeBytes } from '../platform/free-space.js';
 import { formatBytes } from '../../src-shared/format-bytes.js';
 import { isStagedDropName, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
@@ -25,6 +25,10 @@ export interface StageLimits {
 }
 
 const MiB = 1024 * 1024;
+/** What a file takes of the disk at the least, counted against the limits. */
+const BLOCK = 4096;
+/** Folders deep a dropped file may lie: deeper than any export, short of a million folders in one upload. */
+const MAX_PATH_PARTS = 32;
 const GiB = 1024 * MiB;
 
 /** Generous for CBCT: a large multi-frame file is a few hundred MiB, a whole study a few GiB. */
@@ -64,13 +68,6 @@ export function stageLimitsFromEnv(
 }
 
 type Send = (res: ServerResponse, status: number, body: string, type?: string) => void;
-
-/** One file of a batch: where it goes, the dropped item it belongs to, its length. */
-interface StagedFile {
-  target: string;
-  item: string;
-  size: number;
-}
 
 export function createStage(opts: {
   root: string;
@@ -140,15 +137,18 @@ export function createStage(opts: {
       const parts = path.split('/').filter((p) => p && p !== '.' && p !== '..');
       if (parts.length === 0 || parts.some((p) => p.includes('\\') || p.includes('\0')))
         return badRequest(res, 'Each path must be a relative file path.');
+      if (parts.length > MAX_PATH_PARTS)
+        return badRequest(res, `A path of the drop is more than ${MAX_PATH_PARTS} folders deep.`);
       const target = join(dropDir, ...parts);
       if (!target.startsWith(dropDir + sep)) return badRequest(res, 'A path escapes the drop folder.');
       if (size > limits.maxFileBytes) return tooLarge(res, fileWords());
       files.push({ target, item: parts[0] as string, size });
-      total += size;
+      // A file takes at least a block of the disk, however short: a drop of empty files is no free lunch.
+      total += Math.max(size, BLOCK);
     }
     // The manifest's sizes are the body's: a length that says otherwise is a malformed upload.
     const declared = Number(req.headers['content-length'] ?? NaN);
-    if (Number.isFinite(declared) && declared !== body.taken + total)
+    if (Number.isFinite(declared) && declared !== body.taken + files.reduce((n, f) => n + f.size, 0))
       return badRequest(res, "The upload's length is not that of its list and files together.");
     const holds = held.get(drop) ?? new Set<string>();
     const keys = files.map((f) => pathKey(f.target));
@@ -176,9 +176,19 @@ export function createStage(opts: {
       // 507 Insufficient Storage: the files are not too large for web mode, the disk is too full for them.
       const room = free - ahead - limits.minFreeBytes;
       if (total > room) return tooLarge(res, diskWords(room), 507);
-      const wrote = (bytes: number): void => void coming.set(me, total - bytes);
-      const refusal = await write(body, dropDir, files, wrote);
-      if (refusal) return badRequest(res, refusal);
+      const wrote = (bytes: number): void => void coming.set(me, Math.max(0, total - bytes));
+      if (!made.has(dropDir)) {
+        mkdirSync(dropDir, { recursive: true, mode: 0o700 });
+        made.add(dropDir);
+        // Beside the drop (not in it, where a dropped file of that name could be): which process made
+        // it, so that the next one removes it at start once this one is gone (job-leftovers.ts).
+        writeFileSync(stagedDropOwnerFile(dropDir), stagedDropOwner(), { mode: 0o600 });
+      }
+      // The body may be unread still when this fails: the connection closes after the answer.
+      res.setHeader('Connection', 'close');
+      const refusal = await writeBatch(body, files, wrote);
+      if (refusal) return send(res, refusal.status, refusal.words);
+      res.removeHeader('Connection');
       kept = true;
     } finally {
       coming.delete(me);
@@ -195,66 +205,6 @@ export function createStage(opts: {
       return g;
     };
     return send(res, 200, JSON.stringify({ grants: files.map((f) => grantFor(f.item)) }), 'application/json');
-  }
-
-  /**
-   * Streams the body's files to their targets, telling `wrote` how far it got. Words when the body is
-   * shorter or longer than its manifest says (nothing of the batch is then kept); throws, after
-   * removing what it wrote, when the disk or the connection fails.
-   */
-  async function write(
-    body: BodyReader,
-    dropDir: string,
-    files: StagedFile[],
-    wrote: (bytes: number) => void,
-  ): Promise<string | undefined> {
-    const written: string[] = [];
-    let bytes = 0;
-    // Nothing of a batch that failed stays behind.
-    const discard = (): void => {
-      for (const f of written) rmSync(f, { force: true });
-    };
-    try {
-      if (!made.has(dropDir)) {
-        mkdirSync(dropDir, { recursive: true, mode: 0o700 });
-        made.add(dropDir);
-        // Beside the drop (not in it, where a dropped file of that name could be): which process made
-        // it, so that the next one removes it at start once this one is gone (job-leftovers.ts).
-        writeFileSync(stagedDropOwnerFile(dropDir), stagedDropOwner(), { mode: 0o600 });
-      }
-      for (const f of files) {
-        // Copies of patient data: folders the user's alone, as the files are (0600 below).
-        mkdirSync(dirname(f.target), { recursive: true, mode: 0o700 });
-        written.push(f.target);
-        const file = createWriteStream(f.target, { mode: 0o600 });
-        const closed = once(file, 'close').catch(() => undefined);
-        try {
-          for (let left = f.size; left > 0;) {
-            const piece = await body.next(left);
-            if (!piece) {
-              discard();
-              return 'The upload ended before its files did: nothing of it was kept. Add the scan again.';
-            }
-            left -= piece.length;
-            bytes += piece.length;
-            wrote(bytes);
-            if (!file.write(piece)) await once(file, 'drain');
-          }
-          await new Promise<void>((ok, fail) => file.end((e?: Error | null) => (e ? fail(e) : ok())));
-        } finally {
-          file.destroy();
-          await closed;
-        }
-      }
-      if (await body.next(1)) {
-        discard();
-        return 'The upload holds more bytes than its files: nothing of it was kept. Add the scan again.';
-      }
-      return undefined;
-    } catch (e) {
-      discard();
-      throw e;
-    }
   }
 
   return {

@@ -31,6 +31,17 @@ describe("web mode's staging of a drop", () => {
       'CT (2) (2)',
       'CT/I3',
     ]);
+    // A file's number goes before its extension; a long name is cut to stay within 255 bytes.
+    const long = `${'é'.repeat(125)}.dcm`;
+    const files = [long, long, 'scan.dcm', 'scan.dcm', '.dcm', '.dcm'].map((name, k) => ({
+      file: new File(['x'], name),
+      root: k,
+    }));
+    const paths = stagePaths(files).map((f) => f.path);
+    expect(paths.slice(2)).toEqual(['scan.dcm', 'scan (2).dcm', '.dcm', '.dcm (2)']);
+    expect(paths[0]).toBe(long);
+    expect(paths[1]).toBe(`${'é'.repeat(123)} (2).dcm`);
+    expect(new TextEncoder().encode(paths[1]).length).toBeLessThanOrEqual(255);
     // Picked from one folder (no root): their own paths, however many share the top folder.
     const picked = [item('scan/I1'), item('scan/I2'), item('scan/sub/I1')];
     expect(stagePaths(picked).map((f) => f.path)).toEqual(['scan/I1', 'scan/I2', 'scan/sub/I1']);

@@ -14,10 +14,29 @@ export interface ToStage {
   path: string;
 }
 
+/** The longest file or folder name common disks take, in UTF-8 bytes. */
+const MAX_NAME_BYTES = 255;
+const utf8 = new TextEncoder();
+
+/**
+ * `name` numbered " (k)": before a file's extension ("scan (2).dcm"), after a folder's name ("CT (2)"),
+ * its stem cut short where the whole would pass MAX_NAME_BYTES.
+ */
+function numbered(name: string, k: number, isFile: boolean): string {
+  const dot = isFile ? name.lastIndexOf('.') : -1;
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const tail = ` (${k})${ext}`;
+  let cut = stem;
+  while (cut.length > 0 && utf8.encode(cut + tail).length > MAX_NAME_BYTES) cut = cut.slice(0, -1);
+  // Never half of a character written as two UTF-16 units.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut + tail;
+}
+
 /**
  * Where each item goes in the drop's folder: its path, except that a dropped thing whose name an
- * earlier one took (two folders "CT" from two places, two files "I1") goes under that name with
- * " (2)", " (3)" after it. Copied under one name, one's files would overwrite the other's, or two
+ * earlier one took (two folders "CT" from two places, two files "I1") goes under that name
+ * numbered " (2)", " (3)". Copied under one name, one's files would overwrite the other's, or two
  * copies at once write into one file. Names are told apart without regard to case, as some disks do.
  */
 export function stagePaths(items: readonly DroppedItem[]): ToStage[] {
@@ -32,7 +51,7 @@ export function stagePaths(items: readonly DroppedItem[]): ToStage[] {
     let name = stagedTop.get(key);
     if (name === undefined) {
       name = top;
-      for (let k = 2; taken.has(name.toLowerCase()); k++) name = `${top} (${k})`;
+      for (let k = 2; taken.has(name.toLowerCase()); k++) name = numbered(top, k, cut < 0);
       taken.add(name.toLowerCase());
       stagedTop.set(key, name);
     }

@@ -80,8 +80,10 @@ export async function stageFiles(
   const staged = stagePaths(items);
   const batches = batchesOf(staged);
   let next = 0;
+  // Once a batch fails the drop has failed: the others still waiting are not sent.
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < batches.length) {
+    while (!failed && next < batches.length) {
       const batch = batches[next++] as ToStage[];
       const entries = batch.map((f) => ({ path: f.path, size: f.item.file.size }));
       const bytes = batch.reduce((n, f) => n + f.item.file.size, 0);
@@ -113,7 +115,12 @@ export async function stageFiles(
       onProgress?.({ ...progress });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, worker));
+  const stopOnFailure = (): Promise<void> =>
+    worker().catch((e: unknown) => {
+      failed = true;
+      throw e;
+    });
+  await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, stopOnFailure));
   // Grants in the order the user gave the items, whatever order the copies finished in.
   const order = [...new Set(staged.map((f) => topOf(f.path)))];
   return order.map((top) => grantOf.get(top)).filter((g): g is ScanGrant => g !== undefined);

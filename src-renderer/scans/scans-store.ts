@@ -7,6 +7,7 @@ import type { DroppedItem } from '../bridge/dropped-item';
 import { useApp } from '../app/app-store';
 import { announce } from '../shell/announce';
 import { plural } from '../common/format';
+import { stagePaths, topOf } from '../bridge/stage-batches';
 import { duplicateOf } from './duplicates';
 
 interface IntakeProgress {
@@ -155,7 +156,8 @@ export const useScans = create<ScansState>((set) => ({
 
   addItems(items) {
     if (items.length === 0) return Promise.resolve();
-    const tops = [...new Set(items.map((i) => (i.relativePath || i.file.name).split('/')[0] ?? ''))];
+    // Named as web mode stages them: two dropped things of one name are two ("scan (2).dcm").
+    const tops = [...new Set(stagePaths(items).map((f) => topOf(f.path)))];
     const what = describeDrop(tops.map((name) => ({ name })));
     chain = chain.then(async () => {
       let grants: ScanGrant[];
