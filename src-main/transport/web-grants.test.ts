@@ -113,7 +113,7 @@ describe('web transport: the page names files only through grants', () => {
       const r = await stageOne(s, drop, 'series/I1', part, chunked);
       expect(r.status).toBe(507);
       expect(r.body).toMatch(
-        /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ PiB free: this file does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
+        /^The disk that holds web mode's uploads has [\d.]+ (GiB|MiB|KiB|bytes) free, and web mode leaves [\d.]+ PiB free: what is being added does not fit\. Free some space \(or remove finished scans\), or start web mode with SCAN2MESH_STAGE_MIN_FREE_MB set lower\./,
       );
       expect(existsSync(join(servers.stagingDir(), drop, 'series', 'I1'))).toBe(false);
     }
@@ -139,7 +139,9 @@ describe('web transport: the page names files only through grants', () => {
     const answers = await Promise.all([1, 2, 3, 4].map((n) => stageOne(s, drop, `series/I${n}`, file)));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 507, 507, 507]);
     for (const a of answers.filter((r) => r.status === 507))
-      expect(a.body).toMatch(/has 65 MiB free, and web mode leaves 64 MiB free: this file does not fit\./);
+      expect(a.body).toMatch(
+        /has 65 MiB free, and web mode leaves 64 MiB free: what is being added does not fit\./,
+      );
     // Once it is written, the next file finds the room (the fixed figure does not shrink).
     expect((await stageOne(s, drop, 'series/I5', file)).status).toBe(200);
   });

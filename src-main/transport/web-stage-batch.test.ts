@@ -143,7 +143,9 @@ describe('web mode stages a drop in batches', () => {
     ]);
     for (const r of [again, twice]) {
       expect(r.status).toBe(400);
-      expect(r.body).toMatch(/Two files of the drop have the same path: nothing of this part was kept/);
+      expect(r.body).toMatch(
+        /Two files of the drop have the same path: nothing of this part of the drop was kept/,
+      );
     }
     expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['CT/I1']);
     expect(readFileSync(join(servers.stagingDir(), drop, 'CT', 'I1'))).toEqual(first);

@@ -107,7 +107,7 @@ export function createStage(opts: {
 
   /** `room`: what may still be written before the reserve, by this upload and those before it. */
   const diskWords = (room: number): string =>
-    `The disk that holds web mode's uploads has ${formatBytes(Math.max(0, room + limits.minFreeBytes))} free, and web mode leaves ${formatBytes(limits.minFreeBytes)} free: this file does not fit. ` +
+    `The disk that holds web mode's uploads has ${formatBytes(Math.max(0, room + limits.minFreeBytes))} free, and web mode leaves ${formatBytes(limits.minFreeBytes)} free: what is being added does not fit. ` +
     `Free some space (or remove finished scans), or start web mode with ${STAGE_LIMIT_ENV.free} set lower.`;
 
   // The answer goes out before the rest of an oversized body is read; closing the connection
@@ -155,7 +155,7 @@ export function createStage(opts: {
     if (new Set(keys).size < keys.length || keys.some((k) => holds.has(k)))
       return badRequest(
         res,
-        'Two files of the drop have the same path: nothing of this part was kept. Add the scans again.',
+        'Two files of the drop have the same path: nothing of this part of the drop was kept. Add the scans again.',
       );
     // The batch's bytes count against its drop from the start, so that batches sent at once share it.
     if ((used.get(drop) ?? 0) + total > limits.maxDropBytes) return tooLarge(res, dropWords());
