@@ -103,7 +103,9 @@ export async function stageFiles(
         stageCopyBoundMs(bytes, STAGING_PARALLEL),
         what,
       );
-      if (res.status === 413 || res.status === 507) throw new AppError('bad-input', await res.text());
+      // The app's words on what it would not keep (a name the disk refuses, a limit): said as they are.
+      if (res.status === 400 || res.status === 413 || res.status === 507)
+        throw new AppError('bad-input', await res.text());
       if (!res.ok) throw new Error(`${what} into the app failed: ${await res.text()}`);
       const { grants } = (await res.json()) as { grants: ScanGrant[] };
       entries.forEach((e, k) => {
