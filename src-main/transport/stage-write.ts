@@ -33,7 +33,10 @@ const ONE_FILE: StageRefusal = {
   words: `Two files of the drop name one file on this disk (their names differ only in ways the disk does not tell apart): ${NOTHING_KEPT}, one at a time.`,
 };
 
-/** A folder made for a file; a file in the way is a clash of names, said so. */
+/**
+ * The folders of a file made (copies of patient data: the user's alone, as the files are), returning
+ * the first one made; a file in the way is a clash of names, said so.
+ */
 function folderFor(target: string): string | undefined {
   try {
     return mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
@@ -95,14 +98,25 @@ export async function writeBatch(
   const folders: string[] = [];
   let bytes = 0;
   try {
-    for (const f of files) {
-      // Copies of patient data: folders the user's alone, as the files are (0600 below).
-      const first = folderFor(f.target);
-      for (let d = dirname(f.target); first !== undefined; d = dirname(d)) {
+    /** The folders for a file, those made here noted (the clean-up removes them). */
+    const makeFolders = (target: string): void => {
+      const first = folderFor(target);
+      for (let d = dirname(target); first !== undefined; d = dirname(d)) {
         folders.push(d);
         if (d === first || d === dirname(d)) break;
       }
-      const file = await created(f.target);
+    };
+    for (const f of files) {
+      makeFolders(f.target);
+      let file: FileHandle;
+      try {
+        file = await created(f.target);
+      } catch (e) {
+        // A failed batch beside this one removed a folder it had made, between the two steps: again.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        makeFolders(f.target);
+        file = await created(f.target);
+      }
       written.push(f.target);
       try {
         for (let left = f.size; left > 0;) {
