@@ -21,7 +21,7 @@ import { testCore } from '../app/core.test-support.js';
 import { removeStaleDrops, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 import { processStart } from '../platform/process-alive.js';
 import { startWebServer } from './web-server.js';
-import { stage } from './web-request.test-support.js';
+import { pageHeaders, raw, stage } from './web-request.test-support.js';
 
 // Web mode's copies of dropped scans are patient data: a reviewer found a drop that was never
 // submitted still on disk after web mode was stopped (Ctrl+C, then SIGTERM), for up to a day.
@@ -51,6 +51,33 @@ describe("web mode's staged drops", () => {
     await core.dispose();
     expect(existsSync(dropDir)).toBe(false);
     expect(existsSync(stagedDropOwnerFile(dropDir))).toBe(false);
+  });
+
+  it('go at once when the page gives up on its drop, and only its own', async () => {
+    const core = testCore();
+    const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
+    const stagingDir = join(core.platform.dataDir, 'staging');
+    const server = await startWebServer({ core, rendererDir, stagingDir });
+    try {
+      const [failed, kept] = [randomUUID(), randomUUID()];
+      for (const drop of [failed, kept])
+        expect((await stage(server, drop, [{ path: 'CT/I1', body: 'a copy' }])).status).toBe(200);
+      const release = (drop: string, headers = pageHeaders(server)) =>
+        raw(server.port, `/api/stage?drop=${drop}`, { method: 'DELETE', headers });
+      expect((await release(failed, { Host: `127.0.0.1:${server.port}` })).status).toBe(401);
+      expect(existsSync(join(stagingDir, failed))).toBe(true);
+      expect((await release(failed)).status).toBe(200);
+      expect(existsSync(join(stagingDir, failed))).toBe(false);
+      expect(existsSync(stagedDropOwnerFile(join(stagingDir, failed)))).toBe(false);
+      expect(server.stagedDrops()).toEqual([join(stagingDir, kept)]);
+      // Another drop, one this session did not make, and no drop at all are not touched.
+      for (const drop of [failed, randomUUID(), '..', '']) expect((await release(drop)).status).toBe(404);
+      expect(readFileSync(join(stagingDir, kept, 'CT', 'I1'), 'utf8')).toBe('a copy');
+    } finally {
+      await server.close();
+      await core.dispose();
+    }
   });
 
   it('of a web mode that is gone are removed at the next start, whatever their age', async () => {

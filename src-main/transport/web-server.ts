@@ -34,7 +34,7 @@ export const webFileUrl = (grantId: string): string => `/api/file/${grantId}`;
 
 interface WebServerOptions {
   /** What the server carries: the contract's dispatcher, the core's events, and its grants. */
-  core: Pick<Core, 'dispatch' | 'bus' | 'logger' | 'files' | 'scanGrants'>;
+  core: Pick<Core, 'dispatch' | 'bus' | 'logger' | 'files' | 'scanGrants' | 'releaseDrops'>;
   /** The built renderer (dist/renderer). */
   rendererDir: string;
   port?: number;
@@ -200,6 +200,13 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     }
     if (url.pathname === '/api/stage' && req.method === 'POST') return stage.post(req, res, url);
     if (url.pathname === '/api/stage' && req.method === 'GET') return stage.limits(res);
+    if (url.pathname === '/api/stage' && req.method === 'DELETE') {
+      // A copy of patient data nothing will read goes now, not when web mode stops.
+      const dropDir = stage.forget(url.searchParams.get('drop') ?? '');
+      if (!dropDir) return send(res, 404, 'No such drop in this session.');
+      await opts.core.releaseDrops([dropDir]);
+      return send(res, 200, 'released');
+    }
     const file = /^\/api\/file\/([\w-]{16,64})$/.exec(url.pathname);
     if (file && req.method === 'GET') {
       const path = opts.core.files.resolve(file[1] as string);

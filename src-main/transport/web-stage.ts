@@ -209,6 +209,19 @@ export function createStage(opts: {
 
   return {
     post,
+    /**
+     * The folder of a drop the page gave up on (a batch failed, so nothing of it will be read), no
+     * longer counted as this stage's: the caller removes it (core.releaseDrops keeps a drop a job
+     * needs). Undefined for a drop this stage did not make.
+     */
+    forget(drop: string): string | undefined {
+      const dropDir = join(root, drop);
+      if (!isStagedDropName(drop) || !made.has(dropDir)) return undefined;
+      made.delete(dropDir);
+      used.delete(drop);
+      held.delete(drop);
+      return dropDir;
+    },
     /** The drop folders this stage made. */
     drops: (): string[] => [...made],
     /** The page checks sizes before it uploads anything, so the user hears at once, not after gigabytes. */

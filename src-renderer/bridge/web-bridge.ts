@@ -122,7 +122,19 @@ export async function stageFiles(
       failed = true;
       throw e;
     });
-  await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, stopOnFailure));
+  const ends = await Promise.allSettled(
+    Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, stopOnFailure),
+  );
+  const failure = ends.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) {
+    // Nothing of a failed drop is read: the app removes what was copied now, not when web mode stops.
+    await withAnswerBound(
+      (signal) => webFetch(`/api/stage?drop=${drop}`, { method: 'DELETE', signal }),
+      stageLimitsBoundMs,
+      'Removing the copies of what you added',
+    ).catch(() => undefined);
+    throw failure.reason;
+  }
   // Grants in the order the user gave the items, whatever order the copies finished in.
   const order = [...new Set(staged.map((f) => topOf(f.path)))];
   return order.map((top) => grantOf.get(top)).filter((g): g is ScanGrant => g !== undefined);
