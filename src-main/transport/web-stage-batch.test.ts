@@ -99,10 +99,10 @@ describe('web mode stages a drop in batches', () => {
     expect(wrongLength.status).toBe(400);
     expect(wrongLength.body).toMatch(/length is not that of its list and files together/);
     expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['C/I1']);
-    // The refused batches gave their bytes back: 41 + 40 + 16 KiB fit the 100 KiB drop.
+    // The refused batches gave their bytes back: 41 + 40 + 8 KiB and two folders (4 KiB each) fit the 100 KiB drop.
     const next = await stage(s, drop, [
       { path: 'E/I1', body: part },
-      { path: 'E/I2', body: Buffer.alloc(16 * KiB) },
+      { path: 'E/I2', body: Buffer.alloc(8 * KiB) },
     ]);
     expect(next.status).toBe(200);
     expect(filesUnder(join(servers.stagingDir(), drop))).toEqual(['C/I1', 'E/I1', 'E/I2']);
@@ -183,12 +183,13 @@ describe('web mode stages a drop in batches', () => {
     expect(readFileSync(join(dir, 'CT', 'I1'), 'utf8')).toBe('theirs');
   });
 
-  it('counts a block of the disk for each file, however short', async () => {
+  it('counts a block of the disk for each file, however short, and for each folder', async () => {
     const s = await start({ maxFileBytes: 64 * KiB, maxDropBytes: 100 * KiB, minFreeBytes: 0 });
     const empties = (n: number, folder: string) =>
       Array.from({ length: n }, (_, k) => ({ path: `${folder}/I${k}`, body: '' }));
-    expect((await stage(s, randomUUID(), empties(25, 'A'))).status).toBe(200);
-    const r = await stage(s, randomUUID(), empties(26, 'B'));
+    // 24 files and their folder: 100 KiB.
+    expect((await stage(s, randomUUID(), empties(24, 'A'))).status).toBe(200);
+    const r = await stage(s, randomUUID(), empties(25, 'B'));
     expect(r.status).toBe(413);
     expect(r.body).toMatch(/at most 100 KiB per drop/);
   });

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScanGrants } from '../app/scan-grants.js';
 import type { ScanGrant } from '../../src-shared/contract.js';
@@ -25,7 +25,7 @@ export interface StageLimits {
 }
 
 const MiB = 1024 * 1024;
-/** What a file takes of the disk at the least, counted against the limits. */
+/** What a file or a folder takes of the disk at the least, counted against the limits. */
 const BLOCK = 4096;
 /** Folders deep a dropped file may lie: deeper than any export, short of a million folders in one upload. */
 const MAX_PATH_PARTS = 32;
@@ -146,6 +146,11 @@ export function createStage(opts: {
       // A file takes at least a block of the disk, however short: a drop of empty files is no free lunch.
       total += Math.max(size, BLOCK);
     }
+    // A folder takes a block too: a deep path of empty files is no free lunch either.
+    const folders = new Set<string>();
+    for (const f of files)
+      for (let d = dirname(f.target); d.startsWith(dropDir + sep); d = dirname(d)) folders.add(d);
+    total += folders.size * BLOCK;
     // The manifest's sizes are the body's: a length that says otherwise is a malformed upload.
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (Number.isFinite(declared) && declared !== body.taken + files.reduce((n, f) => n + f.size, 0))
