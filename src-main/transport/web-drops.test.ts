@@ -11,7 +11,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import { describe, expect, it, vi } from 'vitest';
 import { makeableNames } from '../../src-shared/structure-check.js';
 import { connectionCapabilities } from '../app/structure-check.js';
 import type { Core } from '../app/core.js';
@@ -21,7 +22,7 @@ import { testCore } from '../app/core.test-support.js';
 import { removeStaleDrops, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 import { processStart } from '../platform/process-alive.js';
 import { startWebServer } from './web-server.js';
-import { pageHeaders, raw, stage } from './web-request.test-support.js';
+import { pageHeaders, raw, stage, stageBody } from './web-request.test-support.js';
 
 // Web mode's copies of dropped scans are patient data: a reviewer found a drop that was never
 // submitted still on disk after web mode was stopped (Ctrl+C, then SIGTERM), for up to a day.
@@ -74,6 +75,65 @@ describe("web mode's staged drops", () => {
       // Another drop, one this session did not make, and no drop at all are not touched.
       for (const drop of [failed, randomUUID(), '..', '']) expect((await release(drop)).status).toBe(404);
       expect(readFileSync(join(stagingDir, kept, 'CT', 'I1'), 'utf8')).toBe('a copy');
+    } finally {
+      await server.close();
+      await core.dispose();
+    }
+  });
+
+  // A reviewer: a page that gave up on a batch still being written (its time ran out) released the
+  // drop while the server wrote on; what the batch wrote after the removal stayed on disk, no longer
+  // the session's to remove.
+  it('go only once the batches of the drop under way have ended, and none is taken after', async () => {
+    const core = testCore();
+    const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
+    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
+    const stagingDir = join(core.platform.dataDir, 'staging');
+    const server = await startWebServer({ core, rendererDir, stagingDir });
+    try {
+      const drop = randomUUID();
+      const dropDir = join(stagingDir, drop);
+      // A batch of two files, the second's last bytes held back.
+      const body = stageBody([
+        { path: 'CT/I1', body: 'the first slice' },
+        { path: 'CT/I2', body: 'the second slice' },
+      ]);
+      const cut = body.length - 4;
+      const slow = request({
+        host: '127.0.0.1',
+        port: server.port,
+        path: `/api/stage?drop=${drop}`,
+        method: 'POST',
+        headers: { ...pageHeaders(server), 'Content-Length': String(body.length) },
+      });
+      const answered = new Promise<number>((ok, fail) => {
+        slow.on('response', (res) => {
+          res.resume();
+          ok(res.statusCode ?? 0);
+        });
+        slow.on('error', fail);
+      });
+      slow.write(body.subarray(0, cut));
+      await vi.waitFor(() => expect(existsSync(join(dropDir, 'CT', 'I2'))).toBe(true), { timeout: 20_000 });
+
+      const release = raw(server.port, `/api/stage?drop=${drop}`, {
+        method: 'DELETE',
+        headers: pageHeaders(server),
+      });
+      // Once the release is in, a batch of the drop is refused; the one under way is not cut short.
+      let n = 0;
+      await vi.waitFor(
+        async () =>
+          expect((await stage(server, drop, [{ path: `late/${n++}`, body: 'late' }])).status).toBe(410),
+        { timeout: 20_000 },
+      );
+      expect(readFileSync(join(dropDir, 'CT', 'I1'), 'utf8')).toBe('the first slice');
+      slow.end(body.subarray(cut));
+      expect(await answered).toBe(200);
+      expect((await release).status).toBe(200);
+      expect(existsSync(dropDir)).toBe(false);
+      expect(existsSync(stagedDropOwnerFile(dropDir))).toBe(false);
+      expect(server.stagedDrops()).toEqual([]);
     } finally {
       await server.close();
       await core.dispose();

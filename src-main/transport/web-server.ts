@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { join, normalize, resolve, sep, extname } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -202,9 +202,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     if (url.pathname === '/api/stage' && req.method === 'GET') return stage.limits(res);
     if (url.pathname === '/api/stage' && req.method === 'DELETE') {
       // A copy of patient data nothing will read goes now, not when web mode stops.
-      const dropDir = stage.forget(url.searchParams.get('drop') ?? '');
+      const dropDir = await stage.release(url.searchParams.get('drop') ?? '');
       if (!dropDir) return send(res, 404, 'No such drop in this session.');
       await opts.core.releaseDrops([dropDir]);
+      // Still there (a job needs it, or it could not be removed): the session's end sees to it again.
+      if (!existsSync(dropDir)) stage.forget(dropDir);
       return send(res, 200, 'released');
     }
     const file = /^\/api\/file\/([\w-]{16,64})$/.exec(url.pathname);

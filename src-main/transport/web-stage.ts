@@ -123,10 +123,36 @@ export function createStage(opts: {
     send(res, 400, words);
   };
 
+  /** Drops the page gave up on: their folders are going, and nothing more of them is kept. */
+  const released = new Set<string>();
+  /** The batches of each drop being received and written: a release waits for them to end. */
+  const underWay = new Map<string, Set<Promise<void>>>();
+
   /** A batch of dropped files (src-shared/stage-batch.ts): all of them are kept, or none. */
   async function post(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const drop = url.searchParams.get('drop') ?? '';
     if (!isStagedDropName(drop)) return badRequest(res, 'drop must be a UUID');
+    if (released.has(drop)) {
+      res.setHeader('Connection', 'close');
+      return send(
+        res,
+        410,
+        'This drop was given up (a part of it could not be copied): add the scans again.',
+      );
+    }
+    const batches = underWay.get(drop) ?? new Set<Promise<void>>();
+    underWay.set(drop, batches);
+    const batch = receive(req, res, drop);
+    batches.add(batch);
+    try {
+      await batch;
+    } finally {
+      batches.delete(batch);
+      if (batches.size === 0) underWay.delete(drop);
+    }
+  }
+
+  async function receive(req: IncomingMessage, res: ServerResponse, drop: string): Promise<void> {
     const body = new BodyReader(req.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer>);
     const manifest = await readStageManifest(body);
     if (typeof manifest === 'string') return badRequest(res, manifest);
@@ -215,17 +241,23 @@ export function createStage(opts: {
   return {
     post,
     /**
-     * The folder of a drop the page gave up on (a batch failed, so nothing of it will be read), no
-     * longer counted as this stage's: the caller removes it (core.releaseDrops keeps a drop a job
-     * needs). Undefined for a drop this stage did not make.
+     * A drop the page gave up on (a batch failed, so nothing of it will be read): no batch of it is
+     * taken from now on, and once those under way have ended (a batch removed while it is written
+     * would leave what it writes next, with no one to remove it), its folder, for the caller to
+     * remove (core.releaseDrops keeps a drop a job needs). Undefined when this stage made none.
      */
-    forget(drop: string): string | undefined {
-      const dropDir = join(root, drop);
-      if (!isStagedDropName(drop) || !made.has(dropDir)) return undefined;
-      made.delete(dropDir);
+    async release(drop: string): Promise<string | undefined> {
+      if (!isStagedDropName(drop)) return undefined;
+      released.add(drop);
+      await Promise.allSettled([...(underWay.get(drop) ?? [])]);
       used.delete(drop);
       held.delete(drop);
-      return dropDir;
+      const dropDir = join(root, drop);
+      return made.has(dropDir) ? dropDir : undefined;
+    },
+    /** A drop folder that is gone: no longer this stage's to remove when the session ends. */
+    forget(dropDir: string): void {
+      made.delete(dropDir);
     },
     /** The drop folders this stage made. */
     drops: (): string[] => [...made],

@@ -117,15 +117,14 @@ export async function stageFiles(
       onProgress?.({ ...progress });
     }
   };
+  /** The first failure in time: what went wrong, not a batch that timed out behind it later. */
+  let failure: { reason: unknown } | undefined;
   const stopOnFailure = (): Promise<void> =>
     worker().catch((e: unknown) => {
       failed = true;
-      throw e;
+      failure ??= { reason: e };
     });
-  const ends = await Promise.allSettled(
-    Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, stopOnFailure),
-  );
-  const failure = ends.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, stopOnFailure));
   if (failure) {
     // Nothing of a failed drop is read: the app removes what was copied now, not when web mode stops.
     await withAnswerBound(
