@@ -21,7 +21,7 @@ import { FIXTURES } from '../scans/scans.test-support.js';
 import { testCore } from '../app/core.test-support.js';
 import { removeStaleDrops, stagedDropOwner, stagedDropOwnerFile } from '../jobs/staged-drops.js';
 import { processStart } from '../platform/process-alive.js';
-import { startWebServer } from './web-server.js';
+import { startWebServer, type RunningWebServer } from './web-server.js';
 import { pageHeaders, raw, stage, stageBody } from './web-request.test-support.js';
 
 // Web mode's copies of dropped scans are patient data: a reviewer found a drop that was never
@@ -29,13 +29,18 @@ import { pageHeaders, raw, stage, stageBody } from './web-request.test-support.j
 
 const BOOT_ID = '/proc/sys/kernel/random/boot_id';
 
+/** A web-mode server whose stage is the core's (where the core's releaseDrops looks for drops). */
+async function webServerOnCore(): Promise<{ core: Core; stagingDir: string; server: RunningWebServer }> {
+  const core = testCore();
+  const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
+  writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
+  const stagingDir = join(core.platform.dataDir, 'staging');
+  return { core, stagingDir, server: await startWebServer({ core, rendererDir, stagingDir }) };
+}
+
 describe("web mode's staged drops", () => {
   it('go when the session ends, unless a job was made from them', async () => {
-    const core = testCore();
-    const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
-    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
-    const stagingDir = join(core.platform.dataDir, 'staging');
-    const server = await startWebServer({ core, rendererDir, stagingDir });
+    const { core, stagingDir, server } = await webServerOnCore();
     const drop = randomUUID();
     const staged = await stage(server, drop, [
       { path: 'DOE^JANE/slice1.dcm', body: 'not a scan, a copy all the same' },
@@ -55,11 +60,7 @@ describe("web mode's staged drops", () => {
   });
 
   it('go at once when the page gives up on its drop, and only its own', async () => {
-    const core = testCore();
-    const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
-    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
-    const stagingDir = join(core.platform.dataDir, 'staging');
-    const server = await startWebServer({ core, rendererDir, stagingDir });
+    const { core, stagingDir, server } = await webServerOnCore();
     try {
       const [failed, kept] = [randomUUID(), randomUUID()];
       for (const drop of [failed, kept])
@@ -85,11 +86,7 @@ describe("web mode's staged drops", () => {
   // drop while the server wrote on; what the batch wrote after the removal stayed on disk, no longer
   // the session's to remove.
   it('go only once the batches of the drop under way have ended, and none is taken after', async () => {
-    const core = testCore();
-    const rendererDir = mkdtempSync(join(tmpdir(), 'renderer-'));
-    writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>scan2mesh</title>');
-    const stagingDir = join(core.platform.dataDir, 'staging');
-    const server = await startWebServer({ core, rendererDir, stagingDir });
+    const { core, stagingDir, server } = await webServerOnCore();
     try {
       const drop = randomUUID();
       const dropDir = join(stagingDir, drop);

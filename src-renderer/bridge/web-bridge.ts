@@ -80,10 +80,13 @@ export async function stageFiles(
   const staged = stagePaths(items);
   const batches = batchesOf(staged);
   let next = 0;
-  // Once a batch fails the drop has failed: the others still waiting are not sent.
-  let failed = false;
+  /**
+   * The first failure in time (what went wrong, not a batch that timed out behind it later). Once a
+   * batch fails the drop has failed: the others still waiting are not sent.
+   */
+  let failure: { reason: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (!failed && next < batches.length) {
+    while (!failure && next < batches.length) {
       const batch = batches[next++] as ToStage[];
       const entries = batch.map((f) => ({ path: f.path, size: f.item.file.size }));
       const bytes = batch.reduce((n, f) => n + f.item.file.size, 0);
@@ -117,11 +120,8 @@ export async function stageFiles(
       onProgress?.({ ...progress });
     }
   };
-  /** The first failure in time: what went wrong, not a batch that timed out behind it later. */
-  let failure: { reason: unknown } | undefined;
   const stopOnFailure = (): Promise<void> =>
     worker().catch((e: unknown) => {
-      failed = true;
       failure ??= { reason: e };
     });
   await Promise.all(Array.from({ length: Math.min(STAGING_PARALLEL, batches.length) }, stopOnFailure));
