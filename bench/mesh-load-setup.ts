@@ -1,6 +1,15 @@
 // The mesh-load bench's inputs: the large mesh it loads (made by the local engine, reused while it is
 // in bench/.out/), and the bench page, built with the app's vite.config.ts and served on loopback.
-import { closeSync, createReadStream, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +44,8 @@ export async function makeMesh(): Promise<number> {
     console.log(`mesh: ${MESH} (reused), ${existing.toLocaleString('en-US')} triangles`);
     return existing;
   }
+  // On a fresh checkout bench/.out/ (ignored by git) does not exist yet.
+  mkdirSync(OUT, { recursive: true });
   const t = performance.now();
   const volume = await readVolume(readdirSync(SERIES).map((f) => join(SERIES, f)));
   const written = await isoSurfaceToFile(volume, ISO_HU, MESH, { decimateMaxError: 0 });
