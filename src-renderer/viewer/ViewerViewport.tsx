@@ -120,7 +120,11 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
     // The scene follows the store in a task of its own: a large mesh's objects, built in the task
     // where it arrives along with the render of the panels that list it, made one long task.
     let pending = 0;
-    const unsubscribe = useViewerStore.subscribe(() => {
+    const unsubscribe = useViewerStore.subscribe((s) => {
+      // What a click on the view is taken for follows at once, not in that task: the browser runs
+      // input before timers, so a click right after "Distance" came before measuring was on, and
+      // was lost (seen with both cores busy).
+      controller.setMeasuring(s.measuring);
       pending ||= window.setTimeout(() => {
         pending = 0;
         const s = useViewerStore.getState();
