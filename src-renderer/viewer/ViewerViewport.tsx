@@ -32,7 +32,6 @@ function syncScene(c: SceneController, s: ViewerState, prev: ViewerState | null)
   if (!prev || prev.clip !== s.clip || (s.clip.position === null && prev.items !== s.items)) {
     c.setClip({ ...s.clip, position: clipPosition(s.clip, s.items) });
   }
-  if (!prev || prev.measuring !== s.measuring) c.setMeasuring(s.measuring);
   if (!prev || prev.measure !== s.measure) c.setMeasurements(s.measure.measurements, s.measure.pending);
 }
 
@@ -117,14 +116,15 @@ export function ViewerViewport({ controllerRef }: { controllerRef: RefObject<Sce
     scheme.addEventListener('change', onScheme);
     let synced = useViewerStore.getState();
     syncScene(controller, synced, null);
+    controller.setMeasuring(synced.measuring);
     // The scene follows the store in a task of its own: a large mesh's objects, built in the task
     // where it arrives along with the render of the panels that list it, made one long task.
     let pending = 0;
-    const unsubscribe = useViewerStore.subscribe((s) => {
+    const unsubscribe = useViewerStore.subscribe((now, before) => {
       // What a click on the view is taken for follows at once, not in that task: the browser runs
       // input before timers, so a click right after "Distance" came before measuring was on, and
       // was lost (seen with both cores busy).
-      controller.setMeasuring(s.measuring);
+      if (now.measuring !== before.measuring) controller.setMeasuring(now.measuring);
       pending ||= window.setTimeout(() => {
         pending = 0;
         const s = useViewerStore.getState();
