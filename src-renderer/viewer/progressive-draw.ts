@@ -76,10 +76,8 @@ export class ProgressiveDraw {
     private readonly overlay: Object3D,
     software: boolean,
   ) {
-    // Off screen needs half-float colour targets (WebGL 2 with EXT_color_buffer_float, as
-    // SwiftShader and llvmpipe have); without them the batches go to the canvas as on a GPU.
-    this.offscreen =
-      software && renderer.extensions.has('EXT_color_buffer_float') ? new OffscreenTarget(renderer) : null;
+    // Its target (8-bit sRGB) is a colour target of every WebGL 2 context, software ones included.
+    this.offscreen = software ? new OffscreenTarget(renderer) : null;
   }
 
   /** Something shown changed: the next step starts the picture again. */
