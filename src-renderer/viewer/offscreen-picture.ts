@@ -71,9 +71,10 @@ export class OffscreenTarget {
    * 8-bit sRGB (SRGB8_ALPHA8): the surfaces are lit in linear light and the target encodes them as it
    * stores them, with the precision of the screen's own 8 bits where the eye needs it (the darks),
    * and the copy decodes them as it samples. Half floats gave the same picture (no pixel of the
-   * skull's differed by more than 1 in 255) at twice the bytes per pixel, and SwiftShader took some
-   * 60 ms longer to draw the 400k skull into them (median of 8 interleaved loads, 705 vs 642 ms);
-   * SRGB8_ALPHA8 is also a colour target of every WebGL 2, where half floats need an extension.
+   * skull's differed by more than 1 in 255) at twice the bytes per pixel, and SwiftShader drew the
+   * 400k skull into them no faster (medians of 8 interleaved loads: 705 ms for half floats, 642 ms
+   * for this; single loads spread over some 150 ms on a 2-core machine). SRGB8_ALPHA8 is also a
+   * colour target of every WebGL 2, where half floats need an extension.
    */
   readonly target = new WebGLRenderTarget(1, 1, {
     type: UnsignedByteType,
