@@ -11,10 +11,11 @@ import type { SurfaceCount } from './mesh-scan.js';
 
 let decoderModule: Promise<DecoderModule> | null = null;
 
-export async function checkDraco(path: string): Promise<SurfaceCount> {
+/** `bytes`: the file's, when they were read already. */
+export async function checkDraco(path: string, bytes?: Buffer): Promise<SurfaceCount> {
   decoderModule ??= import('draco3d').then(({ default: draco3d }) => draco3d.createDecoderModule({}));
   const dm = await decoderModule;
-  const bytes = await readFile(path);
+  bytes ??= await readFile(path);
   const decoder = new dm.Decoder();
   const buffer = new dm.DecoderBuffer();
   const mesh = new dm.Mesh();

@@ -9,17 +9,17 @@ import type { PlyHeader } from '../../src-shared/ply-header.js';
 import { PlyBody } from '../../src-shared/ply-body.js';
 import type { PlySink } from '../../src-shared/ply-body.js';
 import { MeshFault, SurfaceWitness, checkCoordinate, forEachChunk, scanText } from './mesh-scan.js';
-import type { SurfaceCount } from './mesh-scan.js';
+import type { MeshFile, SurfaceCount } from './mesh-scan.js';
 
-/** Walks the body of the PLY at `path` into `sink`; `finish` is the caller's (a stopped walk has none). */
-async function walk(path: string, h: PlyHeader, size: number, body: PlyBody): Promise<void> {
+/** Walks the body of the PLY `file` into `sink`; `finish` is the caller's (a stopped walk has none). */
+async function walk(file: MeshFile, h: PlyHeader, size: number, body: PlyBody): Promise<void> {
   if (h.format === 'ascii') {
-    await scanText(path, h.headerBytes, size, body.lines);
+    await scanText(file, h.headerBytes, size, body.lines);
     return;
   }
   let carry = Buffer.alloc(0);
   let read = h.headerBytes;
-  await forEachChunk(path, h.headerBytes, size, (chunk) => {
+  await forEachChunk(file, h.headerBytes, size, (chunk) => {
     read += chunk.length;
     const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     const at = body.binary(new DataView(buf.buffer, buf.byteOffset, buf.byteLength), 0);
@@ -29,8 +29,8 @@ async function walk(path: string, h: PlyHeader, size: number, body: PlyBody): Pr
   });
 }
 
-/** Throws a MeshFault saying what is wrong with the PLY at `path`; else what it counted. */
-export async function checkPly(path: string, head: Buffer, size: number): Promise<SurfaceCount> {
+/** Throws a MeshFault saying what is wrong with the PLY `file`; else what it counted. */
+export async function checkPly(file: MeshFile, head: Buffer, size: number): Promise<SurfaceCount> {
   const h = readPlyHeader(head.toString('latin1'));
   if (typeof h === 'string') throw new MeshFault(h);
   const fault = plyBodyFault(h, size);
@@ -54,11 +54,11 @@ export async function checkPly(path: string, head: Buffer, size: number): Promis
     },
   };
   const body = new PlyBody(h, sink);
-  await walk(path, h, size, body);
+  await walk(file, h, size, body);
   body.finish();
   if (!vertexFirst && surface.open) {
     const faces = new PlyBody(h, { vertex: () => {}, face: (corners) => surface.face(corners) });
-    await walk(path, h, size, faces);
+    await walk(file, h, size, faces);
   }
   return surface.check();
 }

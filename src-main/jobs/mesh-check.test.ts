@@ -117,6 +117,25 @@ describe('the download check of a mesh', () => {
     expect(await verdict(obj, '.obj')).toMatch(/as large as 1.00e\+38/);
   });
 
+  it('reads a mesh of more than one chunk as it reads a small one read whole, records across chunks included', async () => {
+    // Up to 1 MiB the file comes whole with its head; past it, 1 MiB at a time from offset 84.
+    const bunny = Buffer.from(await fixture('bunny-binary.stl'));
+    expect(bunny.length).toBeGreaterThan(2 * 2 ** 20);
+    expect(await verdict(bunny, '.stl')).toBeUndefined();
+    // The record that straddles the first chunk's end, its last corner's z beyond it.
+    const straddling = 84 + Math.floor(2 ** 20 / 50) * 50;
+    expect(straddling + 48).toBeGreaterThan(84 + 2 ** 20);
+    const far = Buffer.from(bunny);
+    far.writeFloatLE(1e30, straddling + 12 + 32);
+    expect(await verdict(far, '.stl')).toMatch(/coordinates as large as 1.00e\+30/);
+    const last = Buffer.from(bunny);
+    last.writeFloatLE(NaN, bunny.length - 50 + 12);
+    expect(await verdict(last, '.stl')).toMatch(/not numbers \(NaN or infinite\)/);
+    const spider = Buffer.from(await fixture('spider-binary.stl'));
+    spider.writeFloatLE(NaN, spider.length - 50 + 12);
+    expect(await verdict(spider, '.stl')).toMatch(/not numbers \(NaN or infinite\)/);
+  });
+
   it('keeps a binary STL padded by a few bytes and a small ASCII STL with a non-ASCII name (D8)', async () => {
     const spider = await fixture('spider-binary.stl');
     expect(await verdict(Buffer.concat([spider, Buffer.from('\n\0\0\0')]), '.stl')).toBeUndefined();

@@ -1,7 +1,8 @@
 /**
  * Reading a downloaded mesh once, front to back, in chunks of 1 MiB: the main process stays
  * responsive (each chunk is a short task) and holds one chunk, not the file. Shared by the checks
- * of mesh-check.ts and mesh-check-ply.ts.
+ * of mesh-check.ts and mesh-check-ply.ts. A mesh of one chunk or less comes whole with its head
+ * (output-place.ts) and is not opened again.
  */
 import { createReadStream } from 'node:fs';
 import { MAX_COORDINATE } from '../../src-shared/mesh-content.js';
@@ -12,18 +13,37 @@ import type { LineSplitter } from '../../src-shared/mesh-text.js';
 /** What is wrong with the file, in words ending the check's sentence (shared with the viewer). */
 export { MeshFault };
 
-const CHUNK = 1 << 20;
+export const CHUNK = 1 << 20;
+
+/**
+ * A downloaded mesh to read: its path, and all its bytes when they were read with its head. A file
+ * of a chunk or less is read whole at once: a second open, read and close of a small file cost the
+ * queue more than checking it (about a millisecond of CPU per job).
+ */
+export interface MeshFile {
+  path: string;
+  whole: Buffer | undefined;
+}
+
+/** Bytes [start, end) of the file, a chunk at a time. */
+async function* chunks(file: MeshFile, start: number, end: number): AsyncGenerator<Buffer> {
+  if (end <= start) return;
+  const { whole } = file;
+  if (whole) {
+    for (let at = start; at < end; at += CHUNK) yield whole.subarray(at, Math.min(end, at + CHUNK));
+    return;
+  }
+  yield* createReadStream(file.path, { start, end: end - 1, highWaterMark: CHUNK }) as AsyncIterable<Buffer>;
+}
 
 /** Each chunk of bytes [start, end) in order. */
 export async function forEachChunk(
-  path: string,
+  file: MeshFile,
   start: number,
   end: number,
   fn: (chunk: Buffer) => void,
 ): Promise<void> {
-  if (end <= start) return;
-  const stream = createReadStream(path, { start, end: end - 1, highWaterMark: CHUNK });
-  for await (const chunk of stream) fn(chunk as Buffer);
+  for await (const chunk of chunks(file, start, end)) fn(chunk);
 }
 
 /** Text is read on in slices this long, the event loop let run between them. */
@@ -36,16 +56,13 @@ const TEXT_SLICE = 256 * 1024;
  * served in between.
  */
 export async function scanText(
-  path: string,
+  file: MeshFile,
   start: number,
   size: number,
   lines: LineSplitter,
 ): Promise<void> {
-  if (size <= start) return;
   const latin1 = new TextDecoder('latin1');
-  const stream = createReadStream(path, { start, end: size - 1, highWaterMark: CHUNK });
-  for await (const chunk of stream) {
-    const bytes = chunk as Buffer;
+  for await (const bytes of chunks(file, start, size)) {
     for (let from = 0; from < bytes.length; from += TEXT_SLICE) {
       if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       lines.push(latin1.decode(bytes.subarray(from, Math.min(bytes.length, from + TEXT_SLICE))));

@@ -3,6 +3,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { AppError } from '../../src-shared/errors.js';
 import { MESH_EXTENSIONS, meshVerdict } from './mesh-check.js';
 import type { MeshExtension } from './mesh-check.js';
+import { CHUNK } from './mesh-scan.js';
 
 /**
  * Downloads land in a hidden staging file beside their final name, then get the final name by a hard
@@ -130,8 +131,10 @@ export async function checkMeshFile(
   const ext = extension.toLowerCase();
   if (!MESH_EXTENSIONS.includes(ext)) return undefined;
   const { head, size } = await readHead(path);
+  // A mesh of one chunk or less is all in its head: the check reads it from there.
+  const file = { path, whole: head.length === size ? head : undefined };
   const verdict =
-    size === 0 ? { fault: 'it is empty' } : await meshVerdict(path, ext as MeshExtension, head, size);
+    size === 0 ? { fault: 'it is empty' } : await meshVerdict(file, ext as MeshExtension, head, size);
   if ('note' in verdict) return verdict.note;
   throw new AppError(
     'service',
@@ -142,13 +145,15 @@ export async function checkMeshFile(
   );
 }
 
+/** The first HEAD_BYTES of the file, or all of it when it is no longer than a chunk of the check's reads. */
 async function readHead(path: string): Promise<{ head: Buffer; size: number }> {
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();
-    const head = Buffer.alloc(Math.min(size, HEAD_BYTES));
-    await file.read(head, 0, head.length, 0);
-    return { head, size };
+    const head = Buffer.alloc(size <= CHUNK ? size : HEAD_BYTES);
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    // A file cut short since its stat: what was read is what there is.
+    return bytesRead < head.length ? { head: head.subarray(0, bytesRead), size: bytesRead } : { head, size };
   } finally {
     await file.close();
   }
