@@ -60,13 +60,14 @@ export async function claimJobFolder(job: JobRecord): Promise<string | undefined
     }
     return saved.folder;
   }
-  const claimed = await claimedFolder(job, natural);
+  const seen = new Map<string, FolderState>();
+  const claimed = await claimedFolder(job, natural, seen);
   if (claimed !== undefined) return claimed;
   for (let n = 1; n <= MAX_FOLDERS; n++) {
     const candidate = numbered(natural, n);
-    const owner = await ownerOf(candidate);
+    // As the search above just found it: a folder claimed since then refuses the manifest below.
+    const { names, owner } = seen.get(candidate) ?? (await folderState(candidate));
     if (owner !== undefined) continue;
-    const names = await namesIn(candidate);
     if (names === undefined) await mkdir(candidate, { recursive: true, mode: PRIVATE_DIR_MODE });
     // Anything but this job's own unfinished downloads: someone else's files.
     else if (names.some((name) => !isOwnPartial(name, job))) continue;
@@ -96,14 +97,34 @@ export async function findJobFolder(job: JobRecord): Promise<string | undefined>
  * ends at the first missing one after the pattern's own, which may be missing itself: a review saw a
  * job claim the pattern's folder again when the user had deleted it, leaving its "(2)" folder behind.
  */
-async function claimedFolder(job: JobRecord, natural: string): Promise<string | undefined> {
+async function claimedFolder(
+  job: JobRecord,
+  natural: string,
+  seen?: Map<string, FolderState>,
+): Promise<string | undefined> {
   for (let n = 1; n <= MAX_FOLDERS; n++) {
     const candidate = numbered(natural, n);
-    const owner = await ownerOf(candidate);
-    if (owner === job.id) return candidate;
-    if (n > 1 && owner === undefined && (await namesIn(candidate)) === undefined) return undefined;
+    const state = await folderState(candidate);
+    seen?.set(candidate, state);
+    if (state.owner === job.id) return candidate;
+    if (n > 1 && state.names === undefined) return undefined;
   }
   return undefined;
+}
+
+/** A folder's names (undefined: there is none) and whose its manifest says it is (ownerOf). */
+interface FolderState {
+  names: string[] | undefined;
+  owner: string | undefined;
+}
+
+/**
+ * The listing first: a folder that is not there, or has no manifest, has no owner, and is not opened
+ * again for one (most folders a job looks at do not exist yet; each look is a round trip to the disk).
+ */
+async function folderState(folder: string): Promise<FolderState> {
+  const names = await namesIn(folder);
+  return { names, owner: names?.includes(JOB_MANIFEST) ? await ownerOf(folder) : undefined };
 }
 
 /**
