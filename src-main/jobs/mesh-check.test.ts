@@ -9,6 +9,7 @@ import { HARD_MAX_TRIANGLES, MAX_FILE_BYTES } from '../../src-shared/mesh-viewab
 import { writeMesh } from '../engine/segmentation/mesh-writers.js';
 import { FIXTURES } from './jobs.test-support.js';
 import { savedMeshNote } from './mesh-check.js';
+import { CHUNK } from './mesh-scan.js';
 import { checkMeshFile } from './output-place.js';
 
 const MESH = join(FIXTURES, 'mesh');
@@ -118,13 +119,13 @@ describe('the download check of a mesh', () => {
   });
 
   it('reads a mesh of more than one chunk as it reads a small one read whole, records across chunks included', async () => {
-    // Up to 1 MiB the file comes whole with its head; past it, 1 MiB at a time from offset 84.
+    // Up to CHUNK the file comes whole with its head; past it, a CHUNK at a time from offset 84.
     const bunny = Buffer.from(await fixture('bunny-binary.stl'));
-    expect(bunny.length).toBeGreaterThan(2 * 2 ** 20);
+    expect(bunny.length).toBeGreaterThan(2 * CHUNK);
     expect(await verdict(bunny, '.stl')).toBeUndefined();
     // The record that straddles the first chunk's end, its last corner's z beyond it.
-    const straddling = 84 + Math.floor(2 ** 20 / 50) * 50;
-    expect(straddling + 48).toBeGreaterThan(84 + 2 ** 20);
+    const straddling = 84 + Math.floor(CHUNK / 50) * 50;
+    expect(straddling + 48).toBeGreaterThan(84 + CHUNK);
     const far = Buffer.from(bunny);
     far.writeFloatLE(1e30, straddling + 12 + 32);
     expect(await verdict(far, '.stl')).toMatch(/coordinates as large as 1.00e\+30/);

@@ -53,7 +53,7 @@ async function checkStl(file: MeshFile, head: Buffer, size: number): Promise<Sur
   await forEachChunk(file, 84, stl.bytes, (chunk) => {
     const buf = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     // A DataView's reads compile to plain loads; Buffer.readFloatLE checks its arguments at every call
-    // and took four times as long (about 0.3 µs a triangle).
+    // and took over three times as long (0.3 µs a triangle, against 0.09).
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     let at = 0;
     // A record: a normal (3 floats), 3 corners (9 floats), 2 attribute bytes.

@@ -16,9 +16,8 @@ export { MeshFault };
 export const CHUNK = 1 << 20;
 
 /**
- * A downloaded mesh to read: its path, and all its bytes when they were read with its head. A file
- * of a chunk or less is read whole at once: a second open, read and close of a small file cost the
- * queue more than checking it (about a millisecond of CPU per job).
+ * A downloaded mesh to read: its path, and all its bytes when they were read with its head (a file
+ * of a chunk or less: a second open, read and close would be three more round trips per download).
  */
 export interface MeshFile {
   path: string;

@@ -130,11 +130,11 @@ export async function checkMeshFile(
 ): Promise<string | undefined> {
   const ext = extension.toLowerCase();
   if (!MESH_EXTENSIONS.includes(ext)) return undefined;
-  const { head, size } = await readHead(path);
-  // A mesh of one chunk or less is all in its head: the check reads it from there.
-  const file = { path, whole: head.length === size ? head : undefined };
+  const { head, whole, size } = await readHead(path);
   const verdict =
-    size === 0 ? { fault: 'it is empty' } : await meshVerdict(file, ext as MeshExtension, head, size);
+    size === 0
+      ? { fault: 'it is empty' }
+      : await meshVerdict({ path, whole }, ext as MeshExtension, head, size);
   if ('note' in verdict) return verdict.note;
   throw new AppError(
     'service',
@@ -145,15 +145,21 @@ export async function checkMeshFile(
   );
 }
 
-/** The first HEAD_BYTES of the file, or all of it when it is no longer than a chunk of the check's reads. */
-async function readHead(path: string): Promise<{ head: Buffer; size: number }> {
+/**
+ * The file's first HEAD_BYTES, what every format's rules look at as its head (as the viewer's do);
+ * and all of it when it is no longer than one chunk of the check's reads, so that the check does not
+ * open it a second time.
+ */
+async function readHead(path: string): Promise<{ head: Buffer; whole: Buffer | undefined; size: number }> {
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();
-    const head = Buffer.alloc(size <= CHUNK ? size : HEAD_BYTES);
-    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    const bytes = Buffer.alloc(size <= CHUNK ? size : HEAD_BYTES);
+    const { bytesRead } = await file.read(bytes, 0, bytes.length, 0);
     // A file cut short since its stat: what was read is what there is.
-    return bytesRead < head.length ? { head: head.subarray(0, bytesRead), size: bytesRead } : { head, size };
+    const read = bytes.subarray(0, bytesRead);
+    const end = bytesRead < bytes.length ? bytesRead : size;
+    return { head: read.subarray(0, HEAD_BYTES), whole: read.length === end ? read : undefined, size: end };
   } finally {
     await file.close();
   }
