@@ -1,13 +1,23 @@
 // Compression of the upload package by connection: stored entries for the loopback engine (it would
 // only inflate them again), deflate for remote services (the upload is the slow part there).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { packageSeries } from './package-series.js';
-import { phantomBySlice } from './scans.test-support.js';
+import { FIXTURES, phantomBySlice } from './scans.test-support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'package-series-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -169,3 +179,25 @@ function stampsOf(path: string): Promise<[number, number, number[]][]> {
     });
   });
 }
+
+describe('packageSeries of one multi-frame file', () => {
+  // 1,052,902 bytes: more than the copy's 1 MiB buffer, so the copy goes on past its first read.
+  const multiFrame = join(FIXTURES, 'multiframe', 'enhanced-ct-nema-ct0012-2frames.dcm');
+
+  it('sends the file as it is, private to the user, over what a killed run left', async () => {
+    const outDir = join(dir, 'multiframe');
+    mkdirSync(outDir);
+    // A longer, world-readable .part of an earlier run that was killed: cut to the copy, made private.
+    const stale = join(outDir, 'volume.dcm.part');
+    writeFileSync(stale, Buffer.alloc(3 << 20, 7), { mode: 0o644 });
+    chmodSync(stale, 0o644);
+    const source = { path: multiFrame, size: statSync(multiFrame).size };
+    expect(source.size).toBeGreaterThan(1 << 20);
+    const pkg = await packageSeries([source], true, 'volume', { deidentify: false, outDir });
+    expect(pkg.path).toBe(join(outDir, 'volume.dcm'));
+    expect(pkg.bytes).toBe(source.size);
+    expect(readFileSync(pkg.path).equals(readFileSync(multiFrame))).toBe(true);
+    if (process.platform !== 'win32') expect(statSync(pkg.path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(outDir)).toEqual(['volume.dcm']);
+  });
+});
