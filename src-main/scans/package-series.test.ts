@@ -189,7 +189,7 @@ describe('packageSeries of one multi-frame file', () => {
     mkdirSync(outDir);
     // A longer, world-readable .part of an earlier run that was killed: cut to the copy, made private.
     const stale = join(outDir, 'volume.dcm.part');
-    writeFileSync(stale, Buffer.alloc(3 << 20, 7), { mode: 0o644 });
+    writeFileSync(stale, Buffer.alloc(3 << 20, 7));
     chmodSync(stale, 0o644);
     const source = { path: multiFrame, size: statSync(multiFrame).size };
     expect(source.size).toBeGreaterThan(1 << 20);

@@ -14,6 +14,8 @@ import { burnedInFactsOf, burnedInReason } from './burned-in.js';
 import { UidMapper, deidentifyDicom } from './deidentify.js';
 import { fitsPlainZip, ZipWriter } from './zip-writer.js';
 import { SpareBuffers } from '../platform/spare-buffers.js';
+import { PRIVATE_FILE_MODE } from '../platform/private-files.js';
+import { writeFully } from '../platform/write-fully.js';
 
 export interface PackageOptions {
   deidentify: boolean;
@@ -241,18 +243,14 @@ async function copyPrivate(from: PackageFile, to: string, signal: AbortSignal | 
   const source = await openScanFile(from.path, from.id);
   const buf = spareScratch.take(COPY_BYTES);
   try {
-    const out = await open(to, 'w', 0o600);
+    const out = await open(to, 'w', PRIVATE_FILE_MODE);
     try {
-      await out.chmod(0o600);
+      await out.chmod(PRIVATE_FILE_MODE);
       for (let at = 0; ;) {
         signal?.throwIfAborted();
         const { bytesRead } = await source.read(buf, 0, buf.length, at);
         if (bytesRead === 0) return at;
-        for (let written = 0; written < bytesRead;) {
-          const { bytesWritten } = await out.write(buf, written, bytesRead - written, at + written);
-          if (bytesWritten === 0) throw new Error(`nothing could be written to ${to}`);
-          written += bytesWritten;
-        }
+        await writeFully(out, buf, bytesRead, at);
         at += bytesRead;
       }
     } finally {
@@ -282,7 +280,7 @@ async function readWhole({ path, size, id }: PackageFile, into?: Buffer): Promis
 }
 
 async function writeWhole(path: string, data: Buffer): Promise<void> {
-  const file = await open(path, 'w', 0o600);
+  const file = await open(path, 'w', PRIVATE_FILE_MODE);
   try {
     await file.writeFile(data);
   } finally {
@@ -305,8 +303,13 @@ async function streamPackage(
   const pipeOpts = opts.signal ? { signal: opts.signal } : {};
   const writeOut = (src: Readable): Promise<void> =>
     opts.gzip
-      ? pipeline(src, createGzip({ level: 6 }), createWriteStream(partPath, { mode: 0o600 }), pipeOpts)
-      : pipeline(src, createWriteStream(partPath, { mode: 0o600 }), pipeOpts);
+      ? pipeline(
+          src,
+          createGzip({ level: 6 }),
+          createWriteStream(partPath, { mode: PRIVATE_FILE_MODE }),
+          pipeOpts,
+        )
+      : pipeline(src, createWriteStream(partPath, { mode: PRIVATE_FILE_MODE }), pipeOpts);
   if (multiFrame) return writeOut(await source(files[0]!));
   const zip = new (yazl().ZipFile)();
   const output = zip.outputStream as unknown as Readable;

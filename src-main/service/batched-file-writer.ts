@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { PRIVATE_FILE_MODE } from '../platform/private-files.js';
+import { writeFully } from '../platform/write-fully.js';
 
 /**
  * A file sink for downloads, built for throughput. Socket reads arrive as buffers of 16 KiB (a TLS
@@ -157,11 +158,8 @@ export class FileBatcher {
   private async writeAll(buf: Buffer, length: number): Promise<void> {
     if (!this.handle) throw new Error('the file is closed');
     await this.cut();
-    for (let off = 0; off < length;) {
-      const { bytesWritten } = await this.handle.write(buf, off, length - off, this.position);
-      off += bytesWritten;
-      this.position += bytesWritten;
-    }
+    await writeFully(this.handle, buf, length, this.position);
+    this.position += length;
   }
 
   private async cut(): Promise<void> {
